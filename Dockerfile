@@ -1,0 +1,38 @@
+# One image for the gateway and all five services; the Kubernetes manifests pick the
+# process with `command`. tsx runs the TypeScript at start-up, so there is no build step.
+FROM node:20-bookworm-slim
+
+WORKDIR /app
+
+# Numeric non-root user, matching runAsUser/fsGroup 10001 in deploy/.
+RUN groupadd --system --gid 10001 voiceops \
+ && useradd --system --uid 10001 --gid voiceops --no-create-home --shell /usr/sbin/nologin voiceops
+
+# Manifests first so the dependency layer is cached until they change. npm ci needs every
+# workspace's package.json to reproduce the lockfile.
+COPY package.json package-lock.json ./
+COPY proto/package.json proto/
+COPY services/platform/package.json services/platform/
+COPY services/crm/package.json services/crm/
+COPY services/jobs/package.json services/jobs/
+COPY services/fieldops/package.json services/fieldops/
+COPY services/comms/package.json services/comms/
+COPY services/analytics/package.json services/analytics/
+COPY gateway/package.json gateway/
+
+# tsx (a devDependency) is the runtime loader, so dev dependencies stay: --include=dev makes
+# that explicit, and NODE_ENV=production is only set afterwards for the same reason.
+RUN npm ci --ignore-scripts --include=dev --no-audit --no-fund \
+ && npm cache clean --force
+
+COPY tsconfig.base.json tsconfig.json ./
+COPY proto/ proto/
+COPY services/ services/
+COPY gateway/ gateway/
+
+ENV NODE_ENV=production
+# Files stay root-owned and read-only to the process; tsx caches under /tmp (an emptyDir in k8s).
+USER 10001:10001
+
+EXPOSE 8080 8081
+CMD ["node", "--import", "tsx", "gateway/src/main.ts"]

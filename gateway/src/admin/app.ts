@@ -1,0 +1,141 @@
+import { timingSafeEqual } from "node:crypto";
+import express, { type NextFunction, type Request, type Response } from "express";
+import { ROLES, type Logger, type Role } from "@voiceops/platform";
+import { sendDetail, sendValidation } from "../http/errors.js";
+import { requestContext } from "../http/request-context.js";
+import { InputChecker, uuidPathError } from "../http/validate-input.js";
+import type { PrincipalCache } from "../identity/principal-cache.js";
+import type { IdentityStore } from "../identity/store.js";
+import { jsonErrors } from "../http/json-errors.js";
+
+function bearerMatches(header: string | undefined, token: string): boolean {
+  const presented = Buffer.from(header?.startsWith("Bearer ") ? header.slice(7) : "");
+  const expected = Buffer.from(token);
+  return presented.length === expected.length && timingSafeEqual(presented, expected);
+}
+
+type Handler = (req: Request, res: Response) => Promise<void>;
+
+/** The operators' API (organizations and keys) on its own listener, behind a bearer token. */
+export function createAdminApp(deps: { store: IdentityStore; cache: PrincipalCache; adminToken: string; logger: Logger }) {
+  const { store, cache } = deps;
+  const app = express();
+  app.disable("x-powered-by");
+  app.use(requestContext(deps.logger));
+  app.use((req, res, next) => {
+    if (!bearerMatches(req.header("authorization"), deps.adminToken)) return sendDetail(res, 401, "Missing or invalid admin token");
+    next();
+  });
+  app.use(express.json({ limit: "64kb" }));
+  const route = (handler: Handler) => (req: Request, res: Response, next: NextFunction) => {
+    handler(req, res).catch(next);
+  };
+
+  app.post(
+    "/admin/organizations",
+    route(async (req, res) => {
+      const input = InputChecker.body(req.body);
+      if (!(input instanceof InputChecker)) return sendValidation(res, [input]);
+      const name = input.string("name", { required: true, max: 200 });
+      const timezone = input.timezone("timezone") ?? "UTC";
+      const country = input.country("default_country") ?? "US";
+      if (input.errors.length > 0 || name === undefined) return sendValidation(res, input.errors);
+      res.status(201).json(await store.createOrganization({ name: name.trim(), timezone, defaultCountry: country }));
+    }),
+  );
+
+  app.get(
+    "/admin/organizations",
+    route(async (req, res) => {
+      const name = typeof req.query.name === "string" ? req.query.name : undefined;
+      if (!name) return sendValidation(res, [{ loc: ["query", "name"], msg: "Field required", type: "missing" }]);
+      const items = await store.findOrganizationsByName(name);
+      res.json({ items, total: items.length });
+    }),
+  );
+
+  app.get(
+    "/admin/organizations/:id",
+    route(async (req, res) => {
+      const id = String(req.params.id);
+      const bad = uuidPathError("id", id);
+      if (bad) return sendValidation(res, [bad]);
+      const org = await store.getOrganization(id);
+      if (!org) return sendDetail(res, 404, "Organization not found");
+      res.json(org);
+    }),
+  );
+
+  app.patch(
+    "/admin/organizations/:id",
+    route(async (req, res) => {
+      const id = String(req.params.id);
+      const bad = uuidPathError("id", id);
+      if (bad) return sendValidation(res, [bad]);
+      const input = InputChecker.body(req.body);
+      if (!(input instanceof InputChecker)) return sendValidation(res, [input]);
+      const name = input.string("name", { max: 200 });
+      const timezone = input.timezone("timezone");
+      const defaultCountry = input.country("default_country");
+      if (input.errors.length > 0) return sendValidation(res, input.errors);
+      const org = await store.updateOrganization(id, { name: name?.trim(), timezone, defaultCountry });
+      if (!org) return sendDetail(res, 404, "Organization not found");
+      cache.invalidate({ orgId: org.id });
+      res.json(org);
+    }),
+  );
+
+  app.post(
+    "/admin/organizations/:id/api-keys",
+    route(async (req, res) => {
+      const id = String(req.params.id);
+      const bad = uuidPathError("id", id);
+      if (bad) return sendValidation(res, [bad]);
+      const input = InputChecker.body(req.body ?? {});
+      if (!(input instanceof InputChecker)) return sendValidation(res, [input]);
+      const name = input.string("name", { max: 100 }) ?? null;
+      const role: Role = input.oneOf("role", ROLES) ?? "member";
+      const expiresAt = input.dateTime("expires_at") ?? null;
+      if (input.errors.length > 0) return sendValidation(res, input.errors);
+      if (!(await store.getOrganization(id))) return sendDetail(res, 404, "Organization not found");
+      const created = await store.createApiKey(id, { name, role, expiresAt });
+      res.status(201).json({
+        id: created.id,
+        key: created.key,
+        prefix: created.prefix,
+        role: created.role,
+        name: created.name,
+        expires_at: created.expires_at,
+        created_at: created.created_at,
+      });
+    }),
+  );
+
+  app.get(
+    "/admin/organizations/:id/api-keys",
+    route(async (req, res) => {
+      const id = String(req.params.id);
+      const bad = uuidPathError("id", id);
+      if (bad) return sendValidation(res, [bad]);
+      if (!(await store.getOrganization(id))) return sendDetail(res, 404, "Organization not found");
+      const items = await store.listApiKeys(id);
+      res.json({ items, total: items.length });
+    }),
+  );
+
+  app.delete(
+    "/admin/api-keys/:key_id",
+    route(async (req, res) => {
+      const id = String(req.params.key_id);
+      const bad = uuidPathError("key_id", id);
+      if (bad) return sendValidation(res, [bad]);
+      const orgId = await store.revokeApiKey(id);
+      if (!orgId) return sendDetail(res, 404, "API key not found");
+      cache.invalidate({ keyId: id });
+      res.status(204).end();
+    }),
+  );
+
+  jsonErrors(app, deps.logger);
+  return app;
+}

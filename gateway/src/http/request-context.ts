@@ -1,0 +1,42 @@
+import { randomUUID } from "node:crypto";
+import type { NextFunction, Request, Response } from "express";
+import { httpRequests, type Logger } from "@voiceops/platform";
+import type { Principal } from "../identity/store.js";
+
+declare module "express-serve-static-core" {
+  interface Request {
+    requestId: string;
+    principal?: Principal;
+    /** The route template that served the request, for logs and metrics. */
+    routeName?: string;
+  }
+}
+
+const SAFE_REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/** Request id (echoed when the caller sent a sane one), one log line and one metric per request. */
+export function requestContext(logger: Logger) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const started = process.hrtime.bigint();
+    const incoming = req.header("x-request-id");
+    req.requestId = incoming && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    res.setHeader("X-Request-Id", req.requestId);
+    res.on("finish", () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const route = req.routeName ?? (res.statusCode === 404 ? "unmatched" : req.path);
+      httpRequests.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
+      logger.info(
+        {
+          requestId: req.requestId,
+          orgId: req.principal?.orgId,
+          method: req.method,
+          route,
+          status: res.statusCode,
+          latencyMs: Math.round(seconds * 1000 * 10) / 10,
+        },
+        "request",
+      );
+    });
+    next();
+  };
+}

@@ -1,0 +1,126 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { crmService } from "@voiceops/crm";
+import { jobsService } from "@voiceops/jobs";
+import { fieldopsService } from "@voiceops/fieldops";
+import { commsService } from "@voiceops/comms";
+import { analyticsService } from "@voiceops/analytics";
+import {
+  createLogger,
+  envInt,
+  envOptional,
+  envString,
+  openBus,
+  openDatabase,
+  PeerRegistry,
+  readInfraConfig,
+  startService,
+  type Database,
+  type EventBus,
+  type Logger,
+  type RunningService,
+  type ServiceModule,
+} from "@voiceops/platform";
+import { startGateway } from "./gateway.js";
+
+/** Every service, in start order (those others call first). */
+export const SERVICE_MODULES: ServiceModule[] = [crmService, fieldopsService, jobsService, commsService, analyticsService];
+
+export interface SystemOptions {
+  env?: Record<string, string | undefined>;
+  /** Keep the embedded database in memory instead of under DATA_DIR (tests). */
+  inMemory?: boolean;
+  logger?: Logger;
+}
+
+export interface RunningSystem {
+  url: string;
+  adminUrl: string;
+  adminToken: string;
+  db: Database;
+  bus: EventBus;
+  services: RunningService[];
+  logger: Logger;
+  stop(): Promise<void>;
+}
+
+/** The embedded mode's admin token: ADMIN_TOKEN, else one kept under DATA_DIR across restarts. */
+function embeddedAdminToken(dataDir: string, inMemory: boolean, env: Record<string, string | undefined>): string {
+  const given = envOptional("ADMIN_TOKEN", env);
+  if (given) return given;
+  if (inMemory) return randomBytes(24).toString("base64url");
+  const file = join(dataDir, "admin-token");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  mkdirSync(dataDir, { recursive: true });
+  const token = randomBytes(24).toString("base64url");
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  return token;
+}
+
+/**
+ * The whole system in one process: every service on its own loopback gRPC port, and the
+ * gateway. Storage and bus follow DATABASE_URL and NATS_URL (embedded PGlite and the
+ * in-process bus when unset).
+ */
+export async function startSystem(options: SystemOptions = {}): Promise<RunningSystem> {
+  const env = options.env ?? process.env;
+  const infra = readInfraConfig(env);
+  const logger = options.logger ?? createLogger(infra.logLevel);
+  const port = envInt("PORT", 8080, { min: 0, max: 65535 }, env);
+  const adminPort = envInt("ADMIN_PORT", 8081, { min: 0, max: 65535 }, env);
+  const adminHost = envString("ADMIN_HOST", "127.0.0.1", env);
+  const host = envString("HOST", "0.0.0.0", env);
+  const rateLimitPerMinute = envInt("RATE_LIMIT_PER_MINUTE", 600, { min: 1 }, env);
+  const adminToken = infra.databaseUrl ? envString("ADMIN_TOKEN", undefined, env) : embeddedAdminToken(infra.dataDir, options.inMemory ?? false, env);
+  const internalToken = infra.internalToken ?? randomBytes(24).toString("base64url");
+
+  const db = await openDatabase(infra, {
+    name: "voiceops",
+    poolSize: envInt("DB_POOL_SIZE", 10, { min: 1, max: 200 }, env),
+    logger,
+    inMemory: options.inMemory,
+  });
+  const bus = openBus(infra, { name: "voiceops", logger });
+  const peers = new PeerRegistry();
+  const services: RunningService[] = [];
+  try {
+    for (const module of SERVICE_MODULES) {
+      services.push(await startService(module, { db, bus, logger, internalToken, host: "127.0.0.1", port: 0, peers }));
+    }
+    const gateway = await startGateway({
+      db,
+      bus,
+      peers,
+      logger,
+      internalToken,
+      adminToken,
+      host,
+      port,
+      adminHost,
+      adminPort,
+      rateLimitPerMinute,
+      services: SERVICE_MODULES.map((m) => m.name),
+    });
+    return {
+      url: gateway.url,
+      adminUrl: gateway.adminUrl,
+      adminToken,
+      db,
+      bus,
+      services,
+      logger,
+      async stop() {
+        await gateway.stop();
+        for (const service of [...services].reverse()) await service.stop();
+        await bus.close();
+        await db.close();
+      },
+    };
+  } catch (error) {
+    for (const service of services) await service.stop().catch(() => undefined);
+    await bus.close().catch(() => undefined);
+    await db.close().catch(() => undefined);
+    throw error;
+  }
+}

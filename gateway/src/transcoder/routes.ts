@@ -1,0 +1,98 @@
+import { getOption, hasOption, type DescField, type DescMessage, type DescMethod, type DescService } from "@bufbuild/protobuf";
+import { http } from "@voiceops/proto/google/api/annotations_pb";
+import { methodRules, type Role } from "@voiceops/platform";
+
+export type HttpVerb = "get" | "post" | "put" | "patch" | "delete";
+
+/** One REST route, read from an RPC's google.api.http annotation. */
+export interface Route {
+  verb: HttpVerb;
+  /** Template as annotated, e.g. "/api/contacts/{contact_id}". */
+  template: string;
+  /** Express path, e.g. "/api/contacts/:contact_id". */
+  expressPath: string;
+  service: DescService;
+  method: DescMethod & { methodKind: "unary" };
+  /** Fields bound to path segments. */
+  pathFields: DescField[];
+  /** "*" for the whole request, a field for one field, undefined for no body. */
+  body: "*" | DescField | undefined;
+  /** Fields read from the query string: the rest, when the body is not "*". */
+  queryFields: DescField[];
+  /** Field of the response sent as the body, or undefined for the whole response. */
+  responseBody: DescField | undefined;
+  successStatus: number;
+  roles: Role[];
+  summary: string;
+  /** The request message has an update_mask the gateway fills from the body's keys. */
+  updateMask: DescField | undefined;
+}
+
+function fieldByName(message: DescMessage, name: string, where: string): DescField {
+  const field = message.fields.find((f) => f.name === name);
+  if (!field) throw new Error(`${where}: ${message.typeName} has no field ${name}`);
+  return field;
+}
+
+function routeOf(service: DescService, method: DescMethod): Route | undefined {
+  if (!hasOption(method, http)) return undefined;
+  if (method.methodKind !== "unary") throw new Error(`${method.name}: only unary RPCs can be mapped to REST`);
+  const rule = getOption(method, http);
+  const where = `${service.typeName}.${method.name}`;
+  const { case: verb, value: template } = rule.pattern;
+  if (verb !== "get" && verb !== "post" && verb !== "put" && verb !== "patch" && verb !== "delete") {
+    throw new Error(`${where}: unsupported HTTP pattern ${String(verb)}`);
+  }
+  const input = method.input;
+  const pathNames = [...template.matchAll(/\{([a-z_][a-z0-9_]*)\}/g)].map((match) => match[1] ?? "");
+  const pathFields = pathNames.map((name) => fieldByName(input, name, where));
+  const body = rule.body === "" ? undefined : rule.body === "*" ? "*" : fieldByName(input, rule.body, where);
+  const updateMask = input.fields.find((f) => f.name === "update_mask" && f.message?.typeName === "google.protobuf.FieldMask");
+  const queryFields =
+    body === "*"
+      ? []
+      : input.fields.filter((f) => !pathFields.includes(f) && f !== body && f !== updateMask);
+  const rules = methodRules(method);
+  return {
+    verb,
+    template,
+    expressPath: template.replace(/\{([a-z_][a-z0-9_]*)\}/g, ":$1"),
+    service,
+    method: method as Route["method"],
+    pathFields,
+    body,
+    queryFields,
+    responseBody: rule.responseBody ? fieldByName(method.output, rule.responseBody, where) : undefined,
+    successStatus: rules?.successStatus || 200,
+    roles: (rules?.roles ?? []) as Role[],
+    summary: rules?.summary ?? method.name,
+    updateMask,
+  };
+}
+
+/**
+ * Literal segments win over parameters at the same position, so "/api/contacts/search" is
+ * tried before "/api/contacts/{contact_id}" (Express matches in registration order).
+ */
+function compareSpecificity(a: Route, b: Route): number {
+  const sa = a.template.split("/");
+  const sb = b.template.split("/");
+  for (let i = 0; i < Math.min(sa.length, sb.length); i++) {
+    const pa = sa[i]?.startsWith("{") ?? false;
+    const pb = sb[i]?.startsWith("{") ?? false;
+    if (pa !== pb) return pa ? 1 : -1;
+  }
+  return 0;
+}
+
+/** Every annotated RPC of the given services, in matching order. */
+export function collectRoutes(services: DescService[]): Route[] {
+  const routes = services.flatMap((service) => service.methods.map((method) => routeOf(service, method)).filter((r): r is Route => r !== undefined));
+  const seen = new Set<string>();
+  for (const route of routes) {
+    const key = `${route.verb} ${route.template}`;
+    if (seen.has(key)) throw new Error(`two RPCs are mapped to ${key}`);
+    seen.add(key);
+  }
+  return routes.sort(compareSpecificity);
+}

@@ -1,0 +1,4 @@
+import { runServiceMain } from "@voiceops/platform";
+import { analyticsService } from "./index.js";
+
+await runServiceMain(analyticsService);

@@ -1,0 +1,179 @@
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
+import {
+  invalidArgument,
+  newEvent,
+  normalizePhone,
+  orgOf,
+  pgErrorCode,
+  PgErrorCode,
+  violation,
+  type Emit,
+  type ServiceContext,
+} from "@voiceops/platform";
+import { ContactCreatedSchema, ContactDeletedSchema, ContactUpdatedSchema, LeadDeletedSchema } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
+import {
+  ContactSort,
+  type BulkDeleteContactsRequest,
+  type CreateContactRequest,
+  type DeleteContactRequest,
+  type GetContactRequest,
+  type ListContactsRequest,
+  type SearchContactsByEmailRequest,
+  type SearchContactsRequest,
+  type UpdateContactRequest,
+} from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
+import { CONTACT_FIELDS, type ContactField, type ContactSort as SortName, type ContactStore } from "../store/contacts.js";
+import { contactStatusText, toContact, type ContactRow } from "../store/rows.js";
+import { contactValues } from "./contact-input.js";
+
+const SORTS: Record<ContactSort, SortName> = {
+  [ContactSort.UNSPECIFIED]: "name",
+  [ContactSort.NAME]: "name",
+  [ContactSort.NAME_DESC]: "name_desc",
+  [ContactSort.NEWEST]: "newest",
+};
+
+export function contactNotFound(): ConnectError {
+  return new ConnectError("Contact not found", Code.NotFound);
+}
+
+function duplicatePhone(existing: ContactRow | undefined, phone: string): ConnectError {
+  return new ConnectError(`A contact with phone number ${phone} already exists: ${existing?.id ?? "unknown"}`, Code.AlreadyExists);
+}
+
+/** Which ContactFields an update touches: the mask when given, else the fields that are set. */
+function touchedFields(req: UpdateContactRequest): ContactField[] {
+  const fields = new Set<string>(CONTACT_FIELDS);
+  const contact = req.contact;
+  if (req.updateMask) return req.updateMask.paths.filter((path): path is ContactField => fields.has(path));
+  if (!contact) return [];
+  return CONTACT_FIELDS.filter((field) => {
+    const key = field.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase()) as keyof typeof contact;
+    return field === "tags" ? contact.tags.length > 0 : contact[key] !== undefined;
+  });
+}
+
+export function contactHandlers(service: ServiceContext, store: ContactStore) {
+  const { db } = service;
+  return {
+    async listContacts(req: ListContactsRequest, ctx: HandlerContext) {
+      const org = orgOf(ctx);
+      const page = req.page ?? 1;
+      const pageSize = req.pageSize ?? 50;
+      const { rows, total } = await store.list(db, org.orgId, {
+        page,
+        pageSize,
+        status: req.status === undefined ? undefined : contactStatusText(req.status),
+        prospects: req.prospects ?? false,
+        search: req.search?.trim() || undefined,
+        sort: SORTS[req.sort ?? ContactSort.NAME],
+      });
+      return { items: rows.map(toContact), total, page, pageSize };
+    },
+
+    async createContact(req: CreateContactRequest, ctx: HandlerContext) {
+      const org = orgOf(ctx);
+      const { values, violations } = contactValues(req, CONTACT_FIELDS, org.country);
+      if (!values.name && !values.phone_number && !violations.some((v) => v.field === "phone_number")) {
+        violations.push(violation("", "value_error", "Value error, name or phone_number is required", null));
+      }
+      if (violations.length > 0) throw invalidArgument(violations);
+      const row = await service.write(async (tx, emit) => {
+        const inserted = await store.insert(tx, org.orgId, values);
+        if (!inserted) {
+          const phone = String(values.phone_number);
+          throw duplicatePhone(await store.findByPhone(tx, org.orgId, phone), phone);
+        }
+        emit(newEvent(org.orgId, "crm.contact.created", ContactCreatedSchema, create(ContactCreatedSchema, { contact: toContact(inserted) })));
+        return inserted;
+      });
+      return { contact: toContact(row) };
+    },
+
+    async searchContacts(req: SearchContactsRequest, ctx: HandlerContext) {
+      const org = orgOf(ctx);
+      const q = req.q.trim();
+      if (q === "") return { contacts: [] };
+      const rows = await store.search(db, org.orgId, q, normalizePhone(q, org.country), req.limit ?? 10);
+      return { contacts: rows.map(toContact) };
+    },
+
+    async searchContactsByEmail(req: SearchContactsByEmailRequest, ctx: HandlerContext) {
+      const org = orgOf(ctx);
+      const rows = await store.searchByEmail(db, org.orgId, req.email.trim(), req.limit ?? 10);
+      return { contacts: rows.map(toContact) };
+    },
+
+    async getContact(req: GetContactRequest, ctx: HandlerContext) {
+      const org = orgOf(ctx);
+      const row = await store.get(db, org.orgId, req.contactId);
+      if (!row) throw contactNotFound();
+      return { contact: toContact(row) };
+    },
+
+    async updateContact(req: UpdateContactRequest, ctx: HandlerContext) {
+      const org = orgOf(ctx);
+      const fields = touchedFields(req);
+      const { values, violations } = contactValues(req.contact ?? { tags: [] }, fields, org.country, "contact.");
+      if (violations.length > 0) throw invalidArgument(violations);
+      const row = await service.write(async (tx, emit) => {
+        const phone = typeof values.phone_number === "string" ? values.phone_number : undefined;
+        if (phone) {
+          const holder = await store.findByPhone(tx, org.orgId, phone);
+          if (holder && holder.id !== req.contactId) throw duplicatePhone(holder, phone);
+        }
+        let updated: ContactRow | undefined;
+        try {
+          updated = fields.length === 0 ? await store.get(tx, org.orgId, req.contactId) : await store.update(tx, org.orgId, req.contactId, values);
+        } catch (error) {
+          // A concurrent writer took the number between our check and our update.
+          if (phone && pgErrorCode(error) === PgErrorCode.uniqueViolation) throw duplicatePhone(undefined, phone);
+          throw error;
+        }
+        if (!updated) throw contactNotFound();
+        if (!updated.name && !updated.phone_number) {
+          throw invalidArgument([violation("contact", "value_error", "Value error, a contact needs a name or a phone_number", null)]);
+        }
+        if (fields.length > 0) {
+          emit(newEvent(org.orgId, "crm.contact.updated", ContactUpdatedSchema, create(ContactUpdatedSchema, { contact: toContact(updated) })));
+        }
+        return updated;
+      });
+      return { contact: toContact(row) };
+    },
+
+    async deleteContact(req: DeleteContactRequest, ctx: HandlerContext) {
+      const org = orgOf(ctx);
+      await service.write(async (tx, emit) => {
+        const deleted = await store.delete(tx, org.orgId, [req.contactId]);
+        if (deleted.contactIds.length === 0) throw contactNotFound();
+        emitDeletions(org.orgId, deleted, emit);
+      });
+      return {};
+    },
+
+    async bulkDeleteContacts(req: BulkDeleteContactsRequest, ctx: HandlerContext) {
+      const org = orgOf(ctx);
+      const deleted = await service.write(async (tx, emit) => {
+        const result = await store.delete(tx, org.orgId, [...new Set(req.ids.map((id) => id.toLowerCase()))]);
+        emitDeletions(org.orgId, result, emit);
+        return result.contactIds.length;
+      });
+      return { deleted };
+    },
+  };
+
+  function emitDeletions(
+    orgId: string,
+    deleted: { contactIds: string[]; leads: { id: string; contact_id: string }[] },
+    emit: Emit,
+  ): void {
+    for (const lead of deleted.leads) {
+      emit(newEvent(orgId, "crm.lead.deleted", LeadDeletedSchema, create(LeadDeletedSchema, { leadId: lead.id, contactId: lead.contact_id })));
+    }
+    for (const contactId of deleted.contactIds) {
+      emit(newEvent(orgId, "crm.contact.deleted", ContactDeletedSchema, create(ContactDeletedSchema, { contactId })));
+    }
+  }
+}

@@ -1,0 +1,246 @@
+import { create } from "@bufbuild/protobuf";
+import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
+import {
+  endOfLocalDay,
+  invalidArgument,
+  newEvent,
+  normalizePhone,
+  orgOf,
+  violation,
+  type Emit,
+  type OrgContext,
+  type Queryable,
+  type ServiceContext,
+  type Violation,
+} from "@voiceops/platform";
+import { ContactCreatedSchema, ContactUpdatedSchema, LeadCreatedSchema, LeadDeletedSchema, LeadUpdatedSchema } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
+import {
+  LeadStatus,
+  type CreateLeadRequest,
+  type DeleteLeadRequest,
+  type GetLeadRequest,
+  type LeadFields,
+  type ListLeadsRequest,
+  type UpdateLeadRequest,
+} from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
+import type { ContactStore } from "../store/contacts.js";
+import type { LeadStore, LeadValues } from "../store/leads.js";
+import { leadStatusText, toContact, toLead, type ContactRow, type LeadRow } from "../store/rows.js";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const LEAD_INPUT_FIELDS = ["status", "source", "notes", "estimated_value_cents", "next_step", "next_step_due_at", "lost_reason"] as const;
+type LeadInputField = (typeof LEAD_INPUT_FIELDS)[number];
+
+const blankToNull = (text: string | undefined): string | null => text?.trim() || null;
+
+function leadNotFound(): ConnectError {
+  return new ConnectError("Lead not found", Code.NotFound);
+}
+
+/** Column values for the named writable lead fields. */
+function leadValues(input: LeadFields | CreateLeadRequest, fields: readonly LeadInputField[]): LeadValues {
+  const values: LeadValues = {};
+  for (const field of fields) {
+    switch (field) {
+      case "status":
+        if (input.status !== undefined) values.status = leadStatusText(input.status);
+        break;
+      case "source":
+        values.source = blankToNull(input.source);
+        break;
+      case "notes":
+        values.notes = blankToNull(input.notes);
+        break;
+      case "estimated_value_cents":
+        values.estimated_value_cents = input.estimatedValueCents === undefined ? null : Number(input.estimatedValueCents);
+        break;
+      case "next_step":
+        values.next_step = blankToNull(input.nextStep);
+        break;
+      case "next_step_due_at":
+        values.next_step_due_at = input.nextStepDueAt ? timestampDate(input.nextStepDueAt) : null;
+        break;
+      case "lost_reason":
+        values.lost_reason = blankToNull(input.lostReason);
+        break;
+    }
+  }
+  return values;
+}
+
+/**
+ * The won/lost rules. Entering "lost" needs a reason and stamps lost_at; entering "won" stamps
+ * won_at and names the contact as the customer; leaving either clears its stamp.
+ */
+function applyOutcome(values: LeadValues, previous: LeadRow | undefined, contactId: string, path: string): { violations: Violation[]; won: boolean } {
+  const status = (values.status ?? previous?.status ?? "new") as string;
+  const violations: Violation[] = [];
+  const wasStatus = previous?.status;
+  if (status === "lost") {
+    const reason = "lost_reason" in values ? values.lost_reason : previous?.lost_reason;
+    if (!reason) violations.push(violation(`${path}lost_reason`, "value_error", "Value error, lost_reason is required when status is lost", null));
+    if (wasStatus !== "lost") values.lost_at = new Date();
+    if (wasStatus === "won") values.won_at = null;
+  } else if (status === "won") {
+    if (wasStatus !== "won") values.won_at = new Date();
+    values.customer_id = contactId;
+    if (wasStatus === "lost") Object.assign(values, { lost_at: null, lost_reason: null });
+  } else {
+    if (wasStatus === "lost") Object.assign(values, { lost_at: null, lost_reason: null });
+    if (wasStatus === "won") values.won_at = null;
+  }
+  return { violations, won: status === "won" && wasStatus !== "won" };
+}
+
+export function leadHandlers(service: ServiceContext, leads: LeadStore, contacts: ContactStore, pipelineDays: number) {
+  const { db } = service;
+
+  /** The lead's contact: the given one, else the one with the phone, else with the email, else a new one. */
+  async function upsertContact(tx: Queryable, org: OrgContext, req: CreateLeadRequest, emit: Emit): Promise<ContactRow> {
+    if (req.contactId) {
+      const contact = await contacts.get(tx, org.orgId, req.contactId);
+      if (!contact) throw invalidArgument([violation("contact_id", "value_error", "Value error, contact not found", req.contactId)]);
+      return contact;
+    }
+    const name = blankToNull(req.name);
+    const email = blankToNull(req.email);
+    const rawPhone = blankToNull(req.phoneNumber);
+    const phone = rawPhone ? normalizePhone(rawPhone, org.country) : null;
+    if (rawPhone && !phone) throw invalidArgument([violation("phone_number", "value_error", "Value error, not a valid phone number", rawPhone)]);
+    if (!name && !phone && !email) {
+      throw invalidArgument([violation("", "value_error", "Value error, one of contact_id, name, phone_number or email is required", null)]);
+    }
+    let contact = (phone ? await contacts.findByPhone(tx, org.orgId, phone) : undefined) ?? (email ? await contacts.findByEmail(tx, org.orgId, email) : undefined);
+    if (!contact) {
+      contact = (await contacts.insert(tx, org.orgId, { name, phone_number: phone, email, status: "lead" })) ?? (phone ? await contacts.findByPhone(tx, org.orgId, phone) : undefined);
+      if (!contact) throw new ConnectError("contact could not be stored", Code.Aborted);
+      emit(newEvent(org.orgId, "crm.contact.created", ContactCreatedSchema, create(ContactCreatedSchema, { contact: toContact(contact) })));
+      return contact;
+    }
+    // Fill what the existing contact lacks; never overwrite what it has.
+    const fill: Record<string, string> = {};
+    if (!contact.name && name) fill.name = name;
+    if (!contact.email && email) fill.email = email;
+    if (!contact.phone_number && phone && !(await contacts.findByPhone(tx, org.orgId, phone))) fill.phone_number = phone;
+    if (Object.keys(fill).length > 0) {
+      contact = (await contacts.update(tx, org.orgId, contact.id, fill)) ?? contact;
+      emit(newEvent(org.orgId, "crm.contact.updated", ContactUpdatedSchema, create(ContactUpdatedSchema, { contact: toContact(contact) })));
+    }
+    return contact;
+  }
+
+  async function markCustomer(tx: Queryable, org: OrgContext, contactId: string, emit: Emit): Promise<void> {
+    const contact = await contacts.get(tx, org.orgId, contactId);
+    if (!contact || contact.status === "customer") return;
+    const updated = await contacts.update(tx, org.orgId, contactId, { status: "customer" });
+    if (updated) emit(newEvent(org.orgId, "crm.contact.updated", ContactUpdatedSchema, create(ContactUpdatedSchema, { contact: toContact(updated) })));
+  }
+
+  async function readLead(tx: Queryable, orgId: string, id: string): Promise<LeadRow> {
+    const row = await leads.get(tx, orgId, id);
+    if (!row) throw leadNotFound();
+    return row;
+  }
+
+  return {
+    async listLeads(req: ListLeadsRequest, ctx: HandlerContext) {
+      const org = orgOf(ctx);
+      const page = req.page ?? 1;
+      const pageSize = req.pageSize ?? 50;
+      const { rows, total } = await leads.list(db, org.orgId, {
+        page,
+        pageSize,
+        status: req.status === undefined ? undefined : leadStatusText(req.status),
+        search: req.search?.trim() || undefined,
+        staleBefore: req.staleDays === undefined ? undefined : new Date(Date.now() - req.staleDays * DAY_MS),
+        dueBefore: req.dueDays === undefined ? undefined : endOfLocalDay(org.timezone, req.dueDays),
+      });
+      return { items: rows.map(toLead), total, page, pageSize };
+    },
+
+    async createLead(req: CreateLeadRequest, ctx: HandlerContext) {
+      const org = orgOf(ctx);
+      const values = leadValues(req, LEAD_INPUT_FIELDS);
+      values.status ??= "new";
+      const row = await service.write(async (tx, emit) => {
+        const contact = await upsertContact(tx, org, req, emit);
+        const { violations, won } = applyOutcome(values, undefined, contact.id, "");
+        if (violations.length > 0) throw invalidArgument(violations);
+        if (won) await markCustomer(tx, org, contact.id, emit);
+        const id = await leads.insert(tx, org.orgId, contact.id, values);
+        const lead = await readLead(tx, org.orgId, id);
+        emit(newEvent(org.orgId, "crm.lead.created", LeadCreatedSchema, create(LeadCreatedSchema, { lead: toLead(lead) })));
+        return lead;
+      });
+      return { lead: toLead(row) };
+    },
+
+    async getLeadPipeline(_req: unknown, ctx: HandlerContext) {
+      const org = orgOf(ctx);
+      const since = new Date(Date.now() - pipelineDays * DAY_MS);
+      const summary = await leads.pipeline(db, org.orgId, since);
+      const byStatus: Record<string, number> = {};
+      for (const status of [LeadStatus.NEW, LeadStatus.CONTACTED, LeadStatus.QUALIFIED, LeadStatus.PROPOSAL, LeadStatus.WON, LeadStatus.LOST]) {
+        const name = leadStatusText(status);
+        byStatus[name] = Number(summary?.by_status?.[name] ?? 0);
+      }
+      return {
+        windowDays: pipelineDays,
+        byStatus,
+        wonCount: summary?.won_count ?? 0,
+        lostCount: summary?.lost_count ?? 0,
+        recentLossReasons: (summary?.losses ?? []).map((loss) => ({
+          leadId: loss.lead_id,
+          reason: loss.reason,
+          lostAt: timestampFromDate(new Date(loss.lost_at)),
+        })),
+        customersWon: (summary?.wins ?? []).map((win) => ({
+          contactId: win.contact_id,
+          name: win.name ?? undefined,
+          wonAt: timestampFromDate(new Date(win.won_at)),
+        })),
+      };
+    },
+
+    async getLead(req: GetLeadRequest, ctx: HandlerContext) {
+      const org = orgOf(ctx);
+      return { lead: toLead(await readLead(db, org.orgId, req.leadId)) };
+    },
+
+    async updateLead(req: UpdateLeadRequest, ctx: HandlerContext) {
+      const org = orgOf(ctx);
+      const input = req.lead ?? ({} as LeadFields);
+      const known = new Set<string>(LEAD_INPUT_FIELDS);
+      const fields = req.updateMask
+        ? (req.updateMask.paths.filter((path) => known.has(path)) as LeadInputField[])
+        : LEAD_INPUT_FIELDS.filter((field) => {
+            const key = field.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase()) as keyof LeadFields;
+            return req.lead !== undefined && req.lead[key] !== undefined;
+          });
+      const values = leadValues(input, fields);
+      const row = await service.write(async (tx, emit) => {
+        const previous = await readLead(tx, org.orgId, req.leadId);
+        if (fields.length === 0) return previous;
+        const { violations, won } = applyOutcome(values, previous, previous.contact_id, "lead.");
+        if (violations.length > 0) throw invalidArgument(violations);
+        if (won) await markCustomer(tx, org, previous.contact_id, emit);
+        await leads.update(tx, org.orgId, req.leadId, values);
+        const lead = await readLead(tx, org.orgId, req.leadId);
+        emit(newEvent(org.orgId, "crm.lead.updated", LeadUpdatedSchema, create(LeadUpdatedSchema, { lead: toLead(lead) })));
+        return lead;
+      });
+      return { lead: toLead(row) };
+    },
+
+    async deleteLead(req: DeleteLeadRequest, ctx: HandlerContext) {
+      const org = orgOf(ctx);
+      await service.write(async (tx, emit) => {
+        const deleted = await leads.delete(tx, org.orgId, req.leadId);
+        if (!deleted) throw leadNotFound();
+        emit(newEvent(org.orgId, "crm.lead.deleted", LeadDeletedSchema, create(LeadDeletedSchema, { leadId: req.leadId, contactId: deleted.contact_id })));
+      });
+      return {};
+    },
+  };
+}

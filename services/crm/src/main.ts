@@ -1,0 +1,4 @@
+import { runServiceMain } from "@voiceops/platform";
+import { crmService } from "./index.js";
+
+await runServiceMain(crmService);

@@ -1,0 +1,154 @@
+import { likePattern, looksLikePhone, newId, phoneDigits, type Queryable } from "@voiceops/platform";
+import { CONTACT_COLUMNS, type ContactRow } from "./rows.js";
+
+/** Writable contact columns; update SQL is built only from these names, never from input. */
+export const CONTACT_FIELDS = ["name", "phone_number", "email", "status", "company_name", "address", "notes", "tags"] as const;
+export type ContactField = (typeof CONTACT_FIELDS)[number];
+export type ContactValues = Partial<Record<ContactField, string | string[] | null>>;
+
+export type ContactSort = "name" | "name_desc" | "newest";
+
+const ORDER: Record<ContactSort, string> = {
+  name: "lower(name) ASC, id ASC",
+  name_desc: "lower(name) DESC, id DESC",
+  newest: "created_at DESC, id DESC",
+};
+
+/** WHERE fragment for a free-text search over the human fields and the phone digits. */
+function searchCondition(search: string, params: unknown[]): string {
+  params.push(likePattern(search));
+  const text = `search_text ILIKE $${params.length} ESCAPE '\\'`;
+  if (!looksLikePhone(search)) return `(${text})`;
+  params.push(likePattern(phoneDigits(search)));
+  return `(${text} OR phone_digits LIKE $${params.length} ESCAPE '\\')`;
+}
+
+export interface ContactListQuery {
+  page: number;
+  pageSize: number;
+  status: string | undefined;
+  prospects: boolean;
+  search: string | undefined;
+  sort: ContactSort;
+}
+
+export class ContactStore {
+  async list(db: Queryable, orgId: string, query: ContactListQuery): Promise<{ rows: ContactRow[]; total: number }> {
+    const params: unknown[] = [orgId];
+    const where = ["org_id = $1"];
+    if (query.status !== undefined) {
+      params.push(query.status);
+      where.push(`status = $${params.length}`);
+    } else {
+      where.push(query.prospects ? "status = 'prospect'" : "status <> 'prospect'");
+    }
+    if (query.search) where.push(searchCondition(query.search, params));
+    params.push(query.pageSize, (query.page - 1) * query.pageSize);
+    const filter = where.join(" AND ");
+    // One round trip: the count and the page, with the count kept when the page is empty.
+    const result = await db.query<ContactRow & { total: number }>(
+      `SELECT t.total, c.* FROM (SELECT count(*)::int AS total FROM crm.contacts WHERE ${filter}) t
+       LEFT JOIN LATERAL (
+         SELECT ${CONTACT_COLUMNS} FROM crm.contacts WHERE ${filter}
+         ORDER BY ${ORDER[query.sort]} LIMIT $${params.length - 1} OFFSET $${params.length}
+       ) c ON true`,
+      params,
+    );
+    const total = Number(result.rows[0]?.total ?? 0);
+    return { rows: result.rows.filter((row) => row.id !== null), total };
+  }
+
+  async get(db: Queryable, orgId: string, id: string): Promise<ContactRow | undefined> {
+    const result = await db.query<ContactRow>(`SELECT ${CONTACT_COLUMNS} FROM crm.contacts WHERE org_id = $1 AND id = $2`, [orgId, id]);
+    return result.rows[0];
+  }
+
+  async findByPhone(db: Queryable, orgId: string, phone: string): Promise<ContactRow | undefined> {
+    const result = await db.query<ContactRow>(`SELECT ${CONTACT_COLUMNS} FROM crm.contacts WHERE org_id = $1 AND phone_number = $2`, [orgId, phone]);
+    return result.rows[0];
+  }
+
+  async findByEmail(db: Queryable, orgId: string, email: string): Promise<ContactRow | undefined> {
+    const result = await db.query<ContactRow>(
+      `SELECT ${CONTACT_COLUMNS} FROM crm.contacts WHERE org_id = $1 AND lower(email) = lower($2) ORDER BY created_at, id LIMIT 1`,
+      [orgId, email],
+    );
+    return result.rows[0];
+  }
+
+  /** Inserts a contact; resolves undefined when its phone number is already taken in the org. */
+  async insert(db: Queryable, orgId: string, values: ContactValues): Promise<ContactRow | undefined> {
+    const result = await db.query<ContactRow>(
+      `INSERT INTO crm.contacts (id, org_id, name, phone_number, email, status, company_name, address, notes, tags)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       ON CONFLICT (org_id, phone_number) WHERE phone_number IS NOT NULL DO NOTHING
+       RETURNING ${CONTACT_COLUMNS}`,
+      [
+        newId(),
+        orgId,
+        values.name ?? null,
+        values.phone_number ?? null,
+        values.email ?? null,
+        values.status ?? "lead",
+        values.company_name ?? null,
+        values.address ?? null,
+        values.notes ?? null,
+        values.tags ?? [],
+      ],
+    );
+    return result.rows[0];
+  }
+
+  /** Applies the given columns; undefined when the contact does not exist in the org. */
+  async update(db: Queryable, orgId: string, id: string, values: ContactValues): Promise<ContactRow | undefined> {
+    const params: unknown[] = [orgId, id];
+    const sets = ["updated_at = now()"];
+    for (const field of CONTACT_FIELDS) {
+      if (!(field in values)) continue;
+      params.push(field === "tags" ? (values.tags ?? []) : values[field]);
+      sets.push(`${field} = $${params.length}`);
+    }
+    const result = await db.query<ContactRow>(
+      `UPDATE crm.contacts SET ${sets.join(", ")} WHERE org_id = $1 AND id = $2 RETURNING ${CONTACT_COLUMNS}`,
+      params,
+    );
+    return result.rows[0];
+  }
+
+  /** Deletes contacts (and, by cascade, their leads); returns what was deleted. */
+  async delete(db: Queryable, orgId: string, ids: string[]): Promise<{ contactIds: string[]; leads: { id: string; contact_id: string }[] }> {
+    const leads = await db.query<{ id: string; contact_id: string }>(
+      `SELECT id, contact_id FROM crm.leads WHERE org_id = $1 AND contact_id = ANY($2::uuid[])`,
+      [orgId, ids],
+    );
+    const deleted = await db.query<{ id: string }>(`DELETE FROM crm.contacts WHERE org_id = $1 AND id = ANY($2::uuid[]) RETURNING id`, [orgId, ids]);
+    return { contactIds: deleted.rows.map((row) => row.id), leads: leads.rows };
+  }
+
+  /** Name or phone search, best first: exact phone, then name prefix, then substring. */
+  async search(db: Queryable, orgId: string, q: string, e164: string | undefined, limit: number): Promise<ContactRow[]> {
+    const params: unknown[] = [orgId, likePattern(q), `${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`, e164 ?? null, limit];
+    let match = "name ILIKE $2 ESCAPE '\\'";
+    if (looksLikePhone(q)) {
+      params.push(likePattern(phoneDigits(q)));
+      match += ` OR phone_digits LIKE $${params.length} ESCAPE '\\'`;
+    }
+    const result = await db.query<ContactRow>(
+      `SELECT ${CONTACT_COLUMNS} FROM crm.contacts
+       WHERE org_id = $1 AND (${match} OR phone_number = $4)
+       ORDER BY CASE WHEN phone_number = $4 THEN 0 WHEN name ILIKE $3 ESCAPE '\\' THEN 1 ELSE 2 END, lower(name), id
+       LIMIT $5`,
+      params,
+    );
+    return result.rows;
+  }
+
+  async searchByEmail(db: Queryable, orgId: string, text: string, limit: number): Promise<ContactRow[]> {
+    const result = await db.query<ContactRow>(
+      `SELECT ${CONTACT_COLUMNS} FROM crm.contacts WHERE org_id = $1 AND email ILIKE $2 ESCAPE '\\'
+       ORDER BY lower(email), id LIMIT $3`,
+      [orgId, likePattern(text), limit],
+    );
+    return result.rows;
+  }
+}

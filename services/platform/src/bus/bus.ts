@@ -1,0 +1,55 @@
+/** The event bus every service uses: NATS JetStream when NATS_URL is set, else in-process. */
+
+export interface BusMessage {
+  /** Subject, e.g. "crm.contact.created"; its first segment names the stream. */
+  subject: string;
+  /** Event id; JetStream drops a second message with the same id. */
+  id: string;
+  data: Uint8Array;
+}
+
+export type BusHandler = (message: BusMessage) => Promise<void>;
+
+export interface Subscription {
+  stop(): Promise<void>;
+}
+
+export interface DurableSubscription {
+  /** Durable consumer name; every replica of a service shares it, so each event is handled once. */
+  durable: string;
+  /** Subject filters, all in one stream (e.g. ["crm.contact.deleted"]). */
+  subjects: string[];
+  handler: BusHandler;
+}
+
+export interface EventBus {
+  readonly kind: "nats" | "memory";
+  /** Publishes durably; resolves once the bus has stored the message, throws when it cannot. */
+  publish(message: BusMessage): Promise<void>;
+  /** Delivers every message on the subjects at least once to one member of the durable group. */
+  subscribe(subscription: DurableSubscription): Promise<Subscription>;
+  /** Fire-and-forget fan-out to every replica (cache invalidation); lost when nobody listens. */
+  broadcast(subject: string, data: Uint8Array): void;
+  onBroadcast(subject: string, handler: (data: Uint8Array) => void): Subscription;
+  healthy(): boolean;
+  close(): Promise<void>;
+}
+
+/** The stream that holds a subject: "crm.contact.created" lives in stream "CRM". */
+export function streamOf(subject: string): string {
+  const head = subject.split(".", 1)[0];
+  if (!head || !/^[a-z][a-z0-9_]*$/.test(head)) throw new Error(`subject ${subject} has no stream prefix`);
+  return head.toUpperCase();
+}
+
+/** NATS subject matching: "*" is one token, ">" the rest. */
+export function subjectMatches(filter: string, subject: string): boolean {
+  const f = filter.split(".");
+  const s = subject.split(".");
+  for (let i = 0; i < f.length; i++) {
+    if (f[i] === ">") return s.length > i;
+    if (i >= s.length) return false;
+    if (f[i] !== "*" && f[i] !== s[i]) return false;
+  }
+  return f.length === s.length;
+}

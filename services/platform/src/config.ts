@@ -1,0 +1,78 @@
+// Environment-only configuration. Every reader validates its variable and fails fast with a
+// message that names it, so a bad deployment stops at start-up instead of at the first request.
+
+export class ConfigError extends Error {
+  constructor(variable: string, problem: string) {
+    super(`invalid configuration: ${variable} ${problem}`);
+    this.name = "ConfigError";
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+export function envString(name: string, fallback?: string, env: Env = process.env): string {
+  const value = env[name];
+  if (value === undefined || value === "") {
+    if (fallback === undefined) throw new ConfigError(name, "is required");
+    return fallback;
+  }
+  return value;
+}
+
+export function envOptional(name: string, env: Env = process.env): string | undefined {
+  const value = env[name];
+  return value === undefined || value === "" ? undefined : value;
+}
+
+export function envInt(name: string, fallback: number, bounds: { min?: number; max?: number } = {}, env: Env = process.env): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(name, `must be an integer, got "${raw}"`);
+  const value = Number(raw);
+  if (bounds.min !== undefined && value < bounds.min) throw new ConfigError(name, `must be >= ${bounds.min}, got ${value}`);
+  if (bounds.max !== undefined && value > bounds.max) throw new ConfigError(name, `must be <= ${bounds.max}, got ${value}`);
+  return value;
+}
+
+export function envUrl(name: string, protocols: string[], env: Env = process.env): string | undefined {
+  const raw = envOptional(name, env);
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, "is not a valid URL");
+  }
+  if (!protocols.includes(url.protocol)) {
+    throw new ConfigError(name, `must use ${protocols.join(" or ")}, got ${url.protocol}`);
+  }
+  return raw;
+}
+
+export function envEnum<T extends string>(name: string, allowed: readonly T[], fallback: T, env: Env = process.env): T {
+  const raw = envOptional(name, env);
+  if (raw === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `must be one of ${allowed.join(", ")}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+/** Settings every process shares: where its data and events live. */
+export interface InfraConfig {
+  databaseUrl: string | undefined;
+  natsUrl: string | undefined;
+  dataDir: string;
+  logLevel: string;
+  internalToken: string | undefined;
+}
+
+export function readInfraConfig(env: Env = process.env): InfraConfig {
+  return {
+    databaseUrl: envUrl("DATABASE_URL", ["postgres:", "postgresql:"], env),
+    natsUrl: envUrl("NATS_URL", ["nats:", "tls:", "ws:", "wss:"], env),
+    dataDir: envString("DATA_DIR", "./.data", env),
+    logLevel: envEnum("LOG_LEVEL", ["fatal", "error", "warn", "info", "debug", "trace", "silent"], "info", env),
+    internalToken: envOptional("INTERNAL_TOKEN", env),
+  };
+}

@@ -1,0 +1,55 @@
+import { create, fromBinary, toBinary, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
+import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { EventEnvelopeSchema } from "@voiceops/proto/voiceops/events/v1/event_envelope_pb";
+import { newId } from "../ids.js";
+
+export interface DomainEvent<Desc extends DescMessage = DescMessage> {
+  id: string;
+  orgId: string;
+  /** Subject and type, e.g. "crm.contact.created". */
+  type: string;
+  occurredAt: Date;
+  schema: Desc;
+  payload: MessageShape<Desc>;
+}
+
+export function newEvent<Desc extends DescMessage>(
+  orgId: string,
+  type: string,
+  schema: Desc,
+  payload: MessageShape<Desc>,
+): DomainEvent<Desc> {
+  return { id: newId(), orgId, type, occurredAt: new Date(), schema, payload };
+}
+
+export function encodeEvent(event: DomainEvent): Uint8Array {
+  return toBinary(
+    EventEnvelopeSchema,
+    create(EventEnvelopeSchema, {
+      id: event.id,
+      orgId: event.orgId,
+      type: event.type,
+      occurredAt: timestampFromDate(event.occurredAt),
+      payload: toBinary(event.schema, event.payload),
+    }),
+  );
+}
+
+export interface ReceivedEvent<Desc extends DescMessage> {
+  id: string;
+  orgId: string;
+  type: string;
+  occurredAt: Date;
+  payload: MessageShape<Desc>;
+}
+
+export function decodeEvent<Desc extends DescMessage>(data: Uint8Array, schema: Desc): ReceivedEvent<Desc> {
+  const envelope = fromBinary(EventEnvelopeSchema, data);
+  return {
+    id: envelope.id,
+    orgId: envelope.orgId,
+    type: envelope.type,
+    occurredAt: envelope.occurredAt ? timestampDate(envelope.occurredAt) : new Date(0),
+    payload: fromBinary(schema, envelope.payload),
+  };
+}

@@ -1,0 +1,42 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+/** One registry per process; in embedded mode every component reports into it. */
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry });
+
+export const httpRequests = new Histogram({
+  name: "http_request_duration_seconds",
+  help: "REST requests by route and status",
+  labelNames: ["method", "route", "status"],
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  registers: [registry],
+});
+
+export const rpcRequests = new Histogram({
+  name: "rpc_duration_seconds",
+  help: "RPCs served, by service, method and code",
+  labelNames: ["service", "method", "code"],
+  buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+  registers: [registry],
+});
+
+export const outboxBacklog = new Gauge({
+  name: "outbox_backlog",
+  help: "Events committed but not yet published, by schema",
+  labelNames: ["schema"],
+  registers: [registry],
+});
+
+export const outboxPublished = new Counter({
+  name: "outbox_published_total",
+  help: "Events published from the outbox, by schema",
+  labelNames: ["schema"],
+  registers: [registry],
+});
+
+export const eventsConsumed = new Counter({
+  name: "events_consumed_total",
+  help: "Events handled by durable consumers, by consumer and outcome",
+  labelNames: ["consumer", "outcome"],
+  registers: [registry],
+});

@@ -1,0 +1,42 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Logger } from "./log.js";
+import { registry } from "./metrics.js";
+
+/**
+ * Plain HTTP/1.1 listener of a standalone service, for Kubernetes probes and Prometheus (the
+ * gRPC port speaks HTTP/2 only).
+ */
+export function startOpsServer(options: { host: string; port: number; logger: Logger; ready: () => Promise<boolean> }): Promise<{ port: number; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    void (async () => {
+      if (req.url === "/metrics") {
+        res.setHeader("content-type", registry.contentType);
+        res.end(await registry.metrics());
+      } else if (req.url === "/health/live") {
+        res.setHeader("content-type", "application/json");
+        res.end(JSON.stringify({ status: "ok" }));
+      } else if (req.url === "/health/ready") {
+        const ready = await options.ready();
+        res.statusCode = ready ? 200 : 503;
+        res.setHeader("content-type", "application/json");
+        res.end(JSON.stringify({ status: ready ? "ok" : "unavailable" }));
+      } else {
+        res.statusCode = 404;
+        res.end();
+      }
+    })().catch((error: unknown) => {
+      options.logger.error({ err: error }, "ops request failed");
+      res.statusCode = 500;
+      res.end();
+    });
+  });
+  return new Promise((resolve) => {
+    server.listen(options.port, options.host, () => {
+      resolve({
+        port: (server.address() as AddressInfo).port,
+        close: () => new Promise((done) => server.close(() => done())),
+      });
+    });
+  });
+}

@@ -1,0 +1,80 @@
+import { timingSafeEqual } from "node:crypto";
+import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import type { Logger } from "../log.js";
+import { rpcRequests } from "../metrics.js";
+import { methodRules } from "../proto-options.js";
+import { applyDefaults, validateMessage } from "../validation/validate.js";
+import { invalidArgument } from "../validation/violations.js";
+import { Headers, orgContextFromHeaders, orgContextKey } from "./org-context.js";
+
+const HEALTH_SERVICE = "voiceops.health.v1.HealthService";
+
+function sameSecret(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** Counts and times every RPC, and logs the ones that fail unexpectedly. */
+export function observe(service: string, logger: Logger): Interceptor {
+  return (next) => async (req) => {
+    const stop = rpcRequests.startTimer({ service, method: req.method.name });
+    try {
+      const res = await next(req);
+      stop({ code: "ok" });
+      return res;
+    } catch (error) {
+      const connectError = ConnectError.from(error);
+      stop({ code: Code[connectError.code] });
+      if (connectError.code === Code.Internal || connectError.code === Code.Unknown) {
+        logger.error({ err: error, method: req.method.name, requestId: req.header.get(Headers.requestId) }, "rpc failed");
+        // Internal details (SQL, addresses, stacks) stay in the log, not in the answer.
+        throw new ConnectError("internal error", Code.Internal);
+      }
+      throw connectError;
+    }
+  };
+}
+
+/**
+ * Authenticates calls between components with the shared internal token, and puts the org
+ * context from the metadata into the handler context. Only the health RPC needs neither.
+ */
+export function authenticate(internalToken: string): Interceptor {
+  return (next) => async (req) => {
+    if (req.service.typeName === HEALTH_SERVICE) return next(req);
+    const token = req.header.get(Headers.internalToken) ?? "";
+    if (!sameSecret(token, internalToken)) throw new ConnectError("invalid internal token", Code.Unauthenticated);
+    const org = orgContextFromHeaders(req.header);
+    if (!org) throw new ConnectError("missing organization context", Code.Unauthenticated);
+    req.contextValues.set(orgContextKey, org);
+    return next(req);
+  };
+}
+
+/** Enforces the roles an RPC declares in its MethodRules. */
+export function authorize(): Interceptor {
+  return (next) => async (req) => {
+    const roles = methodRules(req.method)?.roles ?? [];
+    if (roles.length > 0) {
+      const org = req.contextValues.get(orgContextKey);
+      if (!org || !roles.includes(org.role)) {
+        throw new ConnectError(`this operation requires the ${roles.join(" or ")} role`, Code.PermissionDenied);
+      }
+    }
+    return next(req);
+  };
+}
+
+/** Applies declared defaults and checks declared field rules, for every caller. */
+export function validate(): Interceptor {
+  return (next) => async (req) => {
+    if (!req.stream) {
+      const message = req.message as Record<string, unknown>;
+      applyDefaults(req.method.input, message);
+      const violations = validateMessage(req.method.input, message);
+      if (violations.length > 0) throw invalidArgument(violations);
+    }
+    return next(req);
+  };
+}

@@ -1,0 +1,58 @@
+import { Code, ConnectError, createContextKey, type HandlerContext } from "@connectrpc/connect";
+
+export type Role = "owner" | "admin" | "member";
+export const ROLES: readonly Role[] = ["owner", "admin", "member"];
+
+/** Who is calling: set by the gateway after it checks the API key, forwarded between services. */
+export interface OrgContext {
+  orgId: string;
+  /** IANA time zone of the organization, for "today" and day buckets. */
+  timezone: string;
+  /** ISO 3166 alpha-2 country used to normalize phone numbers written without a country code. */
+  country: string;
+  role: Role;
+  requestId: string;
+}
+
+export const Headers = {
+  orgId: "x-org-id",
+  timezone: "x-org-timezone",
+  country: "x-org-country",
+  role: "x-role",
+  requestId: "x-request-id",
+  internalToken: "x-internal-token",
+} as const;
+
+export const orgContextKey = createContextKey<OrgContext | undefined>(undefined, { description: "organization of the call" });
+
+export function orgContextFromHeaders(headers: Headers): OrgContext | undefined {
+  const orgId = headers.get(Headers.orgId);
+  if (!orgId) return undefined;
+  const role = headers.get(Headers.role) as Role | null;
+  return {
+    orgId,
+    timezone: headers.get(Headers.timezone) || "UTC",
+    country: headers.get(Headers.country) || "US",
+    role: role && ROLES.includes(role) ? role : "member",
+    requestId: headers.get(Headers.requestId) ?? "",
+  };
+}
+
+/** Headers that carry an org context (and the internal token) on an outgoing call. */
+export function orgHeaders(org: OrgContext, internalToken: string): Record<string, string> {
+  return {
+    [Headers.orgId]: org.orgId,
+    [Headers.timezone]: org.timezone,
+    [Headers.country]: org.country,
+    [Headers.role]: org.role,
+    [Headers.requestId]: org.requestId,
+    [Headers.internalToken]: internalToken,
+  };
+}
+
+/** The caller's organization; every handler of an org-scoped RPC starts here. */
+export function orgOf(context: HandlerContext): OrgContext {
+  const org = context.values.get(orgContextKey);
+  if (!org) throw new ConnectError("missing organization context", Code.Unauthenticated);
+  return org;
+}

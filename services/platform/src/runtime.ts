@@ -1,0 +1,38 @@
+import { join } from "node:path";
+import type { EventBus } from "./bus/bus.js";
+import { createMemoryBus } from "./bus/memory.js";
+import { createNatsBus } from "./bus/nats.js";
+import type { InfraConfig } from "./config.js";
+import type { Database } from "./db/database.js";
+import { createPgliteDatabase } from "./db/pglite.js";
+import { createPostgresDatabase } from "./db/postgres.js";
+import type { Logger } from "./log.js";
+
+/** PostgreSQL when DATABASE_URL is set, else embedded PGlite under DATA_DIR. */
+export async function openDatabase(config: InfraConfig, options: { name: string; poolSize: number; logger: Logger; inMemory?: boolean }): Promise<Database> {
+  if (config.databaseUrl) {
+    return createPostgresDatabase({
+      url: config.databaseUrl,
+      poolSize: options.poolSize,
+      applicationName: options.name,
+      onError: (error) => options.logger.warn({ err: error }, "idle database connection lost"),
+    });
+  }
+  return createPgliteDatabase(options.inMemory ? undefined : join(config.dataDir, "pg"));
+}
+
+/** NATS JetStream when NATS_URL is set, else the in-process bus. */
+export function openBus(config: InfraConfig, options: { name: string; logger: Logger }): EventBus {
+  if (config.natsUrl) return createNatsBus({ url: config.natsUrl, name: options.name, logger: options.logger });
+  return createMemoryBus();
+}
+
+/** Database health as the health routes report it. */
+export async function databaseState(db: Database): Promise<string> {
+  try {
+    await db.query("SELECT 1");
+    return "ok";
+  } catch {
+    return "down";
+  }
+}

@@ -1,0 +1,126 @@
+import { randomBytes, randomUUID } from "node:crypto";
+
+// Helpers for tests that talk to a running system over real HTTP.
+
+/**
+ * Environment of a test system: the machine's DATABASE_URL and NATS_URL when set (distributed
+ * mode), fresh tokens, ephemeral ports and quiet logs.
+ */
+export function testEnv(overrides: Record<string, string> = {}): Record<string, string | undefined> {
+  return {
+    DATABASE_URL: process.env.DATABASE_URL,
+    NATS_URL: process.env.NATS_URL,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
+    PORT: "0",
+    ADMIN_PORT: "0",
+    HOST: "127.0.0.1",
+    ADMIN_TOKEN: randomBytes(18).toString("base64url"),
+    INTERNAL_TOKEN: randomBytes(18).toString("base64url"),
+    ...overrides,
+  };
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+/** A small JSON client for the REST API. */
+export class ApiClient {
+  constructor(
+    readonly baseUrl: string,
+    readonly apiKey: string | undefined,
+  ) {}
+
+  async request<T = any>(method: string, path: string, options: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (this.apiKey !== undefined) headers["x-api-key"] = this.apiKey;
+    let body: string | undefined;
+    if (options.rawBody !== undefined) {
+      body = options.rawBody;
+      headers["content-type"] ??= "application/json";
+    } else if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers["content-type"] = "application/json";
+    }
+    const response = await fetch(`${this.baseUrl}${path}`, { method, headers, body });
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : undefined) as T };
+  }
+
+  get<T = any>(path: string, headers?: Record<string, string>) {
+    return this.request<T>("GET", path, { headers });
+  }
+  post<T = any>(path: string, body?: unknown) {
+    return this.request<T>("POST", path, { body });
+  }
+  put<T = any>(path: string, body?: unknown) {
+    return this.request<T>("PUT", path, { body });
+  }
+  delete<T = any>(path: string) {
+    return this.request<T>("DELETE", path);
+  }
+}
+
+/** The admin API, as an operator uses it. */
+export class AdminClient {
+  constructor(
+    readonly adminUrl: string,
+    readonly token: string,
+  ) {}
+
+  async request<T = any>(method: string, path: string, body?: unknown, token = this.token): Promise<ApiResponse<T>> {
+    const response = await fetch(`${this.adminUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : undefined) as T };
+  }
+
+  async createOrganization(input: { name?: string; timezone?: string; default_country?: string } = {}) {
+    const response = await this.request("POST", "/admin/organizations", { name: input.name ?? `Org ${randomUUID()}`, ...input });
+    if (response.status !== 201) throw new Error(`create organization: ${response.status} ${JSON.stringify(response.body)}`);
+    return response.body as { id: string; name: string; timezone: string; default_country: string };
+  }
+
+  async createKey(orgId: string, input: { role?: string; expires_at?: string; name?: string } = {}) {
+    const response = await this.request("POST", `/admin/organizations/${orgId}/api-keys`, input);
+    if (response.status !== 201) throw new Error(`create key: ${response.status} ${JSON.stringify(response.body)}`);
+    return response.body as { id: string; key: string; prefix: string; role: string };
+  }
+}
+
+export interface Tenant {
+  orgId: string;
+  /** Owner key. */
+  owner: ApiClient;
+  /** Member key (no delete rights on contacts). */
+  member: ApiClient;
+  admin: AdminClient;
+}
+
+/** A fresh organization with an owner and a member key: tests never see each other's data. */
+export async function newTenant(baseUrl: string, admin: AdminClient, org: { timezone?: string; default_country?: string } = {}): Promise<Tenant> {
+  const created = await admin.createOrganization(org);
+  const [owner, member] = await Promise.all([admin.createKey(created.id, { role: "owner" }), admin.createKey(created.id, { role: "member" })]);
+  return { orgId: created.id, owner: new ApiClient(baseUrl, owner.key), member: new ApiClient(baseUrl, member.key), admin };
+}
+
+/** Polls until check returns a value, or fails after timeoutMs. */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000, intervalMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+  throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${String(last)}` : ""}`);
+}
