@@ -1,4 +1,4 @@
-import { create, type DescField } from "@bufbuild/protobuf";
+import { create, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import { FieldMaskSchema } from "@bufbuild/protobuf/wkt";
 import { applyDefaults, validateMessage, type Violation } from "@voiceops/platform";
 import { parseSingular, readMessage } from "./json-codec.js";
@@ -105,8 +105,19 @@ export function decodeRequest(route: Route, input: HttpInput): { message: AnyMes
   // A field that failed to parse is absent from the message; report it once, not again as missing.
   const failed = new Set(violations.map((v) => v.field));
   applyDefaults(schema, message);
+  const bodyMissing = route.body !== undefined && input.body === undefined;
   for (const v of validateMessage(schema, message)) {
-    if (!failed.has(v.field)) violations.push(v);
+    if (failed.has(v.field)) continue;
+    // Without a body, its one "missing" entry says it all.
+    if (bodyMissing && locate(route, v.field)[0] === "body") continue;
+    violations.push(v);
   }
-  return { message, errors: entriesOf(route, violations) };
+  return { message, errors: entriesOf(route, inDeclarationOrder(schema, violations)) };
+}
+
+/** Orders violations as the fields are declared, the order FastAPI reports parameters in. */
+function inDeclarationOrder(schema: DescMessage, violations: Violation[]): Violation[] {
+  const rank = new Map(schema.fields.map((field, index) => [field.name, index]));
+  const position = (v: Violation) => rank.get(v.field.split(".")[0] ?? "") ?? -1;
+  return [...violations].sort((a, b) => position(a) - position(b));
 }

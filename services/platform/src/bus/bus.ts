@@ -17,9 +17,11 @@ export interface Subscription {
 export interface DurableSubscription {
   /** Durable consumer name; every replica of a service shares it, so each event is handled once. */
   durable: string;
-  /** Subject filters, all in one stream (e.g. ["crm.contact.deleted"]). */
-  subjects: string[];
+  /** Subject filter, e.g. "crm.contact.deleted" or "crm.lead.*" (one stream). */
+  subject: string;
   handler: BusHandler;
+  /** Where a new durable starts: the whole retained stream (default) or only new messages. */
+  startAt?: "all" | "new";
 }
 
 export interface EventBus {

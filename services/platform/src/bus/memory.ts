@@ -14,7 +14,7 @@ export function createMemoryBus(): EventBus {
     async publish(message: BusMessage) {
       if (!open) throw new Error("bus closed");
       for (const sub of durables) {
-        if (sub.subjects.some((filter) => subjectMatches(filter, message.subject))) {
+        if (subjectMatches(sub.subject, message.subject)) {
           await sub.handler(message);
         }
       }

@@ -32,6 +32,7 @@ export function createNatsBus(options: NatsBusOptions): EventBus {
   let closed = false;
   const ensuredStreams = new Map<string, Promise<void>>();
   const waiters: Array<() => void> = [];
+  const subscriptions = new Set<Subscription>();
 
   const connecting = connect({
     servers: options.url,
@@ -123,51 +124,55 @@ export function createNatsBus(options: NatsBusOptions): EventBus {
     async subscribe(subscription: DurableSubscription): Promise<Subscription> {
       let stopped = false;
       let messages: ConsumerMessages | undefined;
-      const stream = streamOf(subscription.subjects[0] ?? "");
-      const loop = (async () => {
+      const stream = streamOf(subscription.subject);
+      const consumeOnce = async () => {
         const { js, jsm } = await jetstream();
         await ensureStream(jsm, stream);
-        const config = {
-          durable_name: subscription.durable,
-          ack_policy: AckPolicy.Explicit,
-          deliver_policy: DeliverPolicy.All,
-          filter_subjects: subscription.subjects,
-          ack_wait: 30 * SECOND_NS,
-          max_deliver: -1,
-        };
         try {
           await jsm.consumers.info(stream, subscription.durable);
-          await jsm.consumers.update(stream, subscription.durable, { filter_subjects: subscription.subjects });
+          await jsm.consumers.update(stream, subscription.durable, { filter_subject: subscription.subject });
         } catch {
-          await jsm.consumers.add(stream, config);
+          await jsm.consumers.add(stream, {
+            durable_name: subscription.durable,
+            ack_policy: AckPolicy.Explicit,
+            deliver_policy: subscription.startAt === "new" ? DeliverPolicy.New : DeliverPolicy.All,
+            filter_subject: subscription.subject,
+            ack_wait: 30 * SECOND_NS,
+            max_deliver: -1,
+          });
         }
-        while (!stopped) {
-          const consumer = await js.consumers.get(stream, subscription.durable);
-          messages = await consumer.consume({ max_messages: 64 });
-          for await (const msg of messages) {
-            try {
-              await subscription.handler({
-                subject: msg.subject,
-                id: msg.headers?.get("Nats-Msg-Id") ?? "",
-                data: msg.data,
-              });
-              msg.ack();
-            } catch (error) {
-              logger.error({ err: error, subject: msg.subject, durable: subscription.durable }, "event handler failed; redelivering");
-              msg.nak(1_000);
-            }
+        const consumer = await js.consumers.get(stream, subscription.durable);
+        messages = await consumer.consume({ max_messages: 64 });
+        for await (const msg of messages) {
+          try {
+            await subscription.handler({ subject: msg.subject, id: msg.headers?.get("Nats-Msg-Id") ?? "", data: msg.data });
+            msg.ack();
+          } catch (error) {
+            logger.error({ err: error, subject: msg.subject, durable: subscription.durable }, "event handler failed; redelivering");
+            msg.nak(1_000);
           }
         }
+      };
+      // Keep consuming across NATS outages and consumer restarts until stopped.
+      void (async () => {
+        while (!stopped && !closed) {
+          try {
+            await consumeOnce();
+          } catch (error) {
+            if (!stopped && !closed) logger.warn({ err: error, durable: subscription.durable }, "consumer interrupted; retrying");
+          }
+          if (!stopped && !closed) await new Promise((resolve) => setTimeout(resolve, 1_000));
+        }
       })();
-      loop.catch((error: unknown) => {
-        if (!stopped) logger.error({ err: error, durable: subscription.durable }, "consumer stopped");
-      });
-      return {
+      const handle = {
         async stop() {
           stopped = true;
           messages?.stop();
+          subscriptions.delete(handle);
         },
       };
+      subscriptions.add(handle);
+      return handle;
     },
     broadcast(subject: string, data: Uint8Array) {
       if (connection && !connection.isClosed()) connection.publish(subject, data);
@@ -191,6 +196,7 @@ export function createNatsBus(options: NatsBusOptions): EventBus {
     },
     async close() {
       closed = true;
+      for (const subscription of [...subscriptions]) await subscription.stop();
       for (const wake of waiters.splice(0)) wake();
       if (connection) await connection.drain().catch(() => connection?.close());
       else void connecting.then((nc) => nc.close()).catch(() => undefined);

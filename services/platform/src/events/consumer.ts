@@ -27,7 +27,7 @@ export function startConsumer<Desc extends DescMessage>(
   const { bus, db, schema, logger } = deps;
   return bus.subscribe({
     durable: consumer.durable,
-    subjects: [consumer.subject],
+    subject: consumer.subject,
     handler: async (message) => {
       const event = decodeEvent(message.data, consumer.schema);
       const applied = await db.transaction(async (tx) => {

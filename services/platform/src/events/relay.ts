@@ -64,7 +64,7 @@ export class OutboxRelay {
       if (published > 0) next = 0;
     } catch (error) {
       this.failures++;
-      next = Math.min(30_000, 250 * 2 ** Math.min(this.failures, 7));
+      next = Math.min(10_000, 250 * 2 ** Math.min(this.failures, 6));
       if (this.failures === 1 || this.failures % 20 === 0) {
         this.options.logger.warn({ err: error, schema: this.options.schema, retryMs: next }, "outbox publish failed; will retry");
       }

@@ -53,7 +53,7 @@ export function startRpcServer(options: RpcServerOptions): Promise<RpcServer> {
     server.listen(options.port, options.host, () => {
       const { port } = server.address() as AddressInfo;
       const host = options.host === "0.0.0.0" || options.host === "::" ? "127.0.0.1" : options.host;
-      options.logger.info({ service: options.name, port }, "rpc server listening");
+      options.logger.info({ port }, "rpc server listening");
       resolve({
         url: `http://${host}:${port}`,
         port,

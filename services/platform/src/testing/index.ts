@@ -124,3 +124,27 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
   }
   throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${String(last)}` : ""}`);
 }
+
+/**
+ * A database of its own for a test that must not share its outbox with other systems (every
+ * system on one database shares the work of its outbox relays, as replicas do).
+ */
+export async function isolatedDatabase(baseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const { default: pg } = await import("pg");
+  const name = `voiceops_test_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: baseUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}

@@ -1,0 +1,147 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { AdminClient, ApiClient, eventually, newTenant, testEnv, type Tenant } from "@voiceops/platform/testing";
+import { startSystem, type RunningSystem } from "../src/system.js";
+
+const baseUrl = inject("baseUrl");
+const admin = new AdminClient(inject("adminUrl"), inject("adminToken"));
+
+describe("API keys", () => {
+  let tenant: Tenant;
+  beforeAll(async () => {
+    tenant = await newTenant(baseUrl, admin);
+  });
+
+  it("401 without a key, with JSON detail", async () => {
+    const res = await new ApiClient(baseUrl, undefined).get("/api/contacts");
+    expect(res.status).toBe(401);
+    expect(typeof res.body.detail).toBe("string");
+  });
+
+  it("401 for an unknown key", async () => {
+    const res = await new ApiClient(baseUrl, "vo_not-a-real-key").get("/api/contacts");
+    expect(res.status).toBe(401);
+    expect(typeof res.body.detail).toBe("string");
+  });
+
+  it("a revoked key stops working at once", async () => {
+    const key = await admin.createKey(tenant.orgId, { role: "member" });
+    const client = new ApiClient(baseUrl, key.key);
+    expect((await client.get("/api/contacts")).status).toBe(200);
+    const revoked = await admin.request("DELETE", `/admin/api-keys/${key.id}`);
+    expect(revoked.status).toBe(204);
+    const started = Date.now();
+    await eventually(async () => ((await client.get("/api/contacts")).status === 401 ? true : undefined), 5_000);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const listed = await admin.request("GET", `/admin/organizations/${tenant.orgId}/api-keys`);
+    expect(listed.body.items.find((k: { id: string }) => k.id === key.id).revoked_at).toEqual(expect.any(String));
+  });
+
+  it("an expired key is refused; one that expires later works", async () => {
+    const past = await admin.createKey(tenant.orgId, { expires_at: new Date(Date.now() - 60_000).toISOString() });
+    expect((await new ApiClient(baseUrl, past.key).get("/api/contacts")).status).toBe(401);
+    const future = await admin.createKey(tenant.orgId, { expires_at: new Date(Date.now() + 3_600_000).toISOString() });
+    expect((await new ApiClient(baseUrl, future.key).get("/api/contacts")).status).toBe(200);
+  });
+
+  it("ignores X-Organization-Id: a key only ever sees its own organization", async () => {
+    const other = await newTenant(baseUrl, admin);
+    const mine = await tenant.owner.post("/api/contacts", { name: "Mine Only" });
+    await other.owner.post("/api/contacts", { name: "Theirs Only" });
+    const res = await tenant.owner.get("/api/contacts?search=Only", { "X-Organization-Id": other.orgId });
+    expect(res.status).toBe(200);
+    expect(res.body.items.map((c: { id: string }) => c.id)).toEqual([mine.body.id]);
+  });
+
+  it("403 when the role is too low", async () => {
+    const contact = await tenant.owner.post("/api/contacts", { name: "Keep Me" });
+    const res = await tenant.member.delete(`/api/contacts/${contact.body.id}`);
+    expect(res.status).toBe(403);
+    expect(res.body.detail).toMatch(/owner or admin/);
+    expect((await tenant.owner.get(`/api/contacts/${contact.body.id}`)).status).toBe(200);
+  });
+
+  it("admin keys may delete contacts", async () => {
+    const key = await admin.createKey(tenant.orgId, { role: "admin" });
+    const contact = await tenant.owner.post("/api/contacts", { name: "Admin Deletes" });
+    expect((await new ApiClient(baseUrl, key.key).delete(`/api/contacts/${contact.body.id}`)).status).toBe(204);
+  });
+});
+
+describe("every response", () => {
+  it("carries X-Request-Id, echoing the caller's", async () => {
+    const api = new ApiClient(baseUrl, undefined);
+    const echoed = await api.get("/health/live", { "X-Request-Id": "trace-123" });
+    expect(echoed.headers.get("x-request-id")).toBe("trace-123");
+    const fresh = await api.get("/api/contacts");
+    expect(fresh.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it.each([
+    ["/api/contacts", 401],
+    ["/api/no-such-route", 404],
+    ["/health/live", 200],
+  ])("carries RateLimit headers (%s)", async (path, status) => {
+    const res = await new ApiClient(baseUrl, undefined).get(path);
+    expect(res.status).toBe(status);
+    for (const header of ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"]) {
+      expect(Number(res.headers.get(header))).toBeGreaterThanOrEqual(0);
+    }
+  });
+
+  it("answers unknown routes with a JSON 404, key or not", async () => {
+    const tenant = await newTenant(baseUrl, admin);
+    for (const client of [tenant.owner, new ApiClient(baseUrl, undefined)]) {
+      const res = await client.get("/api/unknown/thing");
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ detail: "Not Found" });
+    }
+  });
+});
+
+describe("rate limit", () => {
+  let system: RunningSystem;
+  beforeAll(async () => {
+    system = await startSystem({ env: testEnv({ RATE_LIMIT_PER_MINUTE: "3" }), inMemory: true });
+  });
+  afterAll(async () => {
+    await system?.stop();
+  });
+
+  it("answers 429 with Retry-After past the per-key limit", async () => {
+    const tenant = await newTenant(system.url, new AdminClient(system.adminUrl, system.adminToken));
+    const statuses: number[] = [];
+    let last;
+    for (let i = 0; i < 4; i++) {
+      last = await tenant.owner.get("/api/contacts");
+      statuses.push(last.status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    expect(last!.headers.get("ratelimit-limit")).toBe("3");
+    expect(last!.headers.get("ratelimit-remaining")).toBe("0");
+    expect(Number(last!.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(typeof last!.body.detail).toBe("string");
+    // Another key has its own budget.
+    expect((await tenant.member.get("/api/contacts")).status).toBe(200);
+  });
+});
+
+describe("revocation across gateway replicas", () => {
+  const distributed = Boolean(process.env.DATABASE_URL && process.env.NATS_URL);
+
+  it.skipIf(!distributed)("a key revoked on one replica stops working on another within 5 s", async () => {
+    // A second, independent system on the same PostgreSQL and NATS: another replica.
+    const replica = await startSystem({ env: testEnv() });
+    try {
+      const tenant = await newTenant(baseUrl, admin);
+      const key = await admin.createKey(tenant.orgId, { role: "member" });
+      const onReplica = new ApiClient(replica.url, key.key);
+      expect((await onReplica.get("/api/contacts")).status).toBe(200);
+      expect((await admin.request("DELETE", `/admin/api-keys/${key.id}`)).status).toBe(204);
+      const started = Date.now();
+      await eventually(async () => ((await onReplica.get("/api/contacts")).status === 401 ? true : undefined), 5_000, 20);
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      await replica.stop();
+    }
+  });
+});

@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import { CrmService } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
+import { decodeRequest, locate } from "../src/transcoder/request.js";
+import { collectRoutes, type Route } from "../src/transcoder/routes.js";
+import { writeMessage } from "../src/transcoder/json-codec.js";
+import { HTTP_STATUS_OF_CODE } from "../src/transcoder/http-status.js";
+import { Code } from "@connectrpc/connect";
+
+const routes = collectRoutes([CrmService]);
+const route = (verb: string, template: string): Route => {
+  const found = routes.find((r) => r.verb === verb && r.template === template);
+  if (!found) throw new Error(`no route ${verb} ${template}`);
+  return found;
+};
+
+describe("route table", () => {
+  it("mounts every annotated RPC once", () => {
+    expect(routes).toHaveLength(CrmService.methods.length);
+    expect(route("get", "/api/contacts/{contact_id}").expressPath).toBe("/api/contacts/:contact_id");
+  });
+
+  it("tries literal segments before parameters", () => {
+    const order = routes.map((r) => `${r.verb} ${r.template}`);
+    expect(order.indexOf("get /api/contacts/search")).toBeLessThan(order.indexOf("get /api/contacts/{contact_id}"));
+    expect(order.indexOf("get /api/leads/pipeline")).toBeLessThan(order.indexOf("get /api/leads/{lead_id}"));
+  });
+
+  it("reads statuses, roles and bodies from the annotations", () => {
+    expect(route("post", "/api/contacts").successStatus).toBe(201);
+    expect(route("delete", "/api/contacts/{contact_id}").roles).toEqual(["owner", "admin"]);
+    expect(route("put", "/api/contacts/{contact_id}").body).toMatchObject({ name: "contact" });
+    expect(route("get", "/api/contacts").queryFields.map((f) => f.name)).toEqual(["page", "page_size", "status", "search", "prospects", "sort"]);
+  });
+});
+
+describe("decodeRequest", () => {
+  it("parses query text into typed fields and applies defaults", () => {
+    const { message, errors } = decodeRequest(route("get", "/api/contacts"), { params: {}, query: { page_size: "20", prospects: "true", sort: "newest" }, body: undefined });
+    expect(errors).toEqual([]);
+    expect(message).toMatchObject({ page: 1, pageSize: 20, prospects: true, sort: 3 });
+  });
+
+  it("reports every bad query field in declaration order with its location", () => {
+    const { errors } = decodeRequest(route("get", "/api/contacts"), { params: {}, query: { sort: "x", page_size: "abc", page: "0" }, body: undefined });
+    expect(errors.map((e) => [e.loc, e.type])).toEqual([
+      [["query", "page"], "greater_than_equal"],
+      [["query", "page_size"], "int_parsing"],
+      [["query", "sort"], "enum"],
+    ]);
+  });
+
+  it("places path and body fields, and fills the update mask from the body's keys", () => {
+    const { message, errors } = decodeRequest(route("put", "/api/contacts/{contact_id}"), {
+      params: { contact_id: "018f0000-0000-7000-8000-000000000000" },
+      query: {},
+      body: { email: null, name: "Ann", unknown: 1 },
+    });
+    expect(errors).toEqual([]);
+    expect((message.updateMask as { paths: string[] }).paths).toEqual(["email", "name"]);
+    expect(message.contact).toMatchObject({ name: "Ann" });
+    expect((message.contact as { email?: string }).email).toBeUndefined();
+
+    const bad = decodeRequest(route("put", "/api/contacts/{contact_id}"), { params: { contact_id: "x" }, query: {}, body: { name: 5, status: null, tags: "a" } });
+    expect(bad.errors.map((e) => [e.loc, e.type])).toEqual([
+      [["path", "contact_id"], "uuid_parsing"],
+      [["body", "name"], "string_type"],
+      [["body", "status"], "enum"],
+      [["body", "tags"], "list_type"],
+    ]);
+  });
+
+  it("requires the body of a body route", () => {
+    const { errors } = decodeRequest(route("post", "/api/contacts/bulk-delete"), { params: {}, query: {}, body: undefined });
+    expect(errors).toEqual([expect.objectContaining({ loc: ["body"], type: "missing" })]);
+  });
+
+  it("maps service field paths back to HTTP locations", () => {
+    expect(locate(route("put", "/api/contacts/{contact_id}"), "contact.phone_number")).toEqual(["body", "phone_number"]);
+    expect(locate(route("post", "/api/contacts"), "phone_number")).toEqual(["body", "phone_number"]);
+    expect(locate(route("post", "/api/contacts/bulk-delete"), "ids.3")).toEqual(["body", "ids", 3]);
+    expect(locate(route("get", "/api/contacts"), "page_size")).toEqual(["query", "page_size"]);
+    expect(locate(route("get", "/api/leads/{lead_id}"), "lead_id")).toEqual(["path", "lead_id"]);
+    expect(locate(route("post", "/api/contacts"), "")).toEqual(["body"]);
+  });
+});
+
+describe("responses", () => {
+  it("writes every field, unset ones as null, enums short and int64 as numbers", () => {
+    const lead = routes.find((r) => r.template === "/api/leads/{lead_id}" && r.verb === "get")!.method.output;
+    const json = writeMessage(lead, { lead: undefined } as never);
+    expect(json).toEqual({ lead: null });
+  });
+
+  it("maps Connect codes to the documented HTTP statuses", () => {
+    expect(HTTP_STATUS_OF_CODE[Code.InvalidArgument]).toBe(422);
+    expect(HTTP_STATUS_OF_CODE[Code.NotFound]).toBe(404);
+    expect(HTTP_STATUS_OF_CODE[Code.AlreadyExists]).toBe(409);
+    expect(HTTP_STATUS_OF_CODE[Code.PermissionDenied]).toBe(403);
+    expect(HTTP_STATUS_OF_CODE[Code.Unauthenticated]).toBe(401);
+    expect(HTTP_STATUS_OF_CODE[Code.ResourceExhausted]).toBe(429);
+    expect(HTTP_STATUS_OF_CODE[Code.Unavailable]).toBe(503);
+    expect(HTTP_STATUS_OF_CODE[Code.DeadlineExceeded]).toBe(504);
+    expect(HTTP_STATUS_OF_CODE[Code.Internal]).toBe(500);
+  });
+});

@@ -1,0 +1,34 @@
+import { DateTime } from "luxon";
+import { describe, expect, it } from "vitest";
+import { endOfLocalDay, localDate } from "../src/time.js";
+
+const at = (iso: string) => new Date(iso);
+
+describe("endOfLocalDay", () => {
+  it("ends today at the next local midnight", () => {
+    // 2026-11-21 20:00 in Chicago is 02:00 UTC on the 22nd; the local day ends at 06:00 UTC.
+    expect(endOfLocalDay("America/Chicago", 0, at("2026-11-22T02:00:00Z")).toISOString()).toBe("2026-11-22T06:00:00.000Z");
+  });
+
+  it("counts N more local days", () => {
+    expect(endOfLocalDay("America/Chicago", 2, at("2026-11-22T02:00:00Z")).toISOString()).toBe("2026-11-24T06:00:00.000Z");
+  });
+
+  it("follows the spring-forward day, which has 23 hours", () => {
+    // 2026-03-08: Chicago moves from CST (-6) to CDT (-5). The 8th ends at 05:00 UTC on the 9th.
+    expect(endOfLocalDay("America/Chicago", 0, at("2026-03-08T12:00:00Z")).toISOString()).toBe("2026-03-09T05:00:00.000Z");
+  });
+
+  it("follows the fall-back day, which has 25 hours", () => {
+    // 2026-11-01: Chicago moves from CDT (-5) back to CST (-6). The 1st ends at 06:00 UTC on the 2nd.
+    expect(endOfLocalDay("America/Chicago", 0, at("2026-11-01T12:00:00Z")).toISOString()).toBe("2026-11-02T06:00:00.000Z");
+  });
+
+  it("uses the organization's zone, not the server's", () => {
+    const now = at("2026-11-21T23:30:00Z");
+    expect(localDate(now, "Asia/Tokyo")).toBe("2026-11-22");
+    expect(localDate(now, "America/Los_Angeles")).toBe("2026-11-21");
+    const tokyoEnd = DateTime.fromJSDate(endOfLocalDay("Asia/Tokyo", 0, now), { zone: "Asia/Tokyo" });
+    expect(tokyoEnd.toISO()).toBe("2026-11-23T00:00:00.000+09:00");
+  });
+});

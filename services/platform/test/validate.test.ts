@@ -1,0 +1,58 @@
+import { create } from "@bufbuild/protobuf";
+import { describe, expect, it } from "vitest";
+import { BulkDeleteContactsRequestSchema, ListContactsRequestSchema, SearchContactsRequestSchema } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
+import { applyDefaults, validateMessage } from "../src/validation/validate.js";
+import { invalidArgument, violationsOf } from "../src/validation/violations.js";
+import { enumFromJson, enumJsonValues, enumToJson } from "../src/proto-options.js";
+import { ContactStatusSchema } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
+
+describe("validateMessage", () => {
+  it("reports every failing field with pydantic types", () => {
+    const message = create(ListContactsRequestSchema, { page: 0, pageSize: 101, search: "x".repeat(201) });
+    const violations = validateMessage(ListContactsRequestSchema, message as never);
+    expect(violations.map((v) => [v.field, v.type])).toEqual([
+      ["page", "greater_than_equal"],
+      ["page_size", "less_than_equal"],
+      ["search", "string_too_long"],
+    ]);
+    expect(violations[1]?.context).toEqual({ le: 100 });
+  });
+
+  it("reports a missing required field", () => {
+    const violations = validateMessage(SearchContactsRequestSchema, create(SearchContactsRequestSchema) as never);
+    expect(violations).toEqual([expect.objectContaining({ field: "q", type: "missing", message: "Field required" })]);
+  });
+
+  it("checks every element of a repeated field and its size", () => {
+    const ids = ["018f0000-0000-7000-8000-000000000000", "nope"];
+    const violations = validateMessage(BulkDeleteContactsRequestSchema, create(BulkDeleteContactsRequestSchema, { ids }) as never);
+    expect(violations.map((v) => [v.field, v.type])).toEqual([["ids.1", "uuid_parsing"]]);
+    const tooMany = validateMessage(BulkDeleteContactsRequestSchema, create(BulkDeleteContactsRequestSchema, { ids: Array(501).fill(ids[0]) }) as never);
+    expect(tooMany.map((v) => v.type)).toEqual(["too_long"]);
+  });
+
+  it("applies declared defaults only to absent fields", () => {
+    const message = create(ListContactsRequestSchema, { pageSize: 7 });
+    applyDefaults(ListContactsRequestSchema, message as never);
+    expect(message.page).toBe(1);
+    expect(message.pageSize).toBe(7);
+    expect(message.prospects).toBe(false);
+  });
+});
+
+describe("violations travel as error details", () => {
+  it("round-trips through a ConnectError", () => {
+    const error = invalidArgument([{ field: "contact_id", type: "value_error", message: "Value error, contact not found", input: "x", context: { a: 1 } }]);
+    expect(violationsOf(error)).toEqual([{ field: "contact_id", type: "value_error", message: "Value error, contact not found", input: "x", context: { a: 1 } }]);
+  });
+});
+
+describe("enum spelling", () => {
+  it("drops the prefix and the zero value", () => {
+    expect(enumJsonValues(ContactStatusSchema)).toEqual(["prospect", "lead", "customer", "inactive"]);
+    expect(enumToJson(ContactStatusSchema, 2)).toBe("lead");
+    expect(enumFromJson(ContactStatusSchema, "customer")).toBe(3);
+    expect(enumFromJson(ContactStatusSchema, "unspecified")).toBeUndefined();
+    expect(enumToJson(ContactStatusSchema, 0)).toBeNull();
+  });
+});
