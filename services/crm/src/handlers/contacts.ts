@@ -101,7 +101,10 @@ export function contactHandlers(service: ServiceContext, store: ContactStore) {
 
     async searchContactsByEmail(req: SearchContactsByEmailRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const rows = await store.searchByEmail(db, org.orgId, req.email.trim(), req.limit ?? 10);
+      const text = req.email.trim();
+      // A blank text (e.g. "   ", which passes the length rule) would match every email.
+      if (text === "") return { contacts: [] };
+      const rows = await store.searchByEmail(db, org.orgId, text, req.limit ?? 10);
       return { contacts: rows.map(toContact) };
     },
 
@@ -118,14 +121,20 @@ export function contactHandlers(service: ServiceContext, store: ContactStore) {
       const { values, violations } = contactValues(req.contact ?? { tags: [] }, fields, org.country, "contact.");
       if (violations.length > 0) throw invalidArgument(violations);
       const row = await service.write(async (tx, emit) => {
+        // The contact must exist in the caller's org before anything else is judged: an unknown
+        // id (or another org's) is a 404 even when the new phone number is taken here.
+        const existing = await store.get(tx, org.orgId, req.contactId);
+        if (!existing) throw contactNotFound();
+        if (fields.length === 0) return existing;
         const phone = typeof values.phone_number === "string" ? values.phone_number : undefined;
         if (phone) {
           const holder = await store.findByPhone(tx, org.orgId, phone);
-          if (holder && holder.id !== req.contactId) throw duplicatePhone(holder, phone);
+          // Compare stored ids: the path id may be spelled in upper case.
+          if (holder && holder.id !== existing.id) throw duplicatePhone(holder, phone);
         }
         let updated: ContactRow | undefined;
         try {
-          updated = fields.length === 0 ? await store.get(tx, org.orgId, req.contactId) : await store.update(tx, org.orgId, req.contactId, values);
+          updated = await store.update(tx, org.orgId, existing.id, values);
         } catch (error) {
           // A concurrent writer took the number between our check and our update.
           if (phone && pgErrorCode(error) === PgErrorCode.uniqueViolation) throw duplicatePhone(undefined, phone);
@@ -135,9 +144,7 @@ export function contactHandlers(service: ServiceContext, store: ContactStore) {
         if (!updated.name && !updated.phone_number) {
           throw invalidArgument([violation("contact", "value_error", "Value error, a contact needs a name or a phone_number", null)]);
         }
-        if (fields.length > 0) {
-          emit(newEvent(org.orgId, "crm.contact.updated", ContactUpdatedSchema, create(ContactUpdatedSchema, { contact: toContact(updated) })));
-        }
+        emit(newEvent(org.orgId, "crm.contact.updated", ContactUpdatedSchema, create(ContactUpdatedSchema, { contact: toContact(updated) })));
         return updated;
       });
       return { contact: toContact(row) };

@@ -96,21 +96,35 @@ function applyOutcome(values: LeadValues, previous: LeadRow | undefined, contact
 export function leadHandlers(service: ServiceContext, leads: LeadStore, contacts: ContactStore, pipelineDays: number) {
   const { db } = service;
 
-  /** The lead's contact: the given one, else the one with the phone, else with the email, else a new one. */
-  async function upsertContact(tx: Queryable, org: OrgContext, req: CreateLeadRequest, emit: Emit): Promise<ContactRow> {
-    if (req.contactId) {
-      const contact = await contacts.get(tx, org.orgId, req.contactId);
-      if (!contact) throw invalidArgument([violation("contact_id", "value_error", "Value error, contact not found", req.contactId)]);
-      return contact;
-    }
+  /** The contact fields of a lead request, and what is wrong with them (all of it). */
+  function contactInput(org: OrgContext, req: CreateLeadRequest): { name: string | null; email: string | null; phone: string | null; violations: Violation[] } {
     const name = blankToNull(req.name);
     const email = blankToNull(req.email);
     const rawPhone = blankToNull(req.phoneNumber);
-    const phone = rawPhone ? normalizePhone(rawPhone, org.country) : null;
-    if (rawPhone && !phone) throw invalidArgument([violation("phone_number", "value_error", "Value error, not a valid phone number", rawPhone)]);
-    if (!name && !phone && !email) {
-      throw invalidArgument([violation("", "value_error", "Value error, one of contact_id, name, phone_number or email is required", null)]);
+    const phone = rawPhone ? (normalizePhone(rawPhone, org.country) ?? null) : null;
+    const violations: Violation[] = [];
+    if (req.contactId) return { name, email, phone, violations };
+    if (rawPhone && !phone) violations.push(violation("phone_number", "value_error", "Value error, not a valid phone number", rawPhone));
+    else if (!name && !phone && !email) {
+      violations.push(violation("", "value_error", "Value error, one of contact_id, name, phone_number or email is required", null));
     }
+    return { name, email, phone, violations };
+  }
+
+  /**
+   * The lead's contact: the given one, else the one with the phone, else with the email, else a
+   * new one. `violations` are the request's other failures, reported together with a missing
+   * contact_id; with none, the contact fields are known to be valid.
+   */
+  async function upsertContact(tx: Queryable, org: OrgContext, req: CreateLeadRequest, emit: Emit, violations: Violation[]): Promise<ContactRow> {
+    if (req.contactId) {
+      const contact = await contacts.get(tx, org.orgId, req.contactId);
+      if (!contact) throw invalidArgument([violation("contact_id", "value_error", "Value error, contact not found", req.contactId), ...violations]);
+      if (violations.length > 0) throw invalidArgument(violations);
+      return contact;
+    }
+    if (violations.length > 0) throw invalidArgument(violations);
+    const { name, email, phone } = contactInput(org, req);
     let contact = (phone ? await contacts.findByPhone(tx, org.orgId, phone) : undefined) ?? (email ? await contacts.findByEmail(tx, org.orgId, email) : undefined);
     if (!contact) {
       contact = (await contacts.insert(tx, org.orgId, { name, phone_number: phone, email, status: "lead" })) ?? (phone ? await contacts.findByPhone(tx, org.orgId, phone) : undefined);
@@ -163,10 +177,12 @@ export function leadHandlers(service: ServiceContext, leads: LeadStore, contacts
       const org = orgOf(ctx);
       const values = leadValues(req, LEAD_INPUT_FIELDS);
       values.status ??= "new";
+      // Every failing field is reported at once: the contact fields, the lost rule and (checked in
+      // the transaction) a contact_id that is not in the org. Nothing is written when any fails.
+      const violations = [...contactInput(org, req).violations, ...applyOutcome({ ...values }, undefined, "", "").violations];
       const row = await service.write(async (tx, emit) => {
-        const contact = await upsertContact(tx, org, req, emit);
-        const { violations, won } = applyOutcome(values, undefined, contact.id, "");
-        if (violations.length > 0) throw invalidArgument(violations);
+        const contact = await upsertContact(tx, org, req, emit, violations);
+        const { won } = applyOutcome(values, undefined, contact.id, "");
         if (won) await markCustomer(tx, org, contact.id, emit);
         const id = await leads.insert(tx, org.orgId, contact.id, values);
         const lead = await readLead(tx, org.orgId, id);

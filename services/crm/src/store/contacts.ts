@@ -14,10 +14,20 @@ const ORDER: Record<ContactSort, string> = {
   newest: "created_at DESC, id DESC",
 };
 
+/**
+ * Case-insensitive substring match of one of the human fields. search_text (all of them joined,
+ * trigram-indexed) narrows the rows; the per-field test keeps a match from spanning two fields
+ * ("ann lee" must not find name "Ann" with email "lee@...").
+ */
+export function humanFieldsMatch(param: string, alias = ""): string {
+  const fields = ["name", "email", "company_name", "address"].map((f) => `${alias}${f} ILIKE ${param} ESCAPE '\\'`);
+  return `(${alias}search_text ILIKE ${param} ESCAPE '\\' AND (${fields.join(" OR ")}))`;
+}
+
 /** WHERE fragment for a free-text search over the human fields and the phone digits. */
 function searchCondition(search: string, params: unknown[]): string {
   params.push(likePattern(search));
-  const text = `search_text ILIKE $${params.length} ESCAPE '\\'`;
+  const text = humanFieldsMatch(`$${params.length}`);
   if (!looksLikePhone(search)) return `(${text})`;
   params.push(likePattern(phoneDigits(search)));
   return `(${text} OR phone_digits LIKE $${params.length} ESCAPE '\\')`;

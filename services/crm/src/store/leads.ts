@@ -1,4 +1,5 @@
 import { likePattern, looksLikePhone, newId, phoneDigits, type Queryable } from "@voiceops/platform";
+import { humanFieldsMatch } from "./contacts.js";
 import type { LeadRow } from "./rows.js";
 
 export const LEAD_FIELDS = ["status", "source", "notes", "estimated_value_cents", "next_step", "next_step_due_at", "lost_reason", "won_at", "lost_at", "customer_id"] as const;
@@ -34,7 +35,7 @@ export class LeadStore {
     if (query.search) {
       params.push(likePattern(query.search));
       const p = `$${params.length}`;
-      let match = `c.search_text ILIKE ${p} ESCAPE '\\' OR l.notes ILIKE ${p} ESCAPE '\\'`;
+      let match = `${humanFieldsMatch(p, "c.")} OR l.notes ILIKE ${p} ESCAPE '\\'`;
       if (looksLikePhone(query.search)) {
         params.push(likePattern(phoneDigits(query.search)));
         match += ` OR c.phone_digits LIKE $${params.length} ESCAPE '\\'`;
