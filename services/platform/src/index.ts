@@ -24,3 +24,4 @@ export * from "./service.js";
 export * from "./standalone.js";
 export * from "./shutdown.js";
 export * from "./ops-server.js";
+export * from "./updates.js";

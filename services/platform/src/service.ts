@@ -2,7 +2,7 @@ import type { ConnectRouter, Transport } from "@connectrpc/connect";
 import type { EventBus, Subscription } from "./bus/bus.js";
 import type { Database, Queryable } from "./db/database.js";
 import { migrate, readMigrations } from "./db/migrate.js";
-import { startConsumer, type EventConsumer } from "./events/consumer.js";
+import { startConsumer, type AnyEventConsumer } from "./events/consumer.js";
 import type { DomainEvent } from "./events/envelope.js";
 import { enqueueEvents } from "./events/outbox.js";
 import { OutboxRelay } from "./events/relay.js";
@@ -40,7 +40,7 @@ export interface ServiceModule {
   /** gRPC port when run alone. */
   defaultPort: number;
   routes(context: ServiceContext): (router: ConnectRouter) => void;
-  consumers?(context: ServiceContext): EventConsumer<never>[];
+  consumers?(context: ServiceContext): AnyEventConsumer[];
 }
 
 /** Where the other services are: a base URL per service name. */
@@ -116,7 +116,7 @@ export async function startService(module: ServiceModule, runtime: ServiceRuntim
   };
   const subscriptions: Subscription[] = [];
   for (const consumer of module.consumers?.(context) ?? []) {
-    subscriptions.push(await startConsumer({ bus, db, schema: module.schema, logger }, consumer));
+    subscriptions.push(await startConsumer({ bus, db, schema: module.schema, logger, onEmitted: () => relay.nudge() }, consumer));
   }
   const server = await startRpcServer({
     name: module.name,

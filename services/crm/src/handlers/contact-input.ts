@@ -1,4 +1,4 @@
-import { normalizePhone, violation, type Violation } from "@voiceops/platform";
+import { blankToNull, normalizePhone, violation, type Violation } from "@voiceops/platform";
 import type { ContactStatus } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 import { contactStatusText } from "../store/rows.js";
 import type { ContactField, ContactValues } from "../store/contacts.js";
@@ -14,11 +14,6 @@ export interface ContactInput {
   notes?: string;
   tags: string[];
 }
-
-const blankToNull = (text: string | undefined): string | null => {
-  const trimmed = text?.trim();
-  return trimmed ? trimmed : null;
-};
 
 /**
  * Column values for the named fields of a contact input. Phone numbers are normalized to

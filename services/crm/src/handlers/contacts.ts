@@ -7,12 +7,14 @@ import {
   orgOf,
   pgErrorCode,
   PgErrorCode,
+  updatedFields,
   violation,
   type Emit,
   type ServiceContext,
 } from "@voiceops/platform";
 import { ContactCreatedSchema, ContactDeletedSchema, ContactUpdatedSchema, LeadDeletedSchema } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
 import {
+  ContactFieldsSchema,
   ContactSort,
   type BulkDeleteContactsRequest,
   type CreateContactRequest,
@@ -23,7 +25,7 @@ import {
   type SearchContactsRequest,
   type UpdateContactRequest,
 } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
-import { CONTACT_FIELDS, type ContactField, type ContactSort as SortName, type ContactStore } from "../store/contacts.js";
+import { CONTACT_FIELDS, type ContactSort as SortName, type ContactStore } from "../store/contacts.js";
 import { contactStatusText, toContact, type ContactRow } from "../store/rows.js";
 import { contactValues } from "./contact-input.js";
 
@@ -40,18 +42,6 @@ export function contactNotFound(): ConnectError {
 
 function duplicatePhone(existing: ContactRow | undefined, phone: string): ConnectError {
   return new ConnectError(`A contact with phone number ${phone} already exists: ${existing?.id ?? "unknown"}`, Code.AlreadyExists);
-}
-
-/** Which ContactFields an update touches: the mask when given, else the fields that are set. */
-function touchedFields(req: UpdateContactRequest): ContactField[] {
-  const fields = new Set<string>(CONTACT_FIELDS);
-  const contact = req.contact;
-  if (req.updateMask) return req.updateMask.paths.filter((path): path is ContactField => fields.has(path));
-  if (!contact) return [];
-  return CONTACT_FIELDS.filter((field) => {
-    const key = field.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase()) as keyof typeof contact;
-    return field === "tags" ? contact.tags.length > 0 : contact[key] !== undefined;
-  });
 }
 
 export function contactHandlers(service: ServiceContext, store: ContactStore) {
@@ -117,7 +107,7 @@ export function contactHandlers(service: ServiceContext, store: ContactStore) {
 
     async updateContact(req: UpdateContactRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const fields = touchedFields(req);
+      const fields = updatedFields(ContactFieldsSchema, req.contact, req.updateMask, CONTACT_FIELDS);
       const { values, violations } = contactValues(req.contact ?? { tags: [] }, fields, org.country, "contact.");
       if (violations.length > 0) throw invalidArgument(violations);
       const row = await service.write(async (tx, emit) => {

@@ -2,11 +2,13 @@ import { create } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import {
+  blankToNull,
   endOfLocalDay,
   invalidArgument,
   newEvent,
   normalizePhone,
   orgOf,
+  updatedFields,
   violation,
   type Emit,
   type OrgContext,
@@ -16,6 +18,7 @@ import {
 } from "@voiceops/platform";
 import { ContactCreatedSchema, ContactUpdatedSchema, LeadCreatedSchema, LeadDeletedSchema, LeadUpdatedSchema } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
 import {
+  LeadFieldsSchema,
   LeadStatus,
   type CreateLeadRequest,
   type DeleteLeadRequest,
@@ -32,7 +35,6 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const LEAD_INPUT_FIELDS = ["status", "source", "notes", "estimated_value_cents", "next_step", "next_step_due_at", "lost_reason"] as const;
 type LeadInputField = (typeof LEAD_INPUT_FIELDS)[number];
 
-const blankToNull = (text: string | undefined): string | null => text?.trim() || null;
 
 function leadNotFound(): ConnectError {
   return new ConnectError("Lead not found", Code.NotFound);
@@ -227,13 +229,7 @@ export function leadHandlers(service: ServiceContext, leads: LeadStore, contacts
     async updateLead(req: UpdateLeadRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       const input = req.lead ?? ({} as LeadFields);
-      const known = new Set<string>(LEAD_INPUT_FIELDS);
-      const fields = req.updateMask
-        ? (req.updateMask.paths.filter((path) => known.has(path)) as LeadInputField[])
-        : LEAD_INPUT_FIELDS.filter((field) => {
-            const key = field.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase()) as keyof LeadFields;
-            return req.lead !== undefined && req.lead[key] !== undefined;
-          });
+      const fields = updatedFields(LeadFieldsSchema, req.lead, req.updateMask, LEAD_INPUT_FIELDS);
       const values = leadValues(input, fields);
       const row = await service.write(async (tx, emit) => {
         const previous = await readLead(tx, org.orgId, req.leadId);
