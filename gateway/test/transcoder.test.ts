@@ -35,13 +35,13 @@ describe("route table", () => {
 
 describe("decodeRequest", () => {
   it("parses query text into typed fields and applies defaults", () => {
-    const { message, errors } = decodeRequest(route("get", "/api/contacts"), { params: {}, query: { page_size: "20", prospects: "true", sort: "newest" }, body: undefined });
+    const { message, errors } = decodeRequest(route("get", "/api/contacts"), { params: {}, query: { page_size: "20", prospects: "true", sort: "newest" }, body: undefined, country: "US" });
     expect(errors).toEqual([]);
     expect(message).toMatchObject({ page: 1, pageSize: 20, prospects: true, sort: 3 });
   });
 
   it("reports every bad query field in declaration order with its location", () => {
-    const { errors } = decodeRequest(route("get", "/api/contacts"), { params: {}, query: { sort: "x", page_size: "abc", page: "0" }, body: undefined });
+    const { errors } = decodeRequest(route("get", "/api/contacts"), { params: {}, query: { sort: "x", page_size: "abc", page: "0" }, body: undefined, country: "US" });
     expect(errors.map((e) => [e.loc, e.type])).toEqual([
       [["query", "page"], "greater_than_equal"],
       [["query", "page_size"], "int_parsing"],
@@ -54,13 +54,14 @@ describe("decodeRequest", () => {
       params: { contact_id: "018f0000-0000-7000-8000-000000000000" },
       query: {},
       body: { email: null, name: "Ann", unknown: 1 },
+      country: "US",
     });
     expect(errors).toEqual([]);
     expect((message.updateMask as { paths: string[] }).paths).toEqual(["email", "name"]);
     expect(message.contact).toMatchObject({ name: "Ann" });
     expect((message.contact as { email?: string }).email).toBeUndefined();
 
-    const bad = decodeRequest(route("put", "/api/contacts/{contact_id}"), { params: { contact_id: "x" }, query: {}, body: { name: 5, status: null, tags: "a" } });
+    const bad = decodeRequest(route("put", "/api/contacts/{contact_id}"), { params: { contact_id: "x" }, query: {}, body: { name: 5, status: null, tags: "a" }, country: "US" });
     expect(bad.errors.map((e) => [e.loc, e.type])).toEqual([
       [["path", "contact_id"], "uuid_parsing"],
       [["body", "name"], "string_type"],
@@ -70,7 +71,7 @@ describe("decodeRequest", () => {
   });
 
   it("requires the body of a body route", () => {
-    const { errors } = decodeRequest(route("post", "/api/contacts/bulk-delete"), { params: {}, query: {}, body: undefined });
+    const { errors } = decodeRequest(route("post", "/api/contacts/bulk-delete"), { params: {}, query: {}, body: undefined, country: "US" });
     expect(errors).toEqual([expect.objectContaining({ loc: ["body"], type: "missing" })]);
   });
 

@@ -52,6 +52,7 @@ export function mountRoutes(router: Router, routes: Route[], deps: TranscoderDep
         params: req.params as Record<string, string>,
         query: req.query as Record<string, unknown>,
         body: req.body as unknown,
+        country: principal.country,
       });
       if (errors.length > 0) return sendValidation(res, errors);
       const headers = orgHeaders(

@@ -1,6 +1,6 @@
 import { create, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import { FieldMaskSchema } from "@bufbuild/protobuf/wkt";
-import { applyDefaults, validateMessage, type Violation } from "@voiceops/platform";
+import { applyDefaults, fieldRules, validateMessage, type Violation } from "@voiceops/platform";
 import { parseSingular, readMessage } from "./json-codec.js";
 import type { Route } from "./routes.js";
 
@@ -20,6 +20,8 @@ export interface HttpInput {
   query: Record<string, unknown>;
   /** Parsed JSON body; undefined when the request had none. */
   body: unknown;
+  /** The organization's default country, for phone numbers. */
+  country: string;
 }
 
 /** Places a request-message field path in the HTTP request: path, query or body. */
@@ -70,10 +72,15 @@ export function decodeRequest(route: Route, input: HttpInput): { message: AnyMes
   const violations: Violation[] = [];
   const schema = route.method.input;
   let message = create(schema) as AnyMessage;
+  let bodyUnusable = route.body !== undefined && input.body === undefined;
 
   if (route.body === "*") {
     if (input.body === undefined) violations.push({ field: "", type: "missing", message: "Field required", input: null });
-    else message = readMessage(schema, input.body, "", violations) ?? message;
+    else {
+      const read = readMessage(schema, input.body, "", violations);
+      if (read) message = read;
+      else bodyUnusable = true;
+    }
   } else if (route.body) {
     const field = route.body;
     if (input.body === undefined) {
@@ -81,6 +88,7 @@ export function decodeRequest(route: Route, input: HttpInput): { message: AnyMes
     } else if (field.message) {
       const nested = readMessage(field.message, input.body, field.name, violations);
       if (nested) message[field.localName] = nested;
+      else bodyUnusable = true;
       if (route.updateMask && nested && typeof input.body === "object" && input.body !== null) {
         const known = new Set(field.message.fields.map((f) => f.name));
         message[route.updateMask.localName] = create(FieldMaskSchema, {
@@ -105,19 +113,55 @@ export function decodeRequest(route: Route, input: HttpInput): { message: AnyMes
   // A field that failed to parse is absent from the message; report it once, not again as missing.
   const failed = new Set(violations.map((v) => v.field));
   applyDefaults(schema, message);
-  const bodyMissing = route.body !== undefined && input.body === undefined;
-  for (const v of validateMessage(schema, message)) {
+  for (const v of validateMessage(schema, message, { country: input.country })) {
     if (failed.has(v.field)) continue;
-    // Without a body, its one "missing" entry says it all.
-    if (bodyMissing && locate(route, v.field)[0] === "body") continue;
+    if (v.type === "missing" && wasSent(route, input, v.field)) {
+      violations.push(emptyValue(schema, v));
+      continue;
+    }
+    // Without a usable body, its one entry ("missing", or not an object) says it all.
+    if (bodyUnusable && locate(route, v.field)[0] === "body") continue;
     violations.push(v);
   }
   return { message, errors: entriesOf(route, inDeclarationOrder(schema, violations)) };
 }
 
+/** Whether the client sent a field that the message holds as absent (an empty string or list). */
+function wasSent(route: Route, input: HttpInput, fieldPath: string): boolean {
+  const [head, ...rest] = fieldPath.split(".");
+  if (head === undefined) return false;
+  if (route.pathFields.some((f) => f.name === head)) return true;
+  const body = typeof input.body === "object" && input.body !== null ? (input.body as Record<string, unknown>) : {};
+  // A null is "no value" (missing); an empty string or list was a value.
+  if (route.body === "*") return body[head] !== undefined && body[head] !== null;
+  if (route.body && route.body.name === head) return body[rest[0] ?? ""] !== undefined && body[rest[0] ?? ""] !== null;
+  return input.query[head] !== undefined;
+}
+
+/** Proto3 cannot tell an empty string or list from an absent one; the client sent it empty. */
+function emptyValue(schema: DescMessage, v: Violation): Violation {
+  const [head, ...rest] = v.field.split(".");
+  let field = schema.fields.find((f) => f.name === head);
+  if (rest.length > 0 && field?.message) field = field.message.fields.find((f) => f.name === rest[0]);
+  const rules = field ? fieldRules(field) : undefined;
+  if (field?.fieldKind === "list") {
+    const min = rules?.minItems ?? 1;
+    return { field: v.field, type: "too_short", message: `List should have at least ${min} item${min === 1 ? "" : "s"} after validation, not 0`, input: [], context: { field_type: "List", min_length: min, actual_length: 0 } };
+  }
+  const min = rules?.minLen ?? 1;
+  return { field: v.field, type: "string_too_short", message: `String should have at least ${min} character${min === 1 ? "" : "s"}`, input: "", context: { min_length: min } };
+}
+
 /** Orders violations as the fields are declared, the order FastAPI reports parameters in. */
 function inDeclarationOrder(schema: DescMessage, violations: Violation[]): Violation[] {
   const rank = new Map(schema.fields.map((field, index) => [field.name, index]));
-  const position = (v: Violation) => rank.get(v.field.split(".")[0] ?? "") ?? -1;
-  return [...violations].sort((a, b) => position(a) - position(b));
+  const key = (v: Violation): [number, number] => {
+    const [head = "", second = ""] = v.field.split(".");
+    return [rank.get(head) ?? -1, /^\d+$/.test(second) ? Number(second) : -1];
+  };
+  return [...violations].sort((a, b) => {
+    const [fa, ia] = key(a);
+    const [fb, ib] = key(b);
+    return fa - fb || ia - ib;
+  });
 }

@@ -1,6 +1,8 @@
 import { fileURLToPath } from "node:url";
 import { SERVICE_PORTS, type ServiceModule } from "@voiceops/platform";
 import { FieldopsService } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
+import { providerHandlers } from "./handlers/providers.js";
+import { ServiceProviderStore } from "./store/providers.js";
 
 /** The field-operations service: service providers (technicians), and later on-call and dispatch. */
 export const fieldopsService: ServiceModule = {
@@ -8,9 +10,12 @@ export const fieldopsService: ServiceModule = {
   schema: "fieldops",
   migrationsDir: fileURLToPath(new URL("../migrations", import.meta.url)),
   defaultPort: SERVICE_PORTS.fieldops,
-  routes() {
+  routes(context) {
+    const providers = new ServiceProviderStore();
     return (router) => {
-      router.service(FieldopsService, {});
+      router.service(FieldopsService, {
+        ...providerHandlers(context, providers),
+      });
     };
   },
 };

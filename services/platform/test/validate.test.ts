@@ -9,7 +9,7 @@ import { ContactStatusSchema } from "@voiceops/proto/voiceops/crm/v1/crm_service
 describe("validateMessage", () => {
   it("reports every failing field with pydantic types", () => {
     const message = create(ListContactsRequestSchema, { page: 0, pageSize: 101, search: "x".repeat(201) });
-    const violations = validateMessage(ListContactsRequestSchema, message as never);
+    const violations = validateMessage(ListContactsRequestSchema, message as never, { country: "US" });
     expect(violations.map((v) => [v.field, v.type])).toEqual([
       ["page", "greater_than_equal"],
       ["page_size", "less_than_equal"],
@@ -19,15 +19,15 @@ describe("validateMessage", () => {
   });
 
   it("reports a missing required field", () => {
-    const violations = validateMessage(SearchContactsRequestSchema, create(SearchContactsRequestSchema) as never);
+    const violations = validateMessage(SearchContactsRequestSchema, create(SearchContactsRequestSchema) as never, { country: "US" });
     expect(violations).toEqual([expect.objectContaining({ field: "q", type: "missing", message: "Field required" })]);
   });
 
   it("checks every element of a repeated field and its size", () => {
     const ids = ["018f0000-0000-7000-8000-000000000000", "nope"];
-    const violations = validateMessage(BulkDeleteContactsRequestSchema, create(BulkDeleteContactsRequestSchema, { ids }) as never);
+    const violations = validateMessage(BulkDeleteContactsRequestSchema, create(BulkDeleteContactsRequestSchema, { ids }) as never, { country: "US" });
     expect(violations.map((v) => [v.field, v.type])).toEqual([["ids.1", "uuid_parsing"]]);
-    const tooMany = validateMessage(BulkDeleteContactsRequestSchema, create(BulkDeleteContactsRequestSchema, { ids: Array(501).fill(ids[0]) }) as never);
+    const tooMany = validateMessage(BulkDeleteContactsRequestSchema, create(BulkDeleteContactsRequestSchema, { ids: Array(501).fill(ids[0]) }) as never, { country: "US" });
     expect(tooMany.map((v) => v.type)).toEqual(["too_long"]);
   });
 

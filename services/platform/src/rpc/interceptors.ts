@@ -72,7 +72,8 @@ export function validate(): Interceptor {
     if (!req.stream) {
       const message = req.message as Record<string, unknown>;
       applyDefaults(req.method.input, message);
-      const violations = validateMessage(req.method.input, message);
+      const country = req.contextValues.get(orgContextKey)?.country ?? "US";
+      const violations = validateMessage(req.method.input, message, { country });
       if (violations.length > 0) throw invalidArgument(violations);
     }
     return next(req);

@@ -148,3 +148,4 @@ export async function isolatedDatabase(baseUrl: string): Promise<{ url: string; 
     },
   };
 }
+export * from "./grpc.js";

@@ -1,6 +1,7 @@
 import { isFieldSet, ScalarType, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import { IANAZone } from "luxon";
 import { isUuid } from "../ids.js";
+import { normalizePhone } from "../phone.js";
 import { enumFromJson, enumJsonValues, enumToJson, fieldRules } from "../proto-options.js";
 import { violation, type Violation } from "./violations.js";
 
@@ -23,7 +24,13 @@ export function expectedList(values: string[]): string {
   return `${quoted.slice(0, -1).join(", ")} or ${quoted[quoted.length - 1]}`;
 }
 
-function checkString(path: string, value: string, field: DescField, out: Violation[]): void {
+/** What validation needs to know of the caller. */
+export interface ValidationContext {
+  /** Default country for phone numbers written without a country code. */
+  country: string;
+}
+
+function checkString(path: string, value: string, field: DescField, out: Violation[], context: ValidationContext): void {
   const rules = fieldRules(field);
   if (!rules) return;
   const length = [...value].length;
@@ -43,6 +50,9 @@ function checkString(path: string, value: string, field: DescField, out: Violati
   if (rules.email && value !== "" && !EMAIL.test(value)) {
     out.push(violation(path, "value_error", "value is not a valid email address", value));
   }
+  if (rules.phone && value.trim() !== "" && !normalizePhone(value, context.country)) {
+    out.push(violation(path, "value_error", "Value error, not a valid phone number", value));
+  }
   if (rules.timezone && !IANAZone.isValidZone(value)) {
     out.push(violation(path, "value_error", "value is not a valid IANA time zone name", value));
   }
@@ -59,8 +69,8 @@ function checkNumber(path: string, value: number | bigint, field: DescField, out
   }
 }
 
-function checkValue(path: string, value: unknown, field: DescField, out: Violation[]): void {
-  if (typeof value === "string") checkString(path, value, field, out);
+function checkValue(path: string, value: unknown, field: DescField, out: Violation[], context: ValidationContext): void {
+  if (typeof value === "string") checkString(path, value, field, out, context);
   else if (typeof value === "number" || typeof value === "bigint") {
     if (field.fieldKind === "enum" || (field.fieldKind === "list" && field.listKind === "enum")) {
       const desc = field.enum;
@@ -72,7 +82,7 @@ function checkValue(path: string, value: unknown, field: DescField, out: Violati
       checkNumber(path, value, field, out);
     }
   } else if (typeof value === "object" && value !== null && field.message && !isWellKnown(field.message)) {
-    out.push(...validateMessage(field.message, value as AnyMessage, path));
+    out.push(...validateMessage(field.message, value as AnyMessage, context, path));
   }
 }
 
@@ -80,7 +90,7 @@ function checkValue(path: string, value: unknown, field: DescField, out: Violati
  * Checks a message against the FieldRules of its fields (recursing into nested messages) and
  * returns every violation, not only the first.
  */
-export function validateMessage(schema: DescMessage, message: AnyMessage, prefix = ""): Violation[] {
+export function validateMessage(schema: DescMessage, message: AnyMessage, context: ValidationContext, prefix = ""): Violation[] {
   const out: Violation[] = [];
   for (const field of schema.fields) {
     const path = join(prefix, field.name);
@@ -99,9 +109,9 @@ export function validateMessage(schema: DescMessage, message: AnyMessage, prefix
       if (rules?.maxItems !== undefined && items.length > rules.maxItems) {
         out.push(violation(path, "too_long", `List should have at most ${rules.maxItems} item${rules.maxItems === 1 ? "" : "s"} after validation, not ${items.length}`, undefined, { field_type: "List", max_length: rules.maxItems, actual_length: items.length }));
       }
-      items.forEach((item, index) => checkValue(`${path}.${index}`, item, field, out));
+      items.forEach((item, index) => checkValue(`${path}.${index}`, item, field, out, context));
     } else if (field.fieldKind !== "map") {
-      checkValue(path, value, field, out);
+      checkValue(path, value, field, out, context);
     }
   }
   return out;

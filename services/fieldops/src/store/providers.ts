@@ -1,0 +1,112 @@
+import { likePattern, looksLikePhone, newId, phoneDigits, type Queryable } from "@voiceops/platform";
+import { SERVICE_PROVIDER_COLUMNS, type ServiceProviderRow } from "./rows.js";
+
+/** Writable provider columns; update SQL is built only from these names, never from input. */
+export const PROVIDER_FIELDS = ["name", "phone_number", "email", "specialty", "skills", "status", "is_on_call", "notes"] as const;
+export type ProviderField = (typeof PROVIDER_FIELDS)[number];
+export type ProviderValues = Partial<Record<ProviderField, string | string[] | boolean | null>>;
+
+/**
+ * WHERE fragment for a free-text search: a case-insensitive substring of the name, email,
+ * specialty or one skill, or of the phone digits when the text looks like a phone number.
+ * search_text (the human fields joined, trigram-indexed) narrows the rows; the per-field test
+ * keeps a match from spanning two fields or two skills.
+ */
+function searchCondition(search: string, params: unknown[]): string {
+  params.push(likePattern(search));
+  const p = `$${params.length}`;
+  const fields = ["name", "email", "specialty"].map((field) => `${field} ILIKE ${p} ESCAPE '\\'`);
+  fields.push(`EXISTS (SELECT 1 FROM unnest(skills) AS skill WHERE skill ILIKE ${p} ESCAPE '\\')`);
+  const text = `(search_text ILIKE ${p} ESCAPE '\\' AND (${fields.join(" OR ")}))`;
+  if (!looksLikePhone(search)) return text;
+  params.push(likePattern(phoneDigits(search)));
+  return `(${text} OR phone_digits LIKE $${params.length} ESCAPE '\\')`;
+}
+
+export interface ProviderListQuery {
+  page: number;
+  pageSize: number;
+  status: string | undefined;
+  /** Case-insensitive equality with the specialty. */
+  specialty: string | undefined;
+  search: string | undefined;
+}
+
+export class ServiceProviderStore {
+  async list(db: Queryable, orgId: string, query: ProviderListQuery): Promise<{ rows: ServiceProviderRow[]; total: number }> {
+    const params: unknown[] = [orgId];
+    const where = ["org_id = $1"];
+    if (query.status !== undefined) {
+      params.push(query.status);
+      where.push(`status = $${params.length}`);
+    }
+    if (query.specialty !== undefined) {
+      params.push(query.specialty);
+      where.push(`lower(specialty) = lower($${params.length})`);
+    }
+    if (query.search) where.push(searchCondition(query.search, params));
+    params.push(query.pageSize, (query.page - 1) * query.pageSize);
+    const filter = where.join(" AND ");
+    // One round trip: the count and the page, with the count kept when the page is empty.
+    const result = await db.query<ServiceProviderRow & { total: number }>(
+      `SELECT t.total, p.* FROM (SELECT count(*)::int AS total FROM fieldops.service_providers WHERE ${filter}) t
+       LEFT JOIN LATERAL (
+         SELECT ${SERVICE_PROVIDER_COLUMNS} FROM fieldops.service_providers WHERE ${filter}
+         ORDER BY lower(name) ASC, id ASC LIMIT $${params.length - 1} OFFSET $${params.length}
+       ) p ON true`,
+      params,
+    );
+    const total = Number(result.rows[0]?.total ?? 0);
+    return { rows: result.rows.filter((row) => row.id !== null), total };
+  }
+
+  async get(db: Queryable, orgId: string, id: string): Promise<ServiceProviderRow | undefined> {
+    const result = await db.query<ServiceProviderRow>(`SELECT ${SERVICE_PROVIDER_COLUMNS} FROM fieldops.service_providers WHERE org_id = $1 AND id = $2`, [orgId, id]);
+    return result.rows[0];
+  }
+
+  async insert(db: Queryable, orgId: string, values: ProviderValues & { name: string }): Promise<ServiceProviderRow> {
+    const result = await db.query<ServiceProviderRow>(
+      `INSERT INTO fieldops.service_providers (id, org_id, name, phone_number, email, specialty, skills, status, is_on_call, notes)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       RETURNING ${SERVICE_PROVIDER_COLUMNS}`,
+      [
+        newId(),
+        orgId,
+        values.name,
+        values.phone_number ?? null,
+        values.email ?? null,
+        values.specialty ?? null,
+        values.skills ?? [],
+        values.status ?? "active",
+        values.is_on_call ?? false,
+        values.notes ?? null,
+      ],
+    );
+    const row = result.rows[0];
+    if (!row) throw new Error("insert returned no row");
+    return row;
+  }
+
+  /** Applies the given columns; undefined when the provider does not exist in the org. */
+  async update(db: Queryable, orgId: string, id: string, values: ProviderValues): Promise<ServiceProviderRow | undefined> {
+    const params: unknown[] = [orgId, id];
+    const sets = ["updated_at = now()"];
+    for (const field of PROVIDER_FIELDS) {
+      if (!(field in values)) continue;
+      params.push(field === "skills" ? (values.skills ?? []) : values[field]);
+      sets.push(`${field} = $${params.length}`);
+    }
+    const result = await db.query<ServiceProviderRow>(
+      `UPDATE fieldops.service_providers SET ${sets.join(", ")} WHERE org_id = $1 AND id = $2 RETURNING ${SERVICE_PROVIDER_COLUMNS}`,
+      params,
+    );
+    return result.rows[0];
+  }
+
+  /** Deletes a provider; resolves its stored id, or undefined when it is not in the org. */
+  async delete(db: Queryable, orgId: string, id: string): Promise<string | undefined> {
+    const result = await db.query<{ id: string }>(`DELETE FROM fieldops.service_providers WHERE org_id = $1 AND id = $2 RETURNING id`, [orgId, id]);
+    return result.rows[0]?.id;
+  }
+}

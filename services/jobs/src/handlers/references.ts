@@ -1,0 +1,53 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+import { peerClient, violation, type OrgContext, type ServiceContext, type Violation } from "@voiceops/platform";
+import { CrmService } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
+import { FieldopsService } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
+
+/**
+ * Checks that the contact and provider a request links to exist in the caller's organization,
+ * by asking the services that own them. Runs before the write's transaction, so no database
+ * transaction is held open across a call to another service.
+ */
+export function referenceChecker(service: ServiceContext) {
+  let crm: ReturnType<typeof peerClient<typeof CrmService>> | undefined;
+  let fieldops: ReturnType<typeof peerClient<typeof FieldopsService>> | undefined;
+
+  async function exists(lookup: () => Promise<unknown>): Promise<boolean> {
+    try {
+      await lookup();
+      return true;
+    } catch (error) {
+      if (error instanceof ConnectError && error.code === Code.NotFound) return false;
+      throw error;
+    }
+  }
+
+  return async function check(org: OrgContext, refs: { contactId?: string | null; providerId?: string | null }, prefix = ""): Promise<Violation[]> {
+    const violations: Violation[] = [];
+    const checks: Promise<void>[] = [];
+    if (refs.contactId) {
+      crm ??= peerClient(CrmService, service.peer("crm"), service.internalToken);
+      const client = crm;
+      const contactId = refs.contactId;
+      checks.push(
+        exists(() => client.client.getContact({ contactId }, client.as(org))).then((found) => {
+          if (!found) violations.push(violation(`${prefix}contact_id`, "value_error", "Value error, contact not found", contactId));
+        }),
+      );
+    }
+    if (refs.providerId) {
+      fieldops ??= peerClient(FieldopsService, service.peer("fieldops"), service.internalToken);
+      const client = fieldops;
+      const providerId = refs.providerId;
+      checks.push(
+        exists(() => client.client.getServiceProvider({ providerId }, client.as(org))).then((found) => {
+          if (!found) violations.push(violation(`${prefix}provider_id`, "value_error", "Value error, service provider not found", providerId));
+        }),
+      );
+    }
+    await Promise.all(checks);
+    return violations.sort((a, b) => a.field.localeCompare(b.field));
+  };
+}
+
+export type ReferenceChecker = ReturnType<typeof referenceChecker>;
