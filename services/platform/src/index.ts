@@ -25,3 +25,4 @@ export * from "./standalone.js";
 export * from "./shutdown.js";
 export * from "./ops-server.js";
 export * from "./updates.js";
+export * from "./validation/phone-input.js";

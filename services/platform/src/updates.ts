@@ -18,3 +18,8 @@ export function blankToNull(text: string | undefined): string | null {
   const trimmed = text?.trim();
   return trimmed ? trimmed : null;
 }
+
+/** Trimmed, distinct, non-blank entries of a list of labels (tags, skills), in first-seen order. */
+export function distinctLabels(items: readonly string[]): string[] {
+  return [...new Set(items.map((item) => item.trim()).filter((item) => item !== ""))];
+}

@@ -1,4 +1,9 @@
-import { blankToNull, normalizePhone, violation, type Violation } from "@voiceops/platform";
+import {
+  blankToNull,
+  distinctLabels,
+  phoneInput,
+  type Violation,
+} from "@voiceops/platform";
 import type { ContactStatus } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 import { contactStatusText } from "../store/rows.js";
 import type { ContactField, ContactValues } from "../store/contacts.js";
@@ -28,14 +33,8 @@ export function contactValues(input: ContactInput, fields: Iterable<ContactField
         values.name = blankToNull(input.name);
         break;
       case "phone_number": {
-        const raw = blankToNull(input.phoneNumber);
-        if (raw === null) {
-          values.phone_number = null;
-        } else {
-          const e164 = normalizePhone(raw, country);
-          if (e164) values.phone_number = e164;
-          else violations.push(violation(`${prefix}phone_number`, "value_error", "Value error, not a valid phone number", raw));
-        }
+        const phone = phoneInput(input.phoneNumber, country, `${prefix}phone_number`, violations);
+        if (phone !== undefined) values.phone_number = phone;
         break;
       }
       case "email":
@@ -54,7 +53,7 @@ export function contactValues(input: ContactInput, fields: Iterable<ContactField
         values.notes = blankToNull(input.notes);
         break;
       case "tags":
-        values.tags = [...new Set(input.tags.map((tag) => tag.trim()).filter((tag) => tag !== ""))];
+        values.tags = distinctLabels(input.tags);
         break;
     }
   }

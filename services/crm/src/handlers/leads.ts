@@ -3,17 +3,17 @@ import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import {
   blankToNull,
+  type Emit,
   endOfLocalDay,
   invalidArgument,
   newEvent,
-  normalizePhone,
-  orgOf,
-  updatedFields,
-  violation,
-  type Emit,
   type OrgContext,
+  orgOf,
+  phoneInput,
   type Queryable,
   type ServiceContext,
+  updatedFields,
+  violation,
   type Violation,
 } from "@voiceops/platform";
 import { ContactCreatedSchema, ContactUpdatedSchema, LeadCreatedSchema, LeadDeletedSchema, LeadUpdatedSchema } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
@@ -102,12 +102,11 @@ export function leadHandlers(service: ServiceContext, leads: LeadStore, contacts
   function contactInput(org: OrgContext, req: CreateLeadRequest): { name: string | null; email: string | null; phone: string | null; violations: Violation[] } {
     const name = blankToNull(req.name);
     const email = blankToNull(req.email);
-    const rawPhone = blankToNull(req.phoneNumber);
-    const phone = rawPhone ? (normalizePhone(rawPhone, org.country) ?? null) : null;
     const violations: Violation[] = [];
-    if (req.contactId) return { name, email, phone, violations };
-    if (rawPhone && !phone) violations.push(violation("phone_number", "value_error", "Value error, not a valid phone number", rawPhone));
-    else if (!name && !phone && !email) {
+    const phone = phoneInput(req.phoneNumber, org.country, "phone_number", violations);
+    if (req.contactId) return { name, email, phone: phone ?? null, violations: [] };
+    if (phone === undefined) return { name, email, phone: null, violations };
+    if (!name && !phone && !email) {
       violations.push(violation("", "value_error", "Value error, one of contact_id, name, phone_number or email is required", null));
     }
     return { name, email, phone, violations };

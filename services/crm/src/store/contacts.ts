@@ -1,4 +1,4 @@
-import { likePattern, looksLikePhone, newId, phoneDigits, type Queryable } from "@voiceops/platform";
+import { likePattern, looksLikePhone, newId, phoneDigits, prefixPattern, textSearch, type Queryable } from "@voiceops/platform";
 import { CONTACT_COLUMNS, type ContactRow } from "./rows.js";
 
 /** Writable contact columns; update SQL is built only from these names, never from input. */
@@ -14,24 +14,8 @@ const ORDER: Record<ContactSort, string> = {
   newest: "created_at DESC, id DESC",
 };
 
-/**
- * Case-insensitive substring match of one of the human fields. search_text (all of them joined,
- * trigram-indexed) narrows the rows; the per-field test keeps a match from spanning two fields
- * ("ann lee" must not find name "Ann" with email "lee@...").
- */
-export function humanFieldsMatch(param: string, alias = ""): string {
-  const fields = ["name", "email", "company_name", "address"].map((f) => `${alias}${f} ILIKE ${param} ESCAPE '\\'`);
-  return `(${alias}search_text ILIKE ${param} ESCAPE '\\' AND (${fields.join(" OR ")}))`;
-}
-
-/** WHERE fragment for a free-text search over the human fields and the phone digits. */
-function searchCondition(search: string, params: unknown[]): string {
-  params.push(likePattern(search));
-  const text = humanFieldsMatch(`$${params.length}`);
-  if (!looksLikePhone(search)) return `(${text})`;
-  params.push(likePattern(phoneDigits(search)));
-  return `(${text} OR phone_digits LIKE $${params.length} ESCAPE '\\')`;
-}
+/** The contact fields a free-text search looks in (besides the phone digits). */
+export const CONTACT_SEARCH_COLUMNS = ["name", "email", "company_name", "address"];
 
 export interface ContactListQuery {
   page: number;
@@ -52,7 +36,7 @@ export class ContactStore {
     } else {
       where.push(query.prospects ? "status = 'prospect'" : "status <> 'prospect'");
     }
-    if (query.search) where.push(searchCondition(query.search, params));
+    if (query.search) where.push(textSearch(query.search, params, { columns: CONTACT_SEARCH_COLUMNS, phoneDigits: "phone_digits" }));
     params.push(query.pageSize, (query.page - 1) * query.pageSize);
     const filter = where.join(" AND ");
     // One round trip: the count and the page, with the count kept when the page is empty.
@@ -137,7 +121,7 @@ export class ContactStore {
 
   /** Name or phone search, best first: exact phone, then name prefix, then substring. */
   async search(db: Queryable, orgId: string, q: string, e164: string | undefined, limit: number): Promise<ContactRow[]> {
-    const params: unknown[] = [orgId, likePattern(q), `${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`, e164 ?? null, limit];
+    const params: unknown[] = [orgId, likePattern(q), prefixPattern(q), e164 ?? null, limit];
     let match = "name ILIKE $2 ESCAPE '\\'";
     if (looksLikePhone(q)) {
       params.push(likePattern(phoneDigits(q)));

@@ -1,5 +1,5 @@
-import { likePattern, looksLikePhone, newId, phoneDigits, type Queryable } from "@voiceops/platform";
-import { humanFieldsMatch } from "./contacts.js";
+import { newId, textSearch, type Queryable } from "@voiceops/platform";
+import { CONTACT_SEARCH_COLUMNS } from "./contacts.js";
 import type { LeadRow } from "./rows.js";
 
 export const LEAD_FIELDS = ["status", "source", "notes", "estimated_value_cents", "next_step", "next_step_due_at", "lost_reason", "won_at", "lost_at", "customer_id"] as const;
@@ -33,14 +33,9 @@ export class LeadStore {
       where.push(`l.status = $${params.length}`);
     }
     if (query.search) {
-      params.push(likePattern(query.search));
-      const p = `$${params.length}`;
-      let match = `${humanFieldsMatch(p, "c.")} OR l.notes ILIKE ${p} ESCAPE '\\'`;
-      if (looksLikePhone(query.search)) {
-        params.push(likePattern(phoneDigits(query.search)));
-        match += ` OR c.phone_digits LIKE $${params.length} ESCAPE '\\'`;
-      }
-      where.push(`(${match})`);
+      where.push(
+        textSearch(query.search, params, { alias: "c.", columns: CONTACT_SEARCH_COLUMNS, phoneDigits: "phone_digits", besides: ["l.notes ILIKE {p} ESCAPE '\\'"] }),
+      );
     }
     let order = "l.created_at DESC, l.id DESC";
     if (query.staleBefore) {

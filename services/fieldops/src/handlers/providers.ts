@@ -2,13 +2,14 @@ import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import {
   blankToNull,
+  distinctLabels,
   invalidArgument,
   newEvent,
-  normalizePhone,
   orgOf,
+  phoneInput,
+  type ServiceContext,
   updatedFields,
   violation,
-  type ServiceContext,
   type Violation,
 } from "@voiceops/platform";
 import {
@@ -63,14 +64,8 @@ function providerValues(input: ProviderInput, fields: Iterable<ProviderField>, c
         break;
       }
       case "phone_number": {
-        const raw = blankToNull(input.phoneNumber);
-        if (raw === null) {
-          values.phone_number = null;
-        } else {
-          const e164 = normalizePhone(raw, country);
-          if (e164) values.phone_number = e164;
-          else violations.push(violation(`${prefix}phone_number`, "value_error", "Value error, not a valid phone number", raw));
-        }
+        const phone = phoneInput(input.phoneNumber, country, `${prefix}phone_number`, violations);
+        if (phone !== undefined) values.phone_number = phone;
         break;
       }
       case "email":
@@ -80,7 +75,7 @@ function providerValues(input: ProviderInput, fields: Iterable<ProviderField>, c
         values.specialty = blankToNull(input.specialty);
         break;
       case "skills":
-        values.skills = [...new Set(input.skills.map((skill) => skill.trim()).filter((skill) => skill !== ""))];
+        values.skills = distinctLabels(input.skills);
         break;
       case "status":
         if (input.status !== undefined) values.status = providerStatusText(input.status);

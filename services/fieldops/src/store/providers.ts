@@ -1,4 +1,4 @@
-import { likePattern, looksLikePhone, newId, phoneDigits, type Queryable } from "@voiceops/platform";
+import { newId, textSearch, type Queryable } from "@voiceops/platform";
 import { SERVICE_PROVIDER_COLUMNS, type ServiceProviderRow } from "./rows.js";
 
 /** Writable provider columns; update SQL is built only from these names, never from input. */
@@ -6,22 +6,6 @@ export const PROVIDER_FIELDS = ["name", "phone_number", "email", "specialty", "s
 export type ProviderField = (typeof PROVIDER_FIELDS)[number];
 export type ProviderValues = Partial<Record<ProviderField, string | string[] | boolean | null>>;
 
-/**
- * WHERE fragment for a free-text search: a case-insensitive substring of the name, email,
- * specialty or one skill, or of the phone digits when the text looks like a phone number.
- * search_text (the human fields joined, trigram-indexed) narrows the rows; the per-field test
- * keeps a match from spanning two fields or two skills.
- */
-function searchCondition(search: string, params: unknown[]): string {
-  params.push(likePattern(search));
-  const p = `$${params.length}`;
-  const fields = ["name", "email", "specialty"].map((field) => `${field} ILIKE ${p} ESCAPE '\\'`);
-  fields.push(`EXISTS (SELECT 1 FROM unnest(skills) AS skill WHERE skill ILIKE ${p} ESCAPE '\\')`);
-  const text = `(search_text ILIKE ${p} ESCAPE '\\' AND (${fields.join(" OR ")}))`;
-  if (!looksLikePhone(search)) return text;
-  params.push(likePattern(phoneDigits(search)));
-  return `(${text} OR phone_digits LIKE $${params.length} ESCAPE '\\')`;
-}
 
 export interface ProviderListQuery {
   page: number;
@@ -44,7 +28,16 @@ export class ServiceProviderStore {
       params.push(query.specialty);
       where.push(`lower(specialty) = lower($${params.length})`);
     }
-    if (query.search) where.push(searchCondition(query.search, params));
+    if (query.search) {
+      where.push(
+        textSearch(query.search, params, {
+          columns: ["name", "email", "specialty"],
+          // One skill at a time, so a match never spans two skills.
+          alsoWithin: ["EXISTS (SELECT 1 FROM unnest(skills) AS skill WHERE skill ILIKE {p} ESCAPE '\\')"],
+          phoneDigits: "phone_digits",
+        }),
+      );
+    }
     params.push(query.pageSize, (query.page - 1) * query.pageSize);
     const filter = where.join(" AND ");
     // One round trip: the count and the page, with the count kept when the page is empty.

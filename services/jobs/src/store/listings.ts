@@ -1,4 +1,4 @@
-import { likePattern, newId, type Queryable } from "@voiceops/platform";
+import { newId, textSearch, type Queryable } from "@voiceops/platform";
 import { LISTING_COLUMNS, type ListingRow } from "./listing-rows.js";
 
 /** Writable listing columns; update SQL is built only from these names, never from input. */
@@ -23,16 +23,6 @@ export interface ListingListQuery {
   search: string | undefined;
 }
 
-/**
- * WHERE fragment for a case-insensitive substring search. search_text (the three fields joined,
- * trigram-indexed) narrows the rows; the per-field test keeps a match from spanning two fields.
- */
-function searchCondition(search: string, params: unknown[]): string {
-  params.push(likePattern(search));
-  const p = `$${params.length}`;
-  const fields = ["name", "description", "category"].map((field) => `${field} ILIKE ${p} ESCAPE '\\'`);
-  return `(search_text ILIKE ${p} ESCAPE '\\' AND (${fields.join(" OR ")}))`;
-}
 
 export class ServiceListingStore {
   /** One page in name order (case-insensitive, ties by id) and the count of every match. */
@@ -47,7 +37,7 @@ export class ServiceListingStore {
       params.push(query.isAvailable);
       where.push(`is_available = $${params.length}`);
     }
-    if (query.search) where.push(searchCondition(query.search, params));
+    if (query.search) where.push(textSearch(query.search, params, { columns: ["name", "description", "category"] }));
     params.push(query.pageSize, (query.page - 1) * query.pageSize);
     const filter = where.join(" AND ");
     // One round trip: the count and the page, with the count kept when the page is empty.

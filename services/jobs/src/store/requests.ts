@@ -1,4 +1,4 @@
-import { likePattern, newId, type Queryable } from "@voiceops/platform";
+import { newId, textSearch, type Queryable } from "@voiceops/platform";
 import { REQUEST_COLUMNS, type RequestRow } from "./rows.js";
 
 /** Writable request columns; update SQL is built only from these names. */
@@ -43,10 +43,7 @@ export class RequestStore {
     filter("status", query.status);
     filter("priority", query.priority);
     filter("contact_id", query.contactId);
-    if (query.search) {
-      params.push(likePattern(query.search));
-      where.push(`search_text ILIKE $${params.length} ESCAPE '\\'`);
-    }
+    if (query.search) where.push(textSearch(query.search, params, { columns: ["description", "address", "category"] }));
     let order = "created_at DESC, id DESC";
     if (query.dueBefore) {
       params.push(query.dueBefore);
