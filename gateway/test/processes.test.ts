@@ -1,0 +1,139 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { ApiClient, eventually, testEnv } from "@voiceops/platform/testing";
+
+// The system as an operator runs it: real processes started the way the README says, stopped
+// with SIGTERM.
+
+const ROOT = join(import.meta.dirname, "..", "..");
+const distributed = Boolean(process.env.DATABASE_URL && process.env.NATS_URL);
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+interface Running {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+function run(entry: string, env: Record<string, string | undefined>, args: string[] = []): Running {
+  const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env } as NodeJS.ProcessEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+async function stop(running: Running): Promise<number | null> {
+  running.child.kill("SIGTERM");
+  return running.exited;
+}
+
+async function waitForLive(url: string, timeoutMs: number): Promise<void> {
+  await eventually(async () => ((await fetch(`${url}/health/live`).catch(() => undefined))?.status === 200 ? true : undefined), timeoutMs, 100);
+}
+
+describe("npm start (embedded launcher) as a process", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "voiceops-process-"));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it("answers /health/live quickly, issues a key with the CLI, and keeps data across SIGTERM", async () => {
+    const [port, adminPort] = await Promise.all([freePort(), freePort()]);
+    const env = testEnv({ DATA_DIR: dataDir, PORT: String(port), ADMIN_PORT: String(adminPort), LOG_LEVEL: "info" });
+    const url = `http://127.0.0.1:${port}`;
+    const started = Date.now();
+    let system = run("gateway/src/embedded.ts", env);
+    await waitForLive(url, 60_000);
+    const liveAfterMs = Date.now() - started;
+    expect(liveAfterMs).toBeLessThan(60_000);
+    process.stdout.write(`npm start answered /health/live after ${liveAfterMs} ms\n`);
+
+    const cli = run("gateway/src/cli/apikey.ts", env, ["--org", `Process Plumbing ${port}`, "--role", "owner", "--timezone", "America/Chicago"]);
+    expect(await cli.exited).toBe(0);
+    const line = JSON.parse(cli.output().trim().split("\n").pop() ?? "{}") as { organization_id: string; api_key: string };
+    expect(line).toEqual({ organization_id: expect.any(String), api_key: expect.stringMatching(/^vo_/) });
+    const api = new ApiClient(url, line.api_key);
+    const created = await api.post("/api/contacts", { name: "Written Before SIGTERM" });
+    expect(created.status).toBe(201);
+
+    expect(await stop(system)).toBe(0);
+    expect(system.output()).toContain("stopped");
+
+    system = run("gateway/src/embedded.ts", env);
+    try {
+      await waitForLive(url, 60_000);
+      const read = await api.get(`/api/contacts/${created.body.id}`);
+      expect(read.status).toBe(200);
+      expect(read.body.name).toBe("Written Before SIGTERM");
+      // The CLI finds the organization by name the second time instead of creating another.
+      const again = run("gateway/src/cli/apikey.ts", env, ["--org", `Process Plumbing ${port}`]);
+      expect(await again.exited).toBe(0);
+      expect(JSON.parse(again.output().trim().split("\n").pop() ?? "{}").organization_id).toBe(line.organization_id);
+    } finally {
+      expect(await stop(system)).toBe(0);
+    }
+  });
+
+  it("stops at start-up with a message naming a bad variable", async () => {
+    const bad = run("gateway/src/embedded.ts", testEnv({ DATA_DIR: dataDir, PORT: "eighty" }));
+    expect(await bad.exited).not.toBe(0);
+    expect(bad.output()).toContain("PORT must be an integer");
+  });
+});
+
+describe.skipIf(!distributed)("distributed mode: every service and the gateway as processes", () => {
+  const running: Running[] = [];
+  afterAll(async () => {
+    await Promise.all(running.map((r) => (r.child.exitCode === null ? stop(r) : r.exited)));
+  });
+
+  it("serves the API across processes, passes events over NATS, and drains on SIGTERM", async () => {
+    const names = ["crm", "jobs", "fieldops", "comms", "analytics"];
+    const ports = await Promise.all([...names, "ops1", "ops2", "ops3", "ops4", "ops5", "gateway", "admin"].map(() => freePort()));
+    const env = testEnv();
+    names.forEach((name, i) => (env[`${name.toUpperCase()}_SERVICE_ADDR`] = `http://127.0.0.1:${ports[i]}`));
+    names.forEach((name, i) => {
+      running.push(run(`services/${name}/src/main.ts`, { ...env, GRPC_HOST: "127.0.0.1", GRPC_PORT: String(ports[i]), OPS_PORT: String(ports[i + 5]) }));
+    });
+    const gatewayPort = ports[10];
+    const adminPort = ports[11];
+    running.push(run("gateway/src/main.ts", { ...env, PORT: String(gatewayPort), ADMIN_PORT: String(adminPort) }));
+    const url = `http://127.0.0.1:${gatewayPort}`;
+    await eventually(async () => ((await fetch(`${url}/health`).catch(() => undefined))?.status === 200 ? true : undefined), 60_000, 200);
+    const health = await (await fetch(`${url}/health`)).json();
+    expect(health.dependencies).toEqual({ database: "ok", bus: "ok", crm: "ok", jobs: "ok", fieldops: "ok", comms: "ok", analytics: "ok" });
+    const ready = await fetch(`http://127.0.0.1:${ports[5]}/health/ready`);
+    expect(ready.status).toBe(200);
+    expect(await (await fetch(`http://127.0.0.1:${ports[5]}/metrics`)).text()).toContain("rpc_duration_seconds");
+
+    const adminHeaders = { authorization: `Bearer ${env.ADMIN_TOKEN}`, "content-type": "application/json" };
+    const org = await (await fetch(`http://127.0.0.1:${adminPort}/admin/organizations`, { method: "POST", headers: adminHeaders, body: JSON.stringify({ name: "Distributed Co" }) })).json();
+    const key = await (await fetch(`http://127.0.0.1:${adminPort}/admin/organizations/${org.id}/api-keys`, { method: "POST", headers: adminHeaders, body: JSON.stringify({ role: "owner" }) })).json();
+    const api = new ApiClient(url, key.key);
+    const contact = await api.post("/api/contacts", { name: "Across Processes" });
+    const request = await api.post("/api/service-requests", { description: "Checked over gRPC", contact_id: contact.body.id });
+    expect(request.status).toBe(201);
+    expect((await api.delete(`/api/contacts/${contact.body.id}`)).status).toBe(204);
+    await eventually(async () => ((await api.get(`/api/service-requests/${request.body.id}`)).body.contact_id === null ? true : undefined), 20_000);
+
+    const codes = await Promise.all(running.map((r) => stop(r)));
+    expect(codes).toEqual(names.map(() => 0).concat([0]));
+  });
+});
