@@ -40,3 +40,10 @@ export const eventsConsumed = new Counter({
   labelNames: ["consumer", "outcome"],
   registers: [registry],
 });
+
+export const consumerPending = new Gauge({
+  name: "events_consumer_pending",
+  help: "Events waiting for a durable consumer (its lag), by consumer",
+  labelNames: ["consumer"],
+  registers: [registry],
+});

@@ -29,27 +29,32 @@ export interface ContactListQuery {
 export class ContactStore {
   async list(db: Queryable, orgId: string, query: ContactListQuery): Promise<{ rows: ContactRow[]; total: number }> {
     const params: unknown[] = [orgId];
-    const where = ["org_id = $1"];
+    let statusFilter: string;
     if (query.status !== undefined) {
       params.push(query.status);
-      where.push(`status = $${params.length}`);
+      statusFilter = `status = $${params.length}`;
     } else {
-      where.push(query.prospects ? "status = 'prospect'" : "status <> 'prospect'");
+      statusFilter = query.prospects ? "status = 'prospect'" : "status <> 'prospect'";
     }
+    const where = ["org_id = $1", statusFilter];
     if (query.search) where.push(textSearch(query.search, params, { columns: CONTACT_SEARCH_COLUMNS, phoneDigits: "phone_digits" }));
     params.push(query.pageSize, (query.page - 1) * query.pageSize);
     const filter = where.join(" AND ");
-    // One round trip: the count and the page, with the count kept when the page is empty.
+    // Without a search the total comes from the per-status counts the triggers keep; with one,
+    // it is counted. Either way one round trip brings the total and the page (the total stays
+    // when the page is past the end).
+    const total = query.search
+      ? `SELECT count(*)::int AS total FROM crm.contacts WHERE ${filter}`
+      : `SELECT coalesce(sum(n), 0)::int AS total FROM crm.contact_counts WHERE org_id = $1 AND ${statusFilter}`;
     const result = await db.query<ContactRow & { total: number }>(
-      `SELECT t.total, c.* FROM (SELECT count(*)::int AS total FROM crm.contacts WHERE ${filter}) t
+      `SELECT t.total, c.* FROM (${total}) t
        LEFT JOIN LATERAL (
          SELECT ${CONTACT_COLUMNS} FROM crm.contacts WHERE ${filter}
          ORDER BY ${ORDER[query.sort]} LIMIT $${params.length - 1} OFFSET $${params.length}
        ) c ON true`,
       params,
     );
-    const total = Number(result.rows[0]?.total ?? 0);
-    return { rows: result.rows.filter((row) => row.id !== null), total };
+    return { rows: result.rows.filter((row) => row.id !== null), total: Number(result.rows[0]?.total ?? 0) };
   }
 
   async get(db: Queryable, orgId: string, id: string): Promise<ContactRow | undefined> {
@@ -119,17 +124,20 @@ export class ContactStore {
     return { contactIds: deleted.rows.map((row) => row.id), leads: leads.rows };
   }
 
-  /** Name or phone search, best first: exact phone, then name prefix, then substring. */
+  /**
+   * Name or phone search, best first: exact phone, then name prefix, then substring. Every
+   * branch of the match is indexed (search_text and phone_digits trigrams, the phone key).
+   */
   async search(db: Queryable, orgId: string, q: string, e164: string | undefined, limit: number): Promise<ContactRow[]> {
     const params: unknown[] = [orgId, likePattern(q), prefixPattern(q), e164 ?? null, limit];
-    let match = "name ILIKE $2 ESCAPE '\\'";
+    let match = "(search_text ILIKE $2 ESCAPE '\\' AND name ILIKE $2 ESCAPE '\\') OR phone_number = $4";
     if (looksLikePhone(q)) {
       params.push(likePattern(phoneDigits(q)));
       match += ` OR phone_digits LIKE $${params.length} ESCAPE '\\'`;
     }
     const result = await db.query<ContactRow>(
       `SELECT ${CONTACT_COLUMNS} FROM crm.contacts
-       WHERE org_id = $1 AND (${match} OR phone_number = $4)
+       WHERE org_id = $1 AND (${match})
        ORDER BY CASE WHEN phone_number = $4 THEN 0 WHEN name ILIKE $3 ESCAPE '\\' THEN 1 ELSE 2 END, lower(name), id
        LIMIT $5`,
       params,

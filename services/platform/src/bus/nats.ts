@@ -10,6 +10,7 @@ import {
   type NatsConnection,
 } from "nats";
 import type { Logger } from "../log.js";
+import { consumerPending } from "../metrics.js";
 import { streamOf, type BusMessage, type DurableSubscription, type EventBus, type Subscription } from "./bus.js";
 
 const DAY_NS = 24 * 60 * 60 * 1_000_000_000;
@@ -147,6 +148,7 @@ export function createNatsBus(options: NatsBusOptions): EventBus {
           try {
             await subscription.handler({ subject: msg.subject, id: msg.headers?.get("Nats-Msg-Id") ?? "", data: msg.data });
             msg.ack();
+            consumerPending.set({ consumer: subscription.durable }, msg.info.pending);
           } catch (error) {
             logger.error({ err: error, subject: msg.subject, durable: subscription.durable }, "event handler failed; redelivering");
             msg.nak(1_000);
