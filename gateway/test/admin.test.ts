@@ -1,7 +1,7 @@
 import { describe, expect, inject, it } from "vitest";
-import { AdminClient } from "@voiceops/platform/testing";
+import { locs, testAdmin } from "@voiceops/platform/testing";
 
-const admin = new AdminClient(inject("adminUrl"), inject("adminToken"));
+const admin = testAdmin();
 
 describe("admin API", () => {
   it("401 without or with a wrong bearer token", async () => {
@@ -26,7 +26,7 @@ describe("admin API", () => {
   it("422 for a bad timezone, country or missing name, all reported", async () => {
     const res = await admin.request("POST", "/admin/organizations", { timezone: "Mars/Olympus", default_country: "XX" });
     expect(res.status).toBe(422);
-    expect(res.body.detail.map((d: { loc: string[] }) => d.loc)).toEqual([
+    expect(locs(res.body)).toEqual([
       ["body", "name"],
       ["body", "timezone"],
       ["body", "default_country"],

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { AdminClient, ApiClient, eventually, newTenant, testEnv, type Tenant } from "@voiceops/platform/testing";
+import { AdminClient, ApiClient, eventually, newTenant, testAdmin, testEnv, type Tenant } from "@voiceops/platform/testing";
 import { startSystem, type RunningSystem } from "../src/system.js";
 
 const baseUrl = inject("baseUrl");
-const admin = new AdminClient(inject("adminUrl"), inject("adminToken"));
+const admin = testAdmin();
 
 describe("API keys", () => {
   let tenant: Tenant;

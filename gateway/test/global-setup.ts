@@ -4,16 +4,8 @@ import { testEnv } from "@voiceops/platform/testing";
 
 let system: RunningSystem | undefined;
 
-declare module "vitest" {
-  export interface ProvidedContext {
-    baseUrl: string;
-    adminUrl: string;
-    adminToken: string;
-    internalToken: string;
-    serviceUrls: Record<string, string>;
-    mode: string;
-  }
-}
+// The types of what setup() provides (vitest's ProvidedContext) are declared in
+// @voiceops/platform/testing, next to the helpers that inject them.
 
 export async function setup(project: TestProject) {
   const env = testEnv({ RATE_LIMIT_PER_MINUTE: "1000000" });

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { CrmService } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
-import { AdminClient, grpc, newTenant, orgMetadata, plainGrpcClient, type Tenant } from "@voiceops/platform/testing";
+import { grpc, newTenant, orgMetadata, plainGrpcClient, testAdmin, type Tenant } from "@voiceops/platform/testing";
 
 // A plain @grpc/grpc-js client calling the CRM service directly with the org context in metadata.
 
 const client = plainGrpcClient(inject("serviceUrls").crm ?? "");
 const token = inject("internalToken");
-const admin = new AdminClient(inject("adminUrl"), inject("adminToken"));
+const admin = testAdmin();
 const { createContact, getContact, searchContacts, deleteContact } = CrmService.method;
 
 describe("CRM over plain gRPC", () => {

@@ -117,15 +117,15 @@ describe.skipIf(!distributed)("distributed mode: every service and the gateway a
     running.push(run("gateway/src/main.ts", { ...env, PORT: String(gatewayPort), ADMIN_PORT: String(adminPort) }));
     const url = `http://127.0.0.1:${gatewayPort}`;
     await eventually(async () => ((await fetch(`${url}/health`).catch(() => undefined))?.status === 200 ? true : undefined), 60_000, 200);
-    const health = await (await fetch(`${url}/health`)).json();
+    const health = (await (await fetch(`${url}/health`)).json()) as { dependencies: Record<string, string> };
     expect(health.dependencies).toEqual({ database: "ok", bus: "ok", crm: "ok", jobs: "ok", fieldops: "ok", comms: "ok", analytics: "ok" });
     const ready = await fetch(`http://127.0.0.1:${ports[5]}/health/ready`);
     expect(ready.status).toBe(200);
     expect(await (await fetch(`http://127.0.0.1:${ports[5]}/metrics`)).text()).toContain("rpc_duration_seconds");
 
     const adminHeaders = { authorization: `Bearer ${env.ADMIN_TOKEN}`, "content-type": "application/json" };
-    const org = await (await fetch(`http://127.0.0.1:${adminPort}/admin/organizations`, { method: "POST", headers: adminHeaders, body: JSON.stringify({ name: "Distributed Co" }) })).json();
-    const key = await (await fetch(`http://127.0.0.1:${adminPort}/admin/organizations/${org.id}/api-keys`, { method: "POST", headers: adminHeaders, body: JSON.stringify({ role: "owner" }) })).json();
+    const org = (await (await fetch(`http://127.0.0.1:${adminPort}/admin/organizations`, { method: "POST", headers: adminHeaders, body: JSON.stringify({ name: "Distributed Co" }) })).json()) as { id: string };
+    const key = (await (await fetch(`http://127.0.0.1:${adminPort}/admin/organizations/${org.id}/api-keys`, { method: "POST", headers: adminHeaders, body: JSON.stringify({ role: "owner" }) })).json()) as { key: string };
     const api = new ApiClient(url, key.key);
     const contact = await api.post("/api/contacts", { name: "Across Processes" });
     const request = await api.post("/api/service-requests", { description: "Checked over gRPC", contact_id: contact.body.id });

@@ -1,15 +1,25 @@
-import { randomUUID } from "node:crypto";
 import { DateTime } from "luxon";
-import { beforeAll, describe, expect, inject, it } from "vitest";
-import { AdminClient, ApiClient, newTenant, type ApiResponse, type Tenant } from "@voiceops/platform/testing";
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  anonymousClient,
+  expect401,
+  expect422,
+  expectDetail,
+  expectRecent,
+  expectStatus,
+  idsOf,
+  tenantFactory,
+  UNKNOWN_ID,
+  unknownKeyClient,
+  type ApiClient,
+  type Tenant,
+} from "@voiceops/platform/testing";
 
 // HTTP tests of the CRM leads routes, through the gateway. Every test (or describe) works in its
 // own fresh organization, so counts are exact even though the database outlives the run.
 
-const baseUrl = inject("baseUrl");
-const admin = new AdminClient(inject("adminUrl"), inject("adminToken"));
+const tenant = tenantFactory({ timezone: "America/Chicago" });
 
-const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const LEAD_KEYS = [
   "contact",
   "contact_id",
@@ -28,7 +38,6 @@ const LEAD_KEYS = [
   "won_at",
 ];
 const STATUSES = ["new", "contacted", "qualified", "proposal", "won", "lost"];
-const UNKNOWN_ID = "00000000-0000-4000-8000-000000000000";
 
 interface Lead {
   id: string;
@@ -56,20 +65,12 @@ interface Contact {
   status: string;
 }
 
-function tenant(org: { timezone?: string; default_country?: string } = {}): Promise<Tenant> {
-  return newTenant(baseUrl, admin, { timezone: "America/Chicago", ...org });
-}
-
 async function createLead(client: ApiClient, body: Record<string, unknown>): Promise<Lead> {
-  const res = await client.post<Lead>("/api/leads", body);
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body;
+  return expectStatus(await client.post<Lead>("/api/leads", body), 201);
 }
 
 async function createContact(client: ApiClient, body: Record<string, unknown>): Promise<Contact> {
-  const res = await client.post<Contact>("/api/contacts", body);
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body;
+  return expectStatus(await client.post<Contact>("/api/contacts", body), 201);
 }
 
 async function getContact(client: ApiClient, id: string): Promise<Contact> {
@@ -87,50 +88,7 @@ async function counts(client: ApiClient): Promise<{ contacts: number; leads: num
   return { contacts: contacts.body.total + prospects.body.total, leads: leads.body.total };
 }
 
-const ids = (leads: Lead[]) => leads.map((l) => l.id);
 const sorted = (values: string[]) => [...values].sort();
-
-function expectRecent(stamp: string | null) {
-  expect(stamp).toMatch(RFC3339_UTC);
-  expect(Math.abs(Date.parse(stamp as string) - Date.now())).toBeLessThan(60_000);
-}
-
-/** `{"detail": "<string>"}` with the given status. */
-function expectDetail(res: ApiResponse, status: number): string {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(Object.keys(res.body)).toEqual(["detail"]);
-  expect(typeof res.body.detail).toBe("string");
-  expect(res.body.detail.length).toBeGreaterThan(0);
-  return res.body.detail;
-}
-
-interface Expected {
-  loc: (string | number)[];
-  type?: string;
-}
-
-/**
- * A 422 HTTPValidationError naming exactly the expected fields (one entry per field, all of
- * them), each entry well formed, with the expected pydantic type where one is given.
- */
-function expect422(res: ApiResponse, expected: Expected[]) {
-  expect(res.status, JSON.stringify(res.body)).toBe(422);
-  expect(Object.keys(res.body)).toEqual(["detail"]);
-  const detail = res.body.detail as { loc: (string | number)[]; msg: string; type: string }[];
-  expect(Array.isArray(detail)).toBe(true);
-  for (const entry of detail) {
-    expect(["query", "path", "body", "header"]).toContain(entry.loc[0]);
-    expect(typeof entry.msg).toBe("string");
-    expect(typeof entry.type).toBe("string");
-  }
-  expect(detail.map((e) => JSON.stringify(e.loc)).sort()).toEqual(expected.map((e) => JSON.stringify(e.loc)).sort());
-  for (const want of expected) {
-    if (want.type === undefined) continue;
-    const got = detail.find((e) => JSON.stringify(e.loc) === JSON.stringify(want.loc));
-    expect(got?.type, `type at ${JSON.stringify(want.loc)}`).toBe(want.type);
-  }
-  return detail;
-}
 
 describe("authentication", () => {
   it.each([
@@ -141,9 +99,8 @@ describe("authentication", () => {
     ["PUT", `/api/leads/${UNKNOWN_ID}`],
     ["DELETE", `/api/leads/${UNKNOWN_ID}`],
   ])("%s %s is 401 without a key and with an unknown key", async (method, path) => {
-    const body = method === "POST" || method === "PUT" ? { name: "x" } : undefined;
-    expectDetail(await new ApiClient(baseUrl, undefined).request(method, path, { body }), 401);
-    expectDetail(await new ApiClient(baseUrl, `vo_${randomUUID().replaceAll("-", "")}`).request(method, path, { body }), 401);
+    await expect401(anonymousClient(), method, path, { name: "x" });
+    await expect401(unknownKeyClient(), method, path, { name: "x" });
   });
 
   it("ignores X-Organization-Id", async () => {
@@ -152,7 +109,7 @@ describe("authentication", () => {
     await createLead(other.owner, { name: "Foreign" });
     const mine = await createLead(t.owner, { name: "Mine" });
     const res = await t.owner.get("/api/leads", { "X-Organization-Id": other.orgId });
-    expect(ids(res.body.items)).toEqual([mine.id]);
+    expect(idsOf(res.body.items)).toEqual([mine.id]);
   });
 });
 
@@ -535,7 +492,7 @@ describe("DELETE /api/leads/{lead_id}", () => {
     expectDetail(await t.owner.get(`/api/leads/${lead.id}`), 404);
     expectDetail(await t.owner.delete(`/api/leads/${lead.id}`), 404);
     expect(await getContact(t.owner, lead.contact_id)).toMatchObject({ name: "Short Lived", phone_number: "+15550104000" });
-    expect(ids((await t.owner.get("/api/leads")).body.items)).toEqual([keep.id]);
+    expect(idsOf((await t.owner.get("/api/leads")).body.items)).toEqual([keep.id]);
   });
 
   it("answers 404 for an unknown id and another organization's lead, which stays", async () => {
@@ -576,9 +533,9 @@ describe("GET /api/leads", () => {
       const res = await t.owner.get(`/api/leads?page=${page}&page_size=2`);
       expect(res.body).toMatchObject({ total: 5, page, page_size: 2 });
       expect(res.body.items).toHaveLength(size);
-      seen.push(...ids(res.body.items));
+      seen.push(...idsOf(res.body.items));
     }
-    expect(sorted(seen)).toEqual(sorted(ids(created)));
+    expect(sorted(seen)).toEqual(sorted(idsOf(created)));
     expect((await t.owner.get("/api/leads?page=4&page_size=2")).body).toEqual({ items: [], total: 5, page: 4, page_size: 2 });
   });
 
@@ -597,9 +554,9 @@ describe("GET /api/leads", () => {
     const fresh = await createLead(t.owner, { name: "Fresh" });
     const won = await createLead(t.owner, { name: "Winner", status: "won" });
     const lost = await createLead(t.owner, { name: "Loser", status: "lost", lost_reason: "price" });
-    expect(ids((await t.owner.get("/api/leads?status=new")).body.items)).toEqual([fresh.id]);
-    expect(ids((await t.owner.get("/api/leads?status=won")).body.items)).toEqual([won.id]);
-    expect(ids((await t.owner.get("/api/leads?status=lost")).body.items)).toEqual([lost.id]);
+    expect(idsOf((await t.owner.get("/api/leads?status=new")).body.items)).toEqual([fresh.id]);
+    expect(idsOf((await t.owner.get("/api/leads?status=won")).body.items)).toEqual([won.id]);
+    expect(idsOf((await t.owner.get("/api/leads?status=lost")).body.items)).toEqual([lost.id]);
     expect((await t.owner.get("/api/leads?status=proposal")).body).toMatchObject({ items: [], total: 0 });
     expect((await t.owner.get("/api/leads")).body.total).toBe(3);
   });
@@ -689,7 +646,7 @@ describe("GET /api/leads", () => {
         const res = await t.owner.get(`/api/leads?due_days=${days}`);
         expect(res.status).toBe(200);
         expect(res.body.total).toBe(res.body.items.length);
-        return ids(res.body.items);
+        return idsOf(res.body.items);
       };
       const day0 = await list(0);
       const day1 = await list(1);
@@ -713,7 +670,7 @@ describe("GET /api/leads", () => {
     const b = await createLead(t.owner, { name: "B", next_step_due_at: today.minus({ days: 2 }).toUTC().toISO() });
     const c = await createLead(t.owner, { name: "C", next_step_due_at: today.minus({ days: 1 }).toUTC().toISO(), status: "contacted" });
     expect((await t.owner.get("/api/leads?due_days=0&page_size=2&page=2")).body).toMatchObject({ total: 3, items: [{ id: c.id }] });
-    expect(ids((await t.owner.get("/api/leads?due_days=0&status=contacted")).body.items)).toEqual([a.id, c.id]);
+    expect(idsOf((await t.owner.get("/api/leads?due_days=0&status=contacted")).body.items)).toEqual([a.id, c.id]);
     expect(b.status).toBe("new");
   });
 

@@ -1,17 +1,28 @@
-import { randomUUID } from "node:crypto";
-import { beforeAll, describe, expect, inject, it } from "vitest";
-import { AdminClient, ApiClient, newTenant, type ApiResponse, type Tenant } from "@voiceops/platform/testing";
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  anonymousClient,
+  expect401,
+  expect422,
+  expectDetail,
+  expectRecent,
+  expectStatus,
+  idsOf,
+  namesOf,
+  RFC3339_UTC,
+  tenantFactory,
+  UNKNOWN_ID,
+  unknownKeyClient,
+  UUID_PATTERN,
+  type ApiClient,
+  type Tenant,
+} from "@voiceops/platform/testing";
 
 // HTTP tests of the service-provider routes, through the gateway. Every test (or describe) works
 // in its own fresh organization, so counts are exact even though the database outlives the run.
 
-const baseUrl = inject("baseUrl");
-const admin = new AdminClient(inject("adminUrl"), inject("adminToken"));
+const tenant = tenantFactory();
 
-const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const PROVIDER_KEYS = ["created_at", "email", "id", "is_on_call", "name", "notes", "phone_number", "skills", "specialty", "status", "updated_at"];
-const UNKNOWN_ID = "00000000-0000-4000-8000-000000000000";
 const BASE = "/api/service-providers";
 
 interface Provider {
@@ -35,49 +46,12 @@ interface ProviderList {
   page_size: number;
 }
 
-const tenant = (org: { default_country?: string } = {}): Promise<Tenant> => newTenant(baseUrl, admin, org);
-
 async function createProvider(client: ApiClient, body: Record<string, unknown>): Promise<Provider> {
-  const res = await client.post<Provider>(BASE, body);
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body;
+  return expectStatus(await client.post<Provider>(BASE, body), 201);
 }
 
 async function list(client: ApiClient, query = ""): Promise<ProviderList> {
-  const res = await client.get<ProviderList>(`${BASE}${query}`);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body;
-}
-
-const names = (providers: Provider[]) => providers.map((p) => p.name);
-const ids = (providers: Provider[]) => providers.map((p) => p.id);
-
-/** `{"detail": "<string>"}` with the given status. */
-function expectDetail(res: ApiResponse, status: number): string {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(Object.keys(res.body)).toEqual(["detail"]);
-  expect(typeof res.body.detail).toBe("string");
-  expect(res.body.detail.length).toBeGreaterThan(0);
-  return res.body.detail;
-}
-
-/** A 422 HTTPValidationError naming exactly the expected locations, with the given types. */
-function expect422(res: ApiResponse, expected: { loc: (string | number)[]; type?: string }[]) {
-  expect(res.status, JSON.stringify(res.body)).toBe(422);
-  expect(Object.keys(res.body)).toEqual(["detail"]);
-  const detail = res.body.detail as { loc: (string | number)[]; msg: string; type: string }[];
-  expect(Array.isArray(detail)).toBe(true);
-  for (const entry of detail) {
-    expect(typeof entry.msg).toBe("string");
-    expect(typeof entry.type).toBe("string");
-  }
-  expect(detail.map((e) => JSON.stringify(e.loc)).sort()).toEqual(expected.map((e) => JSON.stringify(e.loc)).sort());
-  for (const want of expected) {
-    if (want.type === undefined) continue;
-    const got = detail.find((e) => JSON.stringify(e.loc) === JSON.stringify(want.loc));
-    expect(got?.type, `type at ${JSON.stringify(want.loc)}`).toBe(want.type);
-  }
-  return detail;
+  return expectStatus(await client.get<ProviderList>(`${BASE}${query}`), 200);
 }
 
 describe("authentication", () => {
@@ -88,13 +62,11 @@ describe("authentication", () => {
     ["PUT", `${BASE}/${UNKNOWN_ID}`],
     ["DELETE", `${BASE}/${UNKNOWN_ID}`],
   ])("%s %s without a key is 401", async (method, path) => {
-    const anonymous = new ApiClient(baseUrl, undefined);
-    const body = method === "POST" || method === "PUT" ? { name: "x" } : undefined;
-    expectDetail(await anonymous.request(method, path, { body }), 401);
+    await expect401(anonymousClient(), method, path, { name: "x" });
   });
 
   it("rejects an unknown key with 401 and creates nothing", async () => {
-    const stranger = new ApiClient(baseUrl, `vo_${randomUUID().replaceAll("-", "")}`);
+    const stranger = unknownKeyClient();
     expectDetail(await stranger.get(BASE), 401);
     expectDetail(await stranger.post(BASE, { name: "Nope" }), 401);
   });
@@ -125,10 +97,9 @@ describe("POST /api/service-providers", () => {
       is_on_call: true,
       notes: "Keys at the front desk",
     });
-    expect(res.body.id).toMatch(UUID);
-    expect(res.body.created_at).toMatch(RFC3339_UTC);
+    expect(res.body.id).toMatch(UUID_PATTERN);
+    expectRecent(res.body.created_at);
     expect(res.body.updated_at).toMatch(RFC3339_UTC);
-    expect(Math.abs(Date.parse(res.body.created_at) - Date.now())).toBeLessThan(60_000);
     expect((await t.owner.get(`${BASE}/${res.body.id}`)).body).toEqual(res.body);
   });
 
@@ -231,9 +202,9 @@ describe("GET /api/service-providers", () => {
     const created = [];
     for (const name of ["delta", "Bravo", "alpha", "Charlie", "bravo"]) created.push(await createProvider(t.owner, { name }));
     const res = await list(t.owner);
-    const bravos = ids(created.filter((p) => p.name.toLowerCase() === "bravo")).sort();
+    const bravos = idsOf(created.filter((p) => p.name.toLowerCase() === "bravo")).sort();
     expect(res.items.map((p) => p.name.toLowerCase())).toEqual(["alpha", "bravo", "bravo", "charlie", "delta"]);
-    expect(ids(res.items.slice(1, 3))).toEqual(bravos);
+    expect(idsOf(res.items.slice(1, 3))).toEqual(bravos);
   });
 
   it("caps the default page at 10 and counts every match in total", async () => {
@@ -242,7 +213,7 @@ describe("GET /api/service-providers", () => {
     const first = await list(t.owner);
     expect(first.items).toHaveLength(10);
     expect(first.total).toBe(12);
-    expect(names((await list(t.owner, "?page=2")).items)).toEqual(["Bulk 10", "Bulk 11"]);
+    expect(namesOf((await list(t.owner, "?page=2")).items)).toEqual(["Bulk 10", "Bulk 11"]);
   });
 
   it("pages without overlap; a page past the end is empty with the true total", async () => {
@@ -252,7 +223,7 @@ describe("GET /api/service-providers", () => {
     for (const page of [1, 2, 3]) {
       const res = await list(t.owner, `?page=${page}&page_size=2`);
       expect(res).toMatchObject({ total: 5, page, page_size: 2 });
-      pages.push(names(res.items));
+      pages.push(namesOf(res.items));
     }
     expect(pages).toEqual([["Ana", "Ben"], ["Cy", "Dee"], ["Eve"]]);
     expect(await list(t.owner, "?page=4&page_size=2")).toEqual({ items: [], total: 5, page: 4, page_size: 2 });
@@ -323,19 +294,19 @@ describe("GET /api/service-providers", () => {
 
     it.each(["plumbing", "PLUMBING", "Plumbing", " plumbing "])("specialty=%j matches the whole specialty, case-insensitively", async (specialty) => {
       const res = await list(t.owner, `?specialty=${encodeURIComponent(specialty)}`);
-      expect(ids(res.items)).toEqual(ids([idle, reyes]));
+      expect(idsOf(res.items)).toEqual(idsOf([idle, reyes]));
       expect(res.total).toBe(2);
     });
 
     it("specialty is equality, not a substring", async () => {
       expect((await list(t.owner, "?specialty=plumb")).total).toBe(0);
-      expect(ids((await list(t.owner, "?specialty=Plumbing%20Repair")).items)).toEqual([ann.id]);
-      expect(ids((await list(t.owner, "?specialty=electrical")).items)).toEqual([sparks.id]);
+      expect(idsOf((await list(t.owner, "?specialty=Plumbing%20Repair")).items)).toEqual([ann.id]);
+      expect(idsOf((await list(t.owner, "?specialty=electrical")).items)).toEqual([sparks.id]);
     });
 
     it("combines status and specialty", async () => {
-      expect(ids((await list(t.owner, "?specialty=plumbing&status=active")).items)).toEqual([reyes.id]);
-      expect(ids((await list(t.owner, "?specialty=plumbing&status=inactive")).items)).toEqual([idle.id]);
+      expect(idsOf((await list(t.owner, "?specialty=plumbing&status=active")).items)).toEqual([reyes.id]);
+      expect(idsOf((await list(t.owner, "?specialty=plumbing&status=inactive")).items)).toEqual([idle.id]);
       expect((await list(t.owner, "?specialty=plumbing&status=suspended")).total).toBe(0);
     });
 
@@ -356,7 +327,7 @@ describe("GET /api/service-providers", () => {
 
     it("search matches a substring of the specialty, in name order", async () => {
       const res = await list(t.owner, "?search=LUMBIN");
-      expect(ids(res.items)).toEqual(ids([ann, idle, reyes]));
+      expect(idsOf(res.items)).toEqual(idsOf([ann, idle, reyes]));
       expect(res.total).toBe(3);
     });
 
@@ -370,18 +341,18 @@ describe("GET /api/service-providers", () => {
     });
 
     it("search takes LIKE wildcards literally", async () => {
-      expect(ids((await list(t.owner, `?search=${encodeURIComponent("100%")}`)).items)).toEqual([sparks.id]);
-      expect(ids((await list(t.owner, `?search=${encodeURIComponent("gas_")}`)).items)).toEqual([sparks.id]);
+      expect(idsOf((await list(t.owner, `?search=${encodeURIComponent("100%")}`)).items)).toEqual([sparks.id]);
+      expect(idsOf((await list(t.owner, `?search=${encodeURIComponent("gas_")}`)).items)).toEqual([sparks.id]);
       expect((await list(t.owner, `?search=${encodeURIComponent("%%%")}`)).total).toBe(0);
       expect((await list(t.owner, `?search=${encodeURIComponent("r_yes")}`)).total).toBe(0);
     });
 
     it("search combines with status, specialty and paging", async () => {
-      expect(ids((await list(t.owner, "?search=plumbing&status=inactive")).items)).toEqual([idle.id]);
-      expect(ids((await list(t.owner, "?search=555&specialty=plumbing%20repair")).items)).toEqual([ann.id]);
+      expect(idsOf((await list(t.owner, "?search=plumbing&status=inactive")).items)).toEqual([idle.id]);
+      expect(idsOf((await list(t.owner, "?search=555&specialty=plumbing%20repair")).items)).toEqual([ann.id]);
       const page = await list(t.owner, "?search=plumbing&page_size=2&page=2");
       expect(page).toMatchObject({ total: 3, page: 2, page_size: 2 });
-      expect(ids(page.items)).toEqual([reyes.id]);
+      expect(idsOf(page.items)).toEqual([reyes.id]);
     });
 
     it("a blank search or specialty filters nothing", async () => {
@@ -438,7 +409,7 @@ describe("PUT /api/service-providers/{provider_id}", () => {
     expect(res.body).toEqual({ ...before, notes: "second note", status: "inactive", is_on_call: true, updated_at: res.body.updated_at });
     expect(Date.parse(res.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(before.updated_at));
     expect((await t.owner.get(`${BASE}/${before.id}`)).body).toEqual(res.body);
-    expect(ids((await list(t.owner, "?status=inactive")).items)).toEqual([before.id]);
+    expect(idsOf((await list(t.owner, "?status=inactive")).items)).toEqual([before.id]);
     expect((await list(t.owner, "?status=active")).total).toBe(0);
   });
 
@@ -448,8 +419,8 @@ describe("PUT /api/service-providers/{provider_id}", () => {
     const res = await t.owner.put(`${BASE}/${before.id}`, { phone_number: "(555) 010-5001", skills: [" solar ", "solar", ""], name: " Renamed Roofer " });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toMatchObject({ phone_number: "+15550105001", skills: ["solar"], name: "Renamed Roofer" });
-    expect(ids((await list(t.owner, "?search=solar")).items)).toEqual([before.id]);
-    expect(ids((await list(t.owner, "?search=555-010-5001")).items)).toEqual([before.id]);
+    expect(idsOf((await list(t.owner, "?search=solar")).items)).toEqual([before.id]);
+    expect(idsOf((await list(t.owner, "?search=555-010-5001")).items)).toEqual([before.id]);
     expect((await list(t.owner, "?search=shingles")).total).toBe(0);
     expect((await list(t.owner, "?search=5550105000")).total).toBe(0);
   });

@@ -1,17 +1,28 @@
-import { randomUUID } from "node:crypto";
-import { beforeAll, describe, expect, inject, it } from "vitest";
-import { AdminClient, ApiClient, newTenant, type ApiResponse, type Tenant } from "@voiceops/platform/testing";
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  anonymousClient,
+  expect401,
+  expect422,
+  expectDetail,
+  expectRecent,
+  expectStatus,
+  idsOf,
+  namesOf,
+  RFC3339_UTC,
+  tenantFactory,
+  UNKNOWN_ID,
+  unknownKeyClient,
+  UUID_PATTERN,
+  type ApiClient,
+  type Tenant,
+} from "@voiceops/platform/testing";
 
 // HTTP tests of the service-listing routes, through the gateway. Every test (or describe) works
 // in its own fresh organization, so counts are exact even though the database outlives the run.
 
-const baseUrl = inject("baseUrl");
-const admin = new AdminClient(inject("adminUrl"), inject("adminToken"));
+const tenant = tenantFactory();
 
-const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const LISTING_KEYS = ["category", "created_at", "description", "duration_minutes", "id", "is_active", "is_available", "name", "price_cents", "updated_at"];
-const UNKNOWN_ID = "00000000-0000-4000-8000-000000000000";
 const BASE = "/api/service-listings";
 
 interface Listing {
@@ -34,55 +45,12 @@ interface ListingList {
   page_size: number;
 }
 
-const tenant = (): Promise<Tenant> => newTenant(baseUrl, admin);
-
 async function createListing(client: ApiClient, body: Record<string, unknown>): Promise<Listing> {
-  const res = await client.post<Listing>(BASE, body);
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body;
+  return expectStatus(await client.post<Listing>(BASE, body), 201);
 }
 
 async function list(client: ApiClient, query = ""): Promise<ListingList> {
-  const res = await client.get<ListingList>(`${BASE}${query ? `?${query}` : ""}`);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body;
-}
-
-const names = (listings: Listing[]) => listings.map((l) => l.name);
-const ids = (listings: Listing[]) => listings.map((l) => l.id);
-
-/** `{"detail": "<string>"}` with the given status. */
-function expectDetail(res: ApiResponse, status: number): string {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(Object.keys(res.body)).toEqual(["detail"]);
-  expect(typeof res.body.detail).toBe("string");
-  expect(res.body.detail.length).toBeGreaterThan(0);
-  return res.body.detail;
-}
-
-interface Expected {
-  loc: (string | number)[];
-  type?: string;
-}
-
-/** A 422 HTTPValidationError naming exactly the expected fields, with their types where given. */
-function expect422(res: ApiResponse, expected: Expected[]) {
-  expect(res.status, JSON.stringify(res.body)).toBe(422);
-  expect(Object.keys(res.body)).toEqual(["detail"]);
-  const detail = res.body.detail as { loc: (string | number)[]; msg: string; type: string }[];
-  expect(Array.isArray(detail)).toBe(true);
-  for (const entry of detail) {
-    expect(["query", "path", "body", "header"]).toContain(entry.loc[0]);
-    expect(typeof entry.msg).toBe("string");
-    expect(typeof entry.type).toBe("string");
-  }
-  expect(detail.map((e) => JSON.stringify(e.loc)).sort()).toEqual(expected.map((e) => JSON.stringify(e.loc)).sort());
-  for (const want of expected) {
-    if (want.type === undefined) continue;
-    const got = detail.find((e) => JSON.stringify(e.loc) === JSON.stringify(want.loc));
-    expect(got?.type, `type at ${JSON.stringify(want.loc)}`).toBe(want.type);
-  }
-  return detail;
+  return expectStatus(await client.get<ListingList>(`${BASE}${query ? `?${query}` : ""}`), 200);
 }
 
 const full = {
@@ -103,13 +71,12 @@ describe("authentication and isolation", () => {
     ["PUT", `${BASE}/${UNKNOWN_ID}`],
     ["DELETE", `${BASE}/${UNKNOWN_ID}`],
   ])("%s %s without a key is 401", async (method, path) => {
-    const anonymous = new ApiClient(baseUrl, undefined);
-    expectDetail(await anonymous.request(method, path, { body: method === "POST" || method === "PUT" ? { name: "x" } : undefined }), 401);
+    await expect401(anonymousClient(), method, path, { name: "x" });
   });
 
   it("answers 401 to an unknown key and stores nothing", async () => {
     const t = await tenant();
-    const stranger = new ApiClient(baseUrl, `vo_${randomUUID().replaceAll("-", "")}`);
+    const stranger = unknownKeyClient();
     expectDetail(await stranger.get(BASE), 401);
     expectDetail(await stranger.post(BASE, { name: "Nope" }), 401);
     expect((await list(t.owner)).total).toBe(0);
@@ -139,10 +106,9 @@ describe("POST /api/service-listings", () => {
     expect(res.status).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(LISTING_KEYS);
     expect(res.body).toMatchObject({ ...full, is_available: false });
-    expect(res.body.id).toMatch(UUID);
-    expect(res.body.created_at).toMatch(RFC3339_UTC);
+    expect(res.body.id).toMatch(UUID_PATTERN);
+    expectRecent(res.body.created_at);
     expect(res.body.updated_at).toBe(res.body.created_at);
-    expect(Math.abs(Date.parse(res.body.created_at) - Date.now())).toBeLessThan(60_000);
 
     const read = await t.owner.get(`${BASE}/${res.body.id}`);
     expect(read.status).toBe(200);
@@ -266,7 +232,7 @@ describe("GET /api/service-listings", () => {
     const first = await list(t.owner);
     expect(first.items).toHaveLength(50);
     expect(first.total).toBe(52);
-    expect(names((await list(t.owner, "page=2")).items)).toEqual(["Service 50", "Service 51"]);
+    expect(namesOf((await list(t.owner, "page=2")).items)).toEqual(["Service 50", "Service 51"]);
   });
 
   it("pages without overlap; a page past the end is empty with the true total", async () => {
@@ -276,7 +242,7 @@ describe("GET /api/service-listings", () => {
     for (const page of [1, 2, 3]) {
       const body = await list(t.owner, `page=${page}&page_size=2`);
       expect(body).toMatchObject({ total: 5, page, page_size: 2 });
-      pages.push(names(body.items));
+      pages.push(namesOf(body.items));
     }
     expect(pages).toEqual([["Attic", "Boiler"], ["Chimney", "Deck"], ["Eaves"]]);
     expect(await list(t.owner, "page=4&page_size=2")).toEqual({ items: [], total: 5, page: 4, page_size: 2 });
@@ -296,10 +262,10 @@ describe("GET /api/service-listings", () => {
     for (const name of ["bravo", "Alpha", "charlie", "ALPHA", "Delta"]) created.push(await createListing(t.owner, { name }));
     const [bravo, alpha, charlie, upperAlpha, delta] = created as [Listing, Listing, Listing, Listing, Listing];
     const tied = [alpha, upperAlpha].sort((a, b) => (a.id < b.id ? -1 : 1));
-    const expected = ids([...tied, bravo, charlie, delta]);
-    expect(ids((await list(t.owner)).items)).toEqual(expected);
+    const expected = idsOf([...tied, bravo, charlie, delta]);
+    expect(idsOf((await list(t.owner)).items)).toEqual(expected);
     const paged = [];
-    for (const page of [1, 2, 3]) paged.push(...ids((await list(t.owner, `page=${page}&page_size=2`)).items));
+    for (const page of [1, 2, 3]) paged.push(...idsOf((await list(t.owner, `page=${page}&page_size=2`)).items));
     expect(paged).toEqual(expected);
   });
 
@@ -330,14 +296,14 @@ describe("GET /api/service-listings", () => {
       ["is_available=false&is_active=false", ["Off"]],
     ])("%s lists exactly the matching listings", async (query, expected) => {
       const body = await list(t.owner, query);
-      expect(names(body.items)).toEqual(expected);
+      expect(namesOf(body.items)).toEqual(expected);
       expect(body.total).toBe(expected.length);
     });
 
     it("counts the filtered total across pages", async () => {
       const body = await list(t.owner, "is_available=true&page_size=1&page=2");
       expect(body).toMatchObject({ total: 3, page: 2, page_size: 1 });
-      expect(names(body.items)).toEqual(["Both On"]);
+      expect(namesOf(body.items)).toEqual(["Both On"]);
     });
 
     it("follows an update out of and into a filter", async () => {
@@ -346,7 +312,7 @@ describe("GET /api/service-listings", () => {
       expect((await list(own.owner, "is_active=true")).total).toBe(1);
       expect((await own.owner.put(`${BASE}/${listing.id}`, { is_active: false })).status).toBe(200);
       expect((await list(own.owner, "is_active=true")).total).toBe(0);
-      expect(names((await list(own.owner, "is_active=false")).items)).toEqual(["Mover"]);
+      expect(namesOf((await list(own.owner, "is_active=false")).items)).toEqual(["Mover"]);
     });
   });
 
@@ -372,9 +338,9 @@ describe("GET /api/service-listings", () => {
     });
 
     it("matches by category and combines with the filters", async () => {
-      expect(names((await list(t.owner, "search=plumb")).items)).toEqual(["Unavailable Plumbing Audit", "Water Heater Install"]);
-      expect(names((await list(t.owner, "search=plumb&is_available=true")).items)).toEqual(["Water Heater Install"]);
-      expect(names((await list(t.owner, "search=plumb&is_available=false")).items)).toEqual(["Unavailable Plumbing Audit"]);
+      expect(namesOf((await list(t.owner, "search=plumb")).items)).toEqual(["Unavailable Plumbing Audit", "Water Heater Install"]);
+      expect(namesOf((await list(t.owner, "search=plumb&is_available=true")).items)).toEqual(["Water Heater Install"]);
+      expect(namesOf((await list(t.owner, "search=plumb&is_available=false")).items)).toEqual(["Unavailable Plumbing Audit"]);
       expect((await list(t.owner, "search=plumb&is_active=false")).total).toBe(0);
     });
 
@@ -385,14 +351,14 @@ describe("GET /api/service-listings", () => {
     });
 
     it("takes LIKE wildcards literally", async () => {
-      expect(names((await list(t.owner, `search=${encodeURIComponent("%")}`)).items)).toEqual(["100% Satisfaction Check"]);
+      expect(namesOf((await list(t.owner, `search=${encodeURIComponent("%")}`)).items)).toEqual(["100% Satisfaction Check"]);
       expect((await list(t.owner, `search=${encodeURIComponent("_")}`)).total).toBe(0);
     });
 
     it("pages through the matches with the true total", async () => {
       const body = await list(t.owner, "search=e&page_size=1&page=2");
       expect(body.total).toBe(4);
-      expect(names(body.items)).toEqual(["Roof"]);
+      expect(namesOf(body.items)).toEqual(["Roof"]);
     });
 
     it("treats a blank search as no search", async () => {

@@ -1,16 +1,12 @@
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { AdminClient, ApiClient, newTenant, type Tenant } from "@voiceops/platform/testing";
+import { ApiClient, expectStatus, locs, newTenant, testAdmin, type Tenant } from "@voiceops/platform/testing";
 
 const baseUrl = inject("baseUrl");
-const admin = new AdminClient(inject("adminUrl"), inject("adminToken"));
+const admin = testAdmin();
 const UNKNOWN = "018f0000-0000-7000-8000-000000000000";
 
-const locs = (body: { detail: { loc: unknown[] }[] }) => body.detail.map((d) => d.loc);
-
 async function createRequest(client: ApiClient, body: Record<string, unknown> = {}): Promise<{ id: string }> {
-  const res = await client.post("/api/service-requests", { description: "Job", ...body });
-  expect(res.status).toBe(201);
-  return res.body;
+  return expectStatus(await client.post("/api/service-requests", { description: "Job", ...body }), 201);
 }
 
 describe("quotes", () => {

@@ -149,3 +149,5 @@ export async function isolatedDatabase(baseUrl: string): Promise<{ url: string; 
   };
 }
 export * from "./grpc.js";
+export * from "./expect.js";
+export * from "./system.js";
