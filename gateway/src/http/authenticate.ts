@@ -5,9 +5,9 @@ import { sendDetail } from "./errors.js";
 /** X-API-Key -> principal, or 401. X-Organization-Id is never read. */
 export function authenticate(cache: PrincipalCache) {
   return (req: Request, res: Response, next: NextFunction) => {
-    const key = req.header("x-api-key");
-    if (!key) return sendDetail(res, 401, "Missing API key: send it in the X-API-Key header");
-    cache.lookup(key).then(
+    const hash = req.apiKeyHash;
+    if (!hash) return sendDetail(res, 401, "Missing API key: send it in the X-API-Key header");
+    cache.lookup(hash).then(
       (principal) => {
         if (!principal) return sendDetail(res, 401, "Invalid, revoked or expired API key");
         req.principal = principal;

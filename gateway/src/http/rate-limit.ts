@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
 import { sendDetail } from "./errors.js";
 
@@ -16,8 +15,7 @@ export function rateLimit(options: { limit: number; windowMs: number; maxClients
   const maxClients = options.maxClients ?? 100_000;
   return (req: Request, res: Response, next: NextFunction) => {
     const now = Date.now();
-    const key = req.header("x-api-key");
-    const client = key ? `k:${createHash("sha256").update(key).digest("base64url").slice(0, 22)}` : `a:${req.ip ?? "unknown"}`;
+    const client = req.apiKeyHash ? `k:${req.apiKeyHash}` : `a:${req.ip ?? "unknown"}`;
     let window = windows.get(client);
     if (!window || now - window.startedAt >= options.windowMs) {
       if (!window && windows.size >= maxClients) {

@@ -1,11 +1,14 @@
 import { randomUUID } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
 import { httpRequests, type Logger } from "@voiceops/platform";
+import { hashApiKey } from "../identity/keys.js";
 import type { Principal } from "../identity/store.js";
 
 declare module "express-serve-static-core" {
   interface Request {
     requestId: string;
+    /** SHA-256 of the X-API-Key header, computed once per request (rate limit and lookup). */
+    apiKeyHash?: string;
     principal?: Principal;
     /** The route template that served the request, for logs and metrics. */
     routeName?: string;
@@ -21,6 +24,8 @@ export function requestContext(logger: Logger) {
     const incoming = req.header("x-request-id");
     req.requestId = incoming && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.setHeader("X-Request-Id", req.requestId);
+    const key = req.header("x-api-key");
+    if (key) req.apiKeyHash = hashApiKey(key);
     res.on("finish", () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const route = req.routeName ?? (res.statusCode === 404 ? "unmatched" : req.path);

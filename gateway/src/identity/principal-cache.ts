@@ -1,5 +1,4 @@
 import type { EventBus } from "@voiceops/platform";
-import { hashApiKey } from "./keys.js";
 import type { IdentityStore, Principal } from "./store.js";
 
 /** Subject on which a gateway tells every replica to forget cached keys. */
@@ -28,8 +27,8 @@ export class PrincipalCache {
     bus.onBroadcast(IDENTITY_INVALIDATE_SUBJECT, (data) => this.forget(JSON.parse(Buffer.from(data).toString()) as { keyId?: string; orgId?: string }));
   }
 
-  async lookup(key: string, now = Date.now()): Promise<Principal | undefined> {
-    const hash = hashApiKey(key);
+  /** The principal of a key, by the key's hash (hashApiKey). */
+  async lookup(hash: string, now = Date.now()): Promise<Principal | undefined> {
     const cached = this.entries.get(hash);
     let principal: Principal | undefined;
     if (cached && now - cached.loadedAt < this.ttlMs) {
