@@ -26,3 +26,4 @@ export * from "./shutdown.js";
 export * from "./ops-server.js";
 export * from "./updates.js";
 export * from "./validation/phone-input.js";
+export * from "./db/page.js";

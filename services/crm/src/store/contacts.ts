@@ -1,4 +1,4 @@
-import { likePattern, looksLikePhone, newId, phoneDigits, prefixPattern, textSearch, type Queryable } from "@voiceops/platform";
+import { likePattern, looksLikePhone, newId, phoneDigits, prefixPattern, type Queryable, selectPage, textSearch } from "@voiceops/platform";
 import { CONTACT_COLUMNS, type ContactRow } from "./rows.js";
 
 /** Writable contact columns; update SQL is built only from these names, never from input. */
@@ -38,23 +38,18 @@ export class ContactStore {
     }
     const where = ["org_id = $1", statusFilter];
     if (query.search) where.push(textSearch(query.search, params, { columns: CONTACT_SEARCH_COLUMNS, phoneDigits: "phone_digits" }));
-    params.push(query.pageSize, (query.page - 1) * query.pageSize);
     const filter = where.join(" AND ");
     // Without a search the total comes from the per-status counts the triggers keep; with one,
-    // it is counted. Either way one round trip brings the total and the page (the total stays
-    // when the page is past the end).
-    const total = query.search
-      ? `SELECT count(*)::int AS total FROM crm.contacts WHERE ${filter}`
-      : `SELECT coalesce(sum(n), 0)::int AS total FROM crm.contact_counts WHERE org_id = $1 AND ${statusFilter}`;
-    const result = await db.query<ContactRow & { total: number }>(
-      `SELECT t.total, c.* FROM (${total}) t
-       LEFT JOIN LATERAL (
-         SELECT ${CONTACT_COLUMNS} FROM crm.contacts WHERE ${filter}
-         ORDER BY ${ORDER[query.sort]} LIMIT $${params.length - 1} OFFSET $${params.length}
-       ) c ON true`,
+    // it is counted.
+    return selectPage<ContactRow>(db, {
+      total: query.search
+        ? `SELECT count(*)::int AS total FROM crm.contacts WHERE ${filter}`
+        : `SELECT coalesce(sum(n), 0)::int AS total FROM crm.contact_counts WHERE org_id = $1 AND ${statusFilter}`,
+      rows: `SELECT ${CONTACT_COLUMNS} FROM crm.contacts WHERE ${filter} ORDER BY ${ORDER[query.sort]}`,
       params,
-    );
-    return { rows: result.rows.filter((row) => row.id !== null), total: Number(result.rows[0]?.total ?? 0) };
+      page: query.page,
+      pageSize: query.pageSize,
+    });
   }
 
   async get(db: Queryable, orgId: string, id: string): Promise<ContactRow | undefined> {

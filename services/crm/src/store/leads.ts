@@ -1,4 +1,4 @@
-import { newId, textSearch, type Queryable } from "@voiceops/platform";
+import { newId, type Queryable, selectPage, textSearch } from "@voiceops/platform";
 import { CONTACT_SEARCH_COLUMNS } from "./contacts.js";
 import type { LeadRow } from "./rows.js";
 
@@ -49,13 +49,13 @@ export class LeadStore {
       order = "l.next_step_due_at ASC, l.id ASC";
     }
     const filter = where.join(" AND ");
-    params.push(query.pageSize, (query.page - 1) * query.pageSize);
-    const result = await db.query<LeadRow & { total: number }>(
-      `SELECT t.total, p.* FROM (SELECT count(*)::int AS total FROM crm.leads l JOIN crm.contacts c ON c.id = l.contact_id WHERE ${filter}) t
-       LEFT JOIN LATERAL (${SELECT} WHERE ${filter} ORDER BY ${order} LIMIT $${params.length - 1} OFFSET $${params.length}) p ON true`,
+    return selectPage<LeadRow>(db, {
+      total: `SELECT count(*)::int AS total FROM crm.leads l JOIN crm.contacts c ON c.id = l.contact_id WHERE ${filter}`,
+      rows: `${SELECT} WHERE ${filter} ORDER BY ${order}`,
       params,
-    );
-    return { rows: result.rows.filter((row) => row.id !== null), total: Number(result.rows[0]?.total ?? 0) };
+      page: query.page,
+      pageSize: query.pageSize,
+    });
   }
 
   async get(db: Queryable, orgId: string, id: string): Promise<LeadRow | undefined> {

@@ -1,4 +1,4 @@
-import { newId, textSearch, type Queryable } from "@voiceops/platform";
+import { newId, type Queryable, selectPage, textSearch } from "@voiceops/platform";
 import { SERVICE_PROVIDER_COLUMNS, type ServiceProviderRow } from "./rows.js";
 
 /** Writable provider columns; update SQL is built only from these names, never from input. */
@@ -38,19 +38,14 @@ export class ServiceProviderStore {
         }),
       );
     }
-    params.push(query.pageSize, (query.page - 1) * query.pageSize);
     const filter = where.join(" AND ");
-    // One round trip: the count and the page, with the count kept when the page is empty.
-    const result = await db.query<ServiceProviderRow & { total: number }>(
-      `SELECT t.total, p.* FROM (SELECT count(*)::int AS total FROM fieldops.service_providers WHERE ${filter}) t
-       LEFT JOIN LATERAL (
-         SELECT ${SERVICE_PROVIDER_COLUMNS} FROM fieldops.service_providers WHERE ${filter}
-         ORDER BY lower(name) ASC, id ASC LIMIT $${params.length - 1} OFFSET $${params.length}
-       ) p ON true`,
+    return selectPage<ServiceProviderRow>(db, {
+      total: `SELECT count(*)::int AS total FROM fieldops.service_providers WHERE ${filter}`,
+      rows: `SELECT ${SERVICE_PROVIDER_COLUMNS} FROM fieldops.service_providers WHERE ${filter} ORDER BY lower(name) ASC, id ASC`,
       params,
-    );
-    const total = Number(result.rows[0]?.total ?? 0);
-    return { rows: result.rows.filter((row) => row.id !== null), total };
+      page: query.page,
+      pageSize: query.pageSize,
+    });
   }
 
   async get(db: Queryable, orgId: string, id: string): Promise<ServiceProviderRow | undefined> {

@@ -1,4 +1,4 @@
-import { newId, textSearch, type Queryable } from "@voiceops/platform";
+import { newId, type Queryable, selectPage, textSearch } from "@voiceops/platform";
 import { LISTING_COLUMNS, type ListingRow } from "./listing-rows.js";
 
 /** Writable listing columns; update SQL is built only from these names, never from input. */
@@ -38,19 +38,14 @@ export class ServiceListingStore {
       where.push(`is_available = $${params.length}`);
     }
     if (query.search) where.push(textSearch(query.search, params, { columns: ["name", "description", "category"] }));
-    params.push(query.pageSize, (query.page - 1) * query.pageSize);
     const filter = where.join(" AND ");
-    // One round trip: the count and the page, with the count kept when the page is empty.
-    const result = await db.query<ListingRow & { total: number }>(
-      `SELECT t.total, l.* FROM (SELECT count(*)::int AS total FROM jobs.service_listings WHERE ${filter}) t
-       LEFT JOIN LATERAL (
-         SELECT ${LISTING_COLUMNS} FROM jobs.service_listings WHERE ${filter}
-         ORDER BY lower(name) ASC, id ASC LIMIT $${params.length - 1} OFFSET $${params.length}
-       ) l ON true`,
+    return selectPage<ListingRow>(db, {
+      total: `SELECT count(*)::int AS total FROM jobs.service_listings WHERE ${filter}`,
+      rows: `SELECT ${LISTING_COLUMNS} FROM jobs.service_listings WHERE ${filter} ORDER BY lower(name) ASC, id ASC`,
       params,
-    );
-    const total = Number(result.rows[0]?.total ?? 0);
-    return { rows: result.rows.filter((row) => row.id !== null), total };
+      page: query.page,
+      pageSize: query.pageSize,
+    });
   }
 
   async get(db: Queryable, orgId: string, id: string): Promise<ListingRow | undefined> {

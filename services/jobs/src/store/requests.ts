@@ -1,4 +1,4 @@
-import { newId, textSearch, type Queryable } from "@voiceops/platform";
+import { newId, type Queryable, selectPage, textSearch } from "@voiceops/platform";
 import { REQUEST_COLUMNS, type RequestRow } from "./rows.js";
 
 /** Writable request columns; update SQL is built only from these names. */
@@ -51,16 +51,13 @@ export class RequestStore {
       order = "due_at ASC, id ASC";
     }
     const condition = where.join(" AND ");
-    params.push(query.pageSize, (query.page - 1) * query.pageSize);
-    const result = await db.query<RequestRow & { total: number }>(
-      `SELECT t.total, r.* FROM (SELECT count(*)::int AS total FROM jobs.service_requests WHERE ${condition}) t
-       LEFT JOIN LATERAL (
-         SELECT ${REQUEST_COLUMNS} FROM jobs.service_requests WHERE ${condition}
-         ORDER BY ${order} LIMIT $${params.length - 1} OFFSET $${params.length}
-       ) r ON true`,
+    return selectPage<RequestRow>(db, {
+      total: `SELECT count(*)::int AS total FROM jobs.service_requests WHERE ${condition}`,
+      rows: `SELECT ${REQUEST_COLUMNS} FROM jobs.service_requests WHERE ${condition} ORDER BY ${order}`,
       params,
-    );
-    return { rows: result.rows.filter((row) => row.id !== null), total: Number(result.rows[0]?.total ?? 0) };
+      page: query.page,
+      pageSize: query.pageSize,
+    });
   }
 
   async get(db: Queryable, orgId: string, id: string): Promise<RequestRow | undefined> {
