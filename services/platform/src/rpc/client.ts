@@ -5,7 +5,7 @@ import { orgHeaders, type OrgContext } from "./org-context.js";
 
 /** A pooled HTTP/2 gRPC transport to one service. */
 export function serviceTransport(baseUrl: string): Transport {
-  return createGrpcTransport({ baseUrl, defaultTimeoutMs: 10_000, pingIntervalMs: 30_000 });
+  return createGrpcTransport({ baseUrl, defaultTimeoutMs: 10_000, pingIntervalMs: 30_000, acceptCompression: [] });
 }
 
 export interface PeerClient<S extends DescService> {

@@ -30,6 +30,8 @@ export interface RpcServer {
 /** Serves Connect, gRPC and gRPC-Web on one HTTP/2 port, with the platform interceptors. */
 export function startRpcServer(options: RpcServerOptions): Promise<RpcServer> {
   const handler = connectNodeAdapter({
+    // Calls travel over loopback or the cluster network; gzip costs more CPU than it saves.
+    acceptCompression: [],
     interceptors: [observe(options.name, options.logger), authenticate(options.internalToken), authorize(), validate()],
     routes(router) {
       options.routes(router);
