@@ -20,9 +20,8 @@ COPY services/comms/package.json services/comms/
 COPY services/analytics/package.json services/analytics/
 COPY gateway/package.json gateway/
 
-# tsx (a devDependency) is the runtime loader, so dev dependencies stay: --include=dev makes
-# that explicit, and NODE_ENV=production is only set afterwards for the same reason.
-RUN npm ci --ignore-scripts --include=dev --no-audit --no-fund \
+# tsx, the runtime loader, is a dependency; code generation and test tools are not installed.
+RUN npm ci --ignore-scripts --omit=dev --no-audit --no-fund \
  && npm cache clean --force
 
 COPY tsconfig.base.json tsconfig.json ./

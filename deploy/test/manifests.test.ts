@@ -333,7 +333,7 @@ function checkPolicies(docs: Doc[], scope: string): void {
             const expected = {
               startupProbe: "/health/live",
               livenessProbe: "/health/live",
-              readinessProbe: name === "gateway" ? "/health" : "/health/ready",
+              readinessProbe: "/health/ready",
             } as const;
             for (const [kind, path] of Object.entries(expected) as Array<[keyof typeof expected, string]>) {
               const probe = c[kind]?.httpGet;

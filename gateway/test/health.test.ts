@@ -33,6 +33,8 @@ describe("health with a dependency down", () => {
       expect(res.body.dependencies.crm).toBe("down");
       expect(res.body.dependencies.jobs).toBe("ok");
       expect((await client.get("/health/live")).status).toBe(200);
+      // The replica itself can still serve the other services' routes: it stays ready.
+      expect((await client.get("/health/ready")).status).toBe(200);
     } finally {
       await system.stop();
     }
