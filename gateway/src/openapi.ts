@@ -152,6 +152,7 @@ export function buildOpenApi(routes: Route[]) {
     (paths[openApiPath] as Record<string, unknown>)[route.verb] = {
       operationId: route.method.name,
       summary: route.summary,
+      ...(route.description ? { description: route.description } : {}),
       tags: [serviceNameOf(route)],
       parameters: [...route.pathFields.map((f) => parameter(f, "path")), ...route.queryFields.map((f) => parameter(f, "query"))],
       ...(requestBody ? { requestBody } : {}),

@@ -27,6 +27,7 @@ describe("OpenAPI document", () => {
     expect(doc.paths["/api/contacts"].post.responses["201"]).toBeDefined();
     expect(doc.paths["/api/contacts/{contact_id}"].delete.responses["204"]).toBeDefined();
     expect(doc.paths["/api/contacts/{contact_id}"].delete.responses["403"]).toBeDefined();
+    expect(doc.paths["/api/contacts"].get.description).toMatch(/explicit status overrides/);
     expect(doc.components.securitySchemes.ApiKeyAuth).toEqual({ type: "apiKey", in: "header", name: "X-API-Key" });
   });
 

@@ -24,6 +24,8 @@ export interface Route {
   successStatus: number;
   roles: Role[];
   summary: string;
+  /** The rules clients rely on, for the OpenAPI document. */
+  description: string;
   /** The request message has an update_mask the gateway fills from the body's keys. */
   updateMask: DescField | undefined;
 }
@@ -66,6 +68,7 @@ function routeOf(service: DescService, method: DescMethod): Route | undefined {
     successStatus: rules?.successStatus || 200,
     roles: (rules?.roles ?? []) as Role[],
     summary: rules?.summary ?? method.name,
+    description: rules?.description ?? "",
     updateMask,
   };
 }
