@@ -5,7 +5,7 @@ import { rpcRequests } from "../metrics.js";
 import { methodRules } from "../proto-options.js";
 import { applyDefaults, validateMessage } from "../validation/validate.js";
 import { invalidArgument } from "../validation/violations.js";
-import { Headers, orgContextFromHeaders, orgContextKey } from "./org-context.js";
+import { MetadataKeys, orgContextFromHeaders, orgContextKey } from "./org-context.js";
 
 const HEALTH_SERVICE = "voiceops.health.v1.HealthService";
 
@@ -27,7 +27,7 @@ export function observe(service: string, logger: Logger): Interceptor {
       const connectError = ConnectError.from(error);
       stop({ code: Code[connectError.code] });
       if (connectError.code === Code.Internal || connectError.code === Code.Unknown) {
-        logger.error({ err: error, method: req.method.name, requestId: req.header.get(Headers.requestId) }, "rpc failed");
+        logger.error({ err: error, method: req.method.name, requestId: req.header.get(MetadataKeys.requestId) }, "rpc failed");
         // Internal details (SQL, addresses, stacks) stay in the log, not in the answer.
         throw new ConnectError("internal error", Code.Internal);
       }
@@ -43,7 +43,7 @@ export function observe(service: string, logger: Logger): Interceptor {
 export function authenticate(internalToken: string): Interceptor {
   return (next) => async (req) => {
     if (req.service.typeName === HEALTH_SERVICE) return next(req);
-    const token = req.header.get(Headers.internalToken) ?? "";
+    const token = req.header.get(MetadataKeys.internalToken) ?? "";
     if (!sameSecret(token, internalToken)) throw new ConnectError("invalid internal token", Code.Unauthenticated);
     const org = orgContextFromHeaders(req.header);
     if (!org) throw new ConnectError("missing organization context", Code.Unauthenticated);

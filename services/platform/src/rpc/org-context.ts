@@ -14,7 +14,8 @@ export interface OrgContext {
   requestId: string;
 }
 
-export const Headers = {
+/** Metadata (HTTP/2 header) names of the org context and the internal token. */
+export const MetadataKeys = {
   orgId: "x-org-id",
   timezone: "x-org-timezone",
   country: "x-org-country",
@@ -26,27 +27,27 @@ export const Headers = {
 export const orgContextKey = createContextKey<OrgContext | undefined>(undefined, { description: "organization of the call" });
 
 export function orgContextFromHeaders(headers: Headers): OrgContext | undefined {
-  const orgId = headers.get(Headers.orgId);
+  const orgId = headers.get(MetadataKeys.orgId);
   if (!orgId) return undefined;
-  const role = headers.get(Headers.role) as Role | null;
+  const role = headers.get(MetadataKeys.role) as Role | null;
   return {
     orgId,
-    timezone: headers.get(Headers.timezone) || "UTC",
-    country: headers.get(Headers.country) || "US",
+    timezone: headers.get(MetadataKeys.timezone) || "UTC",
+    country: headers.get(MetadataKeys.country) || "US",
     role: role && ROLES.includes(role) ? role : "member",
-    requestId: headers.get(Headers.requestId) ?? "",
+    requestId: headers.get(MetadataKeys.requestId) ?? "",
   };
 }
 
 /** Headers that carry an org context (and the internal token) on an outgoing call. */
 export function orgHeaders(org: OrgContext, internalToken: string): Record<string, string> {
   return {
-    [Headers.orgId]: org.orgId,
-    [Headers.timezone]: org.timezone,
-    [Headers.country]: org.country,
-    [Headers.role]: org.role,
-    [Headers.requestId]: org.requestId,
-    [Headers.internalToken]: internalToken,
+    [MetadataKeys.orgId]: org.orgId,
+    [MetadataKeys.timezone]: org.timezone,
+    [MetadataKeys.country]: org.country,
+    [MetadataKeys.role]: org.role,
+    [MetadataKeys.requestId]: org.requestId,
+    [MetadataKeys.internalToken]: internalToken,
   };
 }
 
