@@ -75,6 +75,7 @@ describe.skipIf(!natsUrl || !databaseUrl)("outbox with NATS unreachable", () => 
       durable: `outbox-test-${newId()}`,
       subject: "crm.contact.created",
       startAt: "new",
+      expireAfterIdleMs: 60_000,
       handler: async (message) => {
         const event = decodeEvent(message.data, ContactCreatedSchema);
         seen.push({ id: event.id, orgId: event.orgId, contactId: event.payload.contact?.id ?? "" });

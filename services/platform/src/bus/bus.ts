@@ -22,6 +22,8 @@ export interface DurableSubscription {
   handler: BusHandler;
   /** Where a new durable starts: the whole retained stream (default) or only new messages. */
   startAt?: "all" | "new";
+  /** Let the bus delete the durable after this long without a member (throwaway observers). */
+  expireAfterIdleMs?: number;
 }
 
 export interface EventBus {

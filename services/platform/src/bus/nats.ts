@@ -140,6 +140,7 @@ export function createNatsBus(options: NatsBusOptions): EventBus {
             filter_subject: subscription.subject,
             ack_wait: 30 * SECOND_NS,
             max_deliver: -1,
+            ...(subscription.expireAfterIdleMs ? { inactive_threshold: subscription.expireAfterIdleMs * 1_000_000 } : {}),
           });
         }
         const consumer = await js.consumers.get(stream, subscription.durable);
