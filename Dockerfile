@@ -1,5 +1,26 @@
 # One image for the gateway and all five services; the Kubernetes manifests pick the
-# process with `command`. tsx runs the TypeScript at start-up, so there is no build step.
+# process with `command` (node dist/<component>.js).
+
+# Build stage: every dependency, then the TypeScript compiled into one bundle per component.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY proto/package.json proto/
+COPY services/platform/package.json services/platform/
+COPY services/crm/package.json services/crm/
+COPY services/jobs/package.json services/jobs/
+COPY services/fieldops/package.json services/fieldops/
+COPY services/comms/package.json services/comms/
+COPY services/analytics/package.json services/analytics/
+COPY gateway/package.json gateway/
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.base.json tsconfig.json ./
+COPY proto/ proto/
+COPY services/ services/
+COPY gateway/ gateway/
+# The embedded database template is for `npm start`, not for the cluster.
+RUN node gateway/scripts/build.mjs --no-template
+
 FROM node:20-bookworm-slim
 
 WORKDIR /app
@@ -20,18 +41,18 @@ COPY services/comms/package.json services/comms/
 COPY services/analytics/package.json services/analytics/
 COPY gateway/package.json gateway/
 
-# tsx, the runtime loader, is a dependency; code generation and test tools are not installed.
+# Runtime dependencies only: no compiler, code generator or test tools.
 RUN npm ci --ignore-scripts --omit=dev --no-audit --no-fund \
  && npm cache clean --force
 
-COPY tsconfig.base.json tsconfig.json ./
-COPY proto/ proto/
+# The bundles, and the SQL migrations they read next to each component's sources.
+COPY --from=build /app/dist/ dist/
 COPY services/ services/
 COPY gateway/ gateway/
 
 ENV NODE_ENV=production
-# Files stay root-owned and read-only to the process; tsx caches under /tmp (an emptyDir in k8s).
+# Files stay root-owned and read-only to the process.
 USER 10001:10001
 
 EXPOSE 8080 8081
-CMD ["node", "--import", "tsx", "gateway/src/main.ts"]
+CMD ["node", "dist/gateway.js"]

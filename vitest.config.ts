@@ -6,8 +6,9 @@ export default defineConfig({
   test: {
     include: ["services/*/test/**/*.test.ts", "gateway/test/**/*.test.ts", "deploy/test/**/*.test.ts"],
     globalSetup: ["gateway/test/global-setup.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 90_000,
+    // Generous bounds: a loaded 2-core machine is slow, and no test may fail on speed alone.
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
     pool: "forks",
     reporters: ["default"],
   },

@@ -25,7 +25,7 @@ const COMPONENTS = ["gateway", "crm", "jobs", "fieldops", "comms", "analytics"] 
 const SERVICE_PORTS: Record<string, number> = { crm: 50061, jobs: 50062, fieldops: 50063, comms: 50064, analytics: 50065 };
 const CONFIG_MAP = "voiceops-config";
 const SECRET = "voiceops-secrets";
-const SECRET_KEYS = ["DATABASE_URL", "ADMIN_TOKEN", "INTERNAL_TOKEN"];
+const SECRET_KEYS = ["DATABASE_URL", "ADMIN_TOKEN", "INTERNAL_TOKEN", "INTERNAL_API_KEY"];
 const BASE_IMAGE = "voiceops:latest";
 const PEER_ADDRS = ["CRM_SERVICE_ADDR", "JOBS_SERVICE_ADDR", "FIELDOPS_SERVICE_ADDR", "COMMS_SERVICE_ADDR", "ANALYTICS_SERVICE_ADDR"];
 const REQUIRED_ENV: Record<"gateway" | "service", string[]> = {
@@ -301,8 +301,8 @@ function checkPolicies(docs: Doc[], scope: string): void {
 
         it("runs the component's command from the shared image", () => {
           expect(containers, `${where}: one container`).toHaveLength(1);
-          const entry = name === "gateway" ? "gateway/src/main.ts" : `services/${name}/src/main.ts`;
-          expect(containers[0]?.command, `${where}: command`).toEqual(["node", "--import", "tsx", entry]);
+          // The image holds the compiled entry points (npm run build): dist/<component>.js.
+          expect(containers[0]?.command, `${where}: command`).toEqual(["node", `dist/${name}.js`]);
           if (scope.startsWith("base")) expect(containers[0]?.image, `${where}: image`).toBe(BASE_IMAGE);
         });
 

@@ -1,55 +1,104 @@
+import pg from "pg";
 import { AdminClient, isolatedDatabase, newTenant, testEnv } from "@voiceops/platform/testing";
 import { startSystem } from "../src/system.js";
 
-// Plans and timings of the contact queries on a large organization, against real PostgreSQL
-// (DATABASE_URL): seeds N contacts in a scratch database, then times the list, search and
-// phone lookups through the REST API. Usage: DATABASE_URL=... npm run bench:explain -- [N]
+// Contact listings and searches on one large organization among many, against real PostgreSQL:
+// seeds a scratch database, then times each request through the REST API (the system runs in
+// this process on that database) and reports p50/p99 against the goals.
+//
+//   DATABASE_URL=... npm run bench:explain [-- --contacts 1000000 --total 5000000 --runs 40]
+//
+// --contacts: the measured organization's contacts; --total: contacts in the database (the rest
+// in organizations of 10,000). Seeding is a few INSERT ... SELECT generate_series statements
+// with the secondary indexes dropped and rebuilt afterwards (as a bulk load is done); each one
+// fires the statement-level counter trigger once.
 
-const count = Number(process.argv[2] ?? 1_000_000);
+function arg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+}
+const count = arg("contacts", 1_000_000);
+const total = Math.max(count, arg("total", 5_000_000));
+const runs = arg("runs", 40);
 const base = process.env.DATABASE_URL;
 if (!base) throw new Error("DATABASE_URL is required: this measures PostgreSQL");
+const out = (line = "") => process.stdout.write(`${line}\n`);
+
 const database = await isolatedDatabase(base);
 const system = await startSystem({ env: testEnv({ DATABASE_URL: database.url, NATS_URL: "", RATE_LIMIT_PER_MINUTE: "100000000" }) });
+const seeder = new pg.Client({ connectionString: database.url, statement_timeout: 0 });
 try {
+  await seeder.connect();
   const tenant = await newTenant(system.url, new AdminClient(system.adminUrl, system.adminToken));
   const started = Date.now();
-  for (let from = 1; from <= count; from += 50_000) {
-    await system.db.query(
+  await seeder.query("SET maintenance_work_mem = '256MB'");
+  const indexes = await seeder.query<{ name: string; definition: string }>(
+    `SELECT indexname AS name, indexdef AS definition FROM pg_indexes WHERE schemaname = 'crm' AND tablename = 'contacts' AND indexname <> 'contacts_pkey'`,
+  );
+  for (const index of indexes.rows) await seeder.query(`DROP INDEX crm.${index.name}`);
+  const chunk = 500_000;
+  // The measured organization: names "Contact <n>", phones +1555<n>, one status in four a prospect.
+  for (let from = 1; from <= count; from += chunk) {
+    await seeder.query(
       `INSERT INTO crm.contacts (id, org_id, name, phone_number, email, status, company_name, created_at, updated_at)
        SELECT gen_random_uuid(), $1, 'Contact ' || g, '+1555' || lpad(g::text, 7, '0'), 'c' || g || '@example.com',
               (ARRAY['prospect','lead','customer','inactive'])[1 + g % 4], 'Company ' || (g % 1000),
               now() - (g || ' seconds')::interval, now()
        FROM generate_series($2::int, $3::int) g`,
-      [tenant.orgId, from, Math.min(count, from + 49_999)],
+      [tenant.orgId, from, Math.min(count, from + chunk - 1)],
     );
   }
-  await system.db.query("ANALYZE crm.contacts");
-  process.stdout.write(`seeded ${count} contacts in ${((Date.now() - started) / 1000).toFixed(1)} s\n\n| request | ms (median of 5) | total |\n|---|---|---|\n`);
-  const paths = [
-    "/api/contacts",
-    "/api/contacts?sort=name_desc",
-    "/api/contacts?sort=newest",
-    "/api/contacts?prospects=true",
-    "/api/contacts?status=customer&page=100",
-    "/api/contacts?search=contact%20123456",
-    "/api/contacts?search=(555)%20012-3456",
-    "/api/contacts/search?q=%2B15550123456",
-    "/api/contacts/search?q=Contact%2099999",
-    "/api/contacts/search-by-email?email=c777777%40",
+  // Everyone else: organizations of 10,000 contacts with the same kind of names and numbers.
+  for (let from = 0; from < total - count; from += chunk) {
+    await seeder.query(
+      `INSERT INTO crm.contacts (id, org_id, name, phone_number, email, status, company_name, created_at, updated_at)
+       SELECT gen_random_uuid(), ('00000000-0000-7000-8000-' || lpad(to_hex(g / 10000), 12, '0'))::uuid,
+              'Contact ' || g, '+1555' || lpad((g % 10000000)::text, 7, '0'), 'c' || g || '@example.com',
+              (ARRAY['prospect','lead','customer','inactive'])[1 + g % 4], 'Company ' || (g % 1000),
+              now() - (g || ' seconds')::interval, now()
+       FROM generate_series($1::int, $2::int) g`,
+      [from, Math.min(total - count, from + chunk) - 1],
+    );
+  }
+  const seededAt = Date.now();
+  for (const index of indexes.rows) await seeder.query(index.definition);
+  await seeder.query("ANALYZE crm.contacts");
+  const counted = await seeder.query<{ n: number }>("SELECT coalesce(sum(n), 0)::int AS n FROM crm.contact_counts WHERE org_id = $1", [tenant.orgId]);
+  out(`seeded ${total} contacts (${count} in the measured organization; its counter says ${counted.rows[0]?.n}) in ${((seededAt - started) / 1000).toFixed(0)} s, indexes rebuilt in ${((Date.now() - seededAt) / 1000).toFixed(0)} s`);
+  out();
+  out(`| request | p50 ms | p99 ms (of ${runs}) | total / items | goal |`);
+  out("|---|---|---|---|---|");
+  const cases: [string, string][] = [
+    ["/api/contacts", "list: p99 < 20 ms"],
+    ["/api/contacts?sort=name_desc", "list: p99 < 20 ms"],
+    ["/api/contacts?sort=newest", "list: p99 < 20 ms"],
+    ["/api/contacts?prospects=true", "list: p99 < 20 ms"],
+    ["/api/contacts?status=customer&page=100", "list: p99 < 20 ms"],
+    ["/api/contacts?search=contact%20123456", "search=: p99 < 50 ms"],
+    ["/api/contacts?search=company%20777&status=lead", "search=: p99 < 50 ms"],
+    ["/api/contacts?search=(555)%20012-3456", "phone search: < 15 ms"],
+    ["/api/contacts/search?q=%2B15550123456", "phone search: < 15 ms"],
+    ["/api/contacts/search?q=(555)%20012-3456", "phone search: < 15 ms"],
+    ["/api/contacts/search?q=Contact%2099999", "search: p99 < 50 ms"],
+    ["/api/contacts/search-by-email?email=c777777%40", "search: p99 < 50 ms"],
   ];
-  for (const path of paths) {
+  for (const [path, goal] of cases) {
     const times: number[] = [];
-    let total = "";
-    for (let i = 0; i < 5; i++) {
+    let shown = "";
+    for (let i = 0; i < runs + 2; i++) {
       const t0 = performance.now();
       const res = await tenant.owner.get(path);
-      times.push(performance.now() - t0);
-      total = Array.isArray(res.body) ? `${res.body.length} items` : String(res.body.total);
+      const ms = performance.now() - t0;
+      if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body)}`);
+      if (i >= 2) times.push(ms);
+      shown = Array.isArray(res.body) ? `${res.body.length} items` : `${res.body.total} total`;
     }
     times.sort((a, b) => a - b);
-    process.stdout.write(`| GET ${path} | ${times[2]?.toFixed(1)} | ${total} |\n`);
+    const p = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]?.toFixed(1);
+    out(`| GET ${path} | ${p(0.5)} | ${p(0.99)} | ${shown} | ${goal} |`);
   }
 } finally {
+  await seeder.end().catch(() => undefined);
   await system.stop();
   await database.drop();
 }

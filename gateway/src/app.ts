@@ -1,10 +1,12 @@
 import express, { type RequestHandler } from "express";
-import { registry, type Database, type EventBus, type Logger, type PeerRegistry } from "@voiceops/platform";
+import type { Clock, Database, EventBus, Logger, ObjectStore, PeerRegistry, UrlSigner } from "@voiceops/platform";
 import { docsPage } from "./docs.js";
+import { mountFiles } from "./files.js";
 import { mountHealth } from "./health.js";
 import { authenticate } from "./http/authenticate.js";
+import { jsonBody } from "./http/json-body.js";
 import { jsonErrors } from "./http/json-errors.js";
-import { rateLimit } from "./http/rate-limit.js";
+import { rateLimits } from "./http/rate-limit.js";
 import { requestContext } from "./http/request-context.js";
 import type { PrincipalCache } from "./identity/principal-cache.js";
 import { buildOpenApi } from "./openapi.js";
@@ -22,31 +24,40 @@ export interface PublicAppDeps {
   /** Services whose health /health reports. */
   services: string[];
   rateLimitPerMinute: number;
+  /** Express's "trust proxy": which proxies' X-Forwarded-For names the client address. */
+  trustProxy?: boolean | number | string;
+  /** Whether the gateway is draining (readiness answers 503). */
+  draining?: () => boolean;
+  objects: ObjectStore;
+  /** Verifies the file store's download URLs. */
+  fileSigner: UrlSigner;
+  clock: Clock;
 }
 
-/** The public REST API: health, docs, metrics and every transcoded route under /api. */
+/** The public REST API: health, docs and every transcoded route under /api (metrics are on the admin listener). */
 export function createPublicApp(deps: PublicAppDeps) {
   const app = express();
   app.disable("x-powered-by");
+  app.set("trust proxy", deps.trustProxy ?? false);
   app.use(requestContext(deps.logger));
-  app.use(rateLimit({ limit: deps.rateLimitPerMinute, windowMs: 60_000 }));
+  const limits = rateLimits({ limit: deps.rateLimitPerMinute, windowMs: 60_000 });
+  app.use(limits.byAddress);
 
   mountHealth(app, deps);
-  app.get("/metrics", async (_req, res) => {
-    res.setHeader("content-type", registry.contentType);
-    res.end(await registry.metrics());
-  });
-  const openapi = buildOpenApi(deps.routes);
+  // Built on first use: it reads every field's options, which would slow start-up.
+  let openapi: ReturnType<typeof buildOpenApi> | undefined;
   app.get("/openapi.json", (_req, res) => {
+    openapi ??= buildOpenApi(deps.routes);
     res.json(openapi);
   });
   app.get("/docs", (_req, res) => {
     res.type("html").send(docsPage("/openapi.json"));
   });
+  mountFiles(app, { objects: deps.objects, signer: deps.fileSigner, clock: deps.clock, logger: deps.logger });
 
   // Authentication and body parsing run only on known routes, so an unknown path is a 404.
   const api = express.Router();
-  const guard: RequestHandler[] = [authenticate(deps.cache), express.json({ limit: "1mb" })];
+  const guard: RequestHandler[] = [authenticate(deps.cache), limits.byKey, ...jsonBody("1mb")];
   mountRoutes(api, deps.routes, { ...deps, before: guard });
   app.use(api);
 

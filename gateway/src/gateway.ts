@@ -1,7 +1,7 @@
 import http from "node:http";
 import { fileURLToPath } from "node:url";
 import type { AddressInfo } from "node:net";
-import { migrate, readMigrations, type Database, type EventBus, type Logger, type PeerRegistry } from "@voiceops/platform";
+import { drainableHttpServer, fileUrlSigner, migrate, readMigrations, type Clock, type Database, type EventBus, type Logger, type ObjectStore, type PeerRegistry } from "@voiceops/platform";
 import { createAdminApp } from "./admin/app.js";
 import { createPublicApp } from "./app.js";
 import { PrincipalCache } from "./identity/principal-cache.js";
@@ -23,13 +23,21 @@ export interface GatewayOptions {
   adminHost: string;
   adminPort: number;
   rateLimitPerMinute: number;
+  /** Express's "trust proxy" (TRUST_PROXY): which proxies' X-Forwarded-For gives the client address. */
+  trustProxy?: boolean | number | string;
   /** Services /health reports on. */
   services: string[];
+  /** Where upload routes put files, and what /files serves. */
+  objects: ObjectStore;
+  clock: Clock;
 }
 
 export interface RunningGateway {
   url: string;
   adminUrl: string;
+  /** Readiness 503 and `Connection: close` on every response from now on; still serving. */
+  drain(): void;
+  /** Stops accepting, closes idle connections, lets in-flight requests finish, then closes. */
   stop(): Promise<void>;
 }
 
@@ -40,13 +48,6 @@ function listen(server: http.Server, port: number, host: string): Promise<number
   });
 }
 
-function close(server: http.Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeIdleConnections();
-  });
-}
-
 /** Starts the public REST listener and the admin listener. */
 export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
   const logger = options.logger.child({ component: "gateway" });
@@ -54,6 +55,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const store = new IdentityStore(options.db);
   const cache = new PrincipalCache(store, options.bus);
   const routes = collectRoutes(API_SERVICES);
+  let draining = false;
   const app = createPublicApp({
     routes,
     cache,
@@ -64,10 +66,16 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     bus: options.bus,
     services: options.services,
     rateLimitPerMinute: options.rateLimitPerMinute,
+    trustProxy: options.trustProxy,
+    draining: () => draining,
+    objects: options.objects,
+    fileSigner: fileUrlSigner(options.internalToken),
+    clock: options.clock,
   });
   const admin = createAdminApp({ store, cache, adminToken: options.adminToken, logger });
   const publicServer = http.createServer({ keepAliveTimeout: 65_000 }, app);
   const adminServer = http.createServer(admin);
+  const listeners = [drainableHttpServer(publicServer), drainableHttpServer(adminServer)];
   const port = await listen(publicServer, options.port, options.host);
   const adminPort = await listen(adminServer, options.adminPort, options.adminHost);
   const shown = (host: string) => (host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host);
@@ -75,8 +83,13 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   return {
     url: `http://${shown(options.host)}:${port}`,
     adminUrl: `http://${shown(options.adminHost)}:${adminPort}`,
+    drain() {
+      draining = true;
+      for (const listener of listeners) listener.drain();
+    },
     async stop() {
-      await Promise.all([close(publicServer), close(adminServer)]);
+      draining = true;
+      await Promise.all(listeners.map((listener) => listener.close()));
     },
   };
 }

@@ -20,13 +20,15 @@ async function serviceState(peers: PeerRegistry, name: string): Promise<string> 
  * /health/live and /api/health/live answer 200 while the process runs;
  * /health/ready is the replica's readiness for Kubernetes.
  */
-export function mountHealth(router: Router, deps: { db: Database; bus: EventBus; peers: PeerRegistry; services: string[] }): void {
+export function mountHealth(router: Router, deps: { db: Database; bus: EventBus; peers: PeerRegistry; services: string[]; draining?: () => boolean }): void {
   const live = (_req: unknown, res: { json(body: unknown): void }) => res.json({ status: "ok" });
   router.get(["/health/live", "/api/health/live"], live);
   // Readiness of this gateway replica: its own database and bus, not the services behind it,
   // so one service being down does not take every gateway out of its load balancer.
   router.get("/health/ready", async (_req, res, next) => {
     try {
+      // A draining replica leaves its load balancer at once, whatever its dependencies say.
+      if (deps.draining?.()) return void res.status(503).json({ status: "draining" });
       const dependencies = { database: await databaseState(deps.db), bus: deps.bus.healthy() ? "ok" : "down" };
       const ok = dependencies.database === "ok" && dependencies.bus === "ok";
       res.status(ok ? 200 : 503).json({ status: ok ? "ok" : "unavailable", dependencies });

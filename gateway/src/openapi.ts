@@ -2,7 +2,7 @@ import { ScalarType, type DescField, type DescMessage } from "@bufbuild/protobuf
 import { enumJsonValues, fieldRules } from "@voiceops/platform";
 import { API_VERSION } from "./health.js";
 import { serviceNameOf } from "./transcoder/mount.js";
-import type { Route } from "./transcoder/routes.js";
+import type { Route, UploadSpec } from "./transcoder/routes.js";
 
 type Schema = Record<string, unknown>;
 
@@ -42,6 +42,19 @@ const VALIDATION_ERROR = {
 };
 
 const ERROR = { type: "object", required: ["detail"], properties: { detail: { type: "string" } } };
+
+/** Request body alternatives of an upload route: the raw file, or a form with a file part. */
+function uploadContent(upload: UploadSpec): Record<string, unknown> {
+  const content: Record<string, unknown> = {};
+  const file = { type: "string", contentMediaType: "application/octet-stream", description: `At most ${upload.maxBytes} bytes.` };
+  if (upload.raw) for (const type of upload.contentTypes) content[type] = { schema: file };
+  if (upload.multipart) {
+    const properties: Record<string, unknown> = { file };
+    for (const field of upload.formFields) properties[field.name] = { type: "string" };
+    content["multipart/form-data"] = { schema: { type: "object", required: ["file"], properties } };
+  }
+  return content;
+}
 
 /** Builds the OpenAPI 3.1 document from the same route table the gateway serves. */
 export function buildOpenApi(routes: Route[]) {
@@ -113,11 +126,11 @@ export function buildOpenApi(routes: Route[]) {
     return { type: "object", properties, ...(required.length ? { required } : {}) };
   }
 
-  function parameter(field: DescField, where: "path" | "query"): Schema {
+  function parameter(field: DescField, where: "path" | "query" | "header", name = field.name): Schema {
     const rules = fieldRules(field);
     const schema = fieldSchema(field, false);
     return {
-      name: field.name,
+      name,
       in: where,
       required: where === "path" || Boolean(rules?.required),
       schema,
@@ -141,11 +154,21 @@ export function buildOpenApi(routes: Route[]) {
     responses["422"] = { description: "Validation Error", content: { "application/json": { schema: { $ref: "#/components/schemas/HTTPValidationError" } } } };
     responses["429"] = error("Rate limited; retry after Retry-After seconds");
 
-    let requestBody: unknown;
+    const content: Record<string, unknown> = {};
+    const skipped = new Set(route.pathFields);
+    if (route.upload) skipped.add(route.upload.field);
+    for (const { field } of route.headerFields) skipped.add(field);
     if (route.body === "*") {
-      requestBody = { required: true, content: { "application/json": { schema: messageSchema(route.method.input, new Set(route.pathFields), false) } } };
+      for (const header of route.headerFields) skipped.add(header.field);
+      content["application/json"] = { schema: messageSchema(route.method.input, skipped, false) };
     } else if (route.body?.message) {
-      requestBody = { required: true, content: { "application/json": { schema: refOf(route.body.message) } } };
+      content["application/json"] = { schema: refOf(route.body.message) };
+    }
+    if (route.upload) Object.assign(content, uploadContent(route.upload));
+    const requestBody = Object.keys(content).length > 0 ? { required: true, content } : undefined;
+    if (route.upload) {
+      responses["413"] = error(`File larger than ${route.upload.maxBytes} bytes`);
+      responses["415"] = error("Unsupported media type");
     }
     const openApiPath = route.template;
     paths[openApiPath] ??= {};
@@ -154,7 +177,11 @@ export function buildOpenApi(routes: Route[]) {
       summary: route.summary,
       ...(route.description ? { description: route.description } : {}),
       tags: [serviceNameOf(route)],
-      parameters: [...route.pathFields.map((f) => parameter(f, "path")), ...route.queryFields.map((f) => parameter(f, "query"))],
+      parameters: [
+        ...route.pathFields.map((f) => parameter(f, "path")),
+        ...route.queryFields.map((f) => parameter(f, "query")),
+        ...route.headerFields.map((h) => parameter(h.field, "header", h.header)),
+      ],
       ...(requestBody ? { requestBody } : {}),
       responses,
       security: [{ ApiKeyAuth: [] }],

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { crmService } from "@voiceops/crm";
 import { jobsService } from "@voiceops/jobs";
@@ -13,16 +14,21 @@ import {
   envString,
   openBus,
   openDatabase,
+  openObjectStore,
   PeerRegistry,
+  systemClock,
   readInfraConfig,
   startService,
+  type Clock,
   type Database,
   type EventBus,
   type Logger,
+  type ObjectStore,
   type RunningService,
   type ServiceModule,
 } from "@voiceops/platform";
 import { startGateway } from "./gateway.js";
+import { trustProxyFromEnv } from "./trust-proxy.js";
 
 /** Every service, in start order (those others call first). */
 export const SERVICE_MODULES: ServiceModule[] = [crmService, fieldopsService, jobsService, commsService, analyticsService];
@@ -32,6 +38,14 @@ export interface SystemOptions {
   /** Keep the embedded database in memory instead of under DATA_DIR (tests). */
   inMemory?: boolean;
   logger?: Logger;
+  /** The services' clock (tests move it across time boundaries); the system clock by default. */
+  clock?: Clock;
+  /**
+   * The gateway and the services call each other in process (default), through the same
+   * interceptors as a network call; false sends every call over the services' loopback gRPC
+   * ports, as in distributed mode.
+   */
+  inProcessCalls?: boolean;
 }
 
 export interface RunningSystem {
@@ -41,7 +55,13 @@ export interface RunningSystem {
   db: Database;
   bus: EventBus;
   services: RunningService[];
+  /** Where the gateway and the services find each other (tests may point one elsewhere). */
+  peers: PeerRegistry;
+  objects: ObjectStore;
   logger: Logger;
+  /** Readiness 503 and `Connection: close` from now on; still serving. */
+  drain(): void;
+  /** Drains the gateway's in-flight requests, then stops the services, the bus and the database. */
   stop(): Promise<void>;
 }
 
@@ -59,8 +79,8 @@ function embeddedAdminToken(dataDir: string, inMemory: boolean, env: Record<stri
 }
 
 /**
- * The whole system in one process: every service on its own loopback gRPC port, and the
- * gateway. Storage and bus follow DATABASE_URL and NATS_URL (embedded PGlite and the
+ * The whole system in one process: every service on its own loopback gRPC port (for outside
+ * callers), called in process by the gateway and the other services, and the gateway. Storage and bus follow DATABASE_URL and NATS_URL (embedded PGlite and the
  * in-process bus when unset).
  */
 export async function startSystem(options: SystemOptions = {}): Promise<RunningSystem> {
@@ -72,6 +92,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
   const adminHost = envString("ADMIN_HOST", "127.0.0.1", env);
   const host = envString("HOST", "0.0.0.0", env);
   const rateLimitPerMinute = envInt("RATE_LIMIT_PER_MINUTE", 600, { min: 1 }, env);
+  const trustProxy = trustProxyFromEnv(env);
   const adminToken = infra.databaseUrl ? envString("ADMIN_TOKEN", undefined, env) : embeddedAdminToken(infra.dataDir, options.inMemory ?? false, env);
   const internalToken = infra.internalToken ?? randomBytes(24).toString("base64url");
 
@@ -82,11 +103,16 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
     inMemory: options.inMemory,
   });
   const bus = openBus(infra, { name: "voiceops", logger });
-  const peers = new PeerRegistry();
+  const clock = options.clock ?? systemClock;
+  // A system that keeps nothing (tests) keeps its objects in a temporary folder of its own.
+  const objectsDir = options.inMemory ? mkdtempSync(join(tmpdir(), "voiceops-objects-")) : infra.dataDir;
+  let publicUrl = "";
+  const objects = openObjectStore({ dataDir: objectsDir, internalToken, clock, publicUrl: () => publicUrl }, env);
+  const peers = new PeerRegistry(options.inProcessCalls ?? true);
   const services: RunningService[] = [];
   try {
     for (const module of SERVICE_MODULES) {
-      services.push(await startService(module, { db, bus, logger, internalToken, host: "127.0.0.1", port: 0, peers }));
+      services.push(await startService(module, { db, bus, logger, internalToken, host: "127.0.0.1", port: 0, peers, clock, objects, env }));
     }
     const gateway = await startGateway({
       db,
@@ -100,8 +126,12 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       adminHost,
       adminPort,
       rateLimitPerMinute,
+      trustProxy,
       services: SERVICE_MODULES.map((m) => m.name),
+      objects,
+      clock,
     });
+    publicUrl = gateway.url;
     return {
       url: gateway.url,
       adminUrl: gateway.adminUrl,
@@ -109,12 +139,19 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       db,
       bus,
       services,
+      peers,
+      objects,
       logger,
+      drain() {
+        gateway.drain();
+        for (const service of services) service.drain();
+      },
       async stop() {
         await gateway.stop();
         for (const service of [...services].reverse()) await service.stop();
         await bus.close();
         await db.close();
+        if (options.inMemory) rmSync(objectsDir, { recursive: true, force: true });
       },
     };
   } catch (error) {

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { CrmService } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 import { grpc, newTenant, orgMetadata, plainGrpcClient, testAdmin, type Tenant } from "@voiceops/platform/testing";
 
@@ -42,5 +44,23 @@ describe("CRM over plain gRPC", () => {
     await expect(client.call(getContact, { contactId: "018f0000-0000-7000-8000-000000000000" }, orgMetadata(tenant.orgId, "wrong"))).rejects.toMatchObject({
       code: grpc.status.UNAUTHENTICATED,
     });
+  });
+});
+
+// Unary gRPC takes the services' direct path; the other protocols are still Connect's.
+describe("CRM over the Connect and gRPC-Web protocols", () => {
+  it.each([
+    ["Connect (JSON)", () => createConnectTransport({ baseUrl: inject("serviceUrls").crm ?? "", httpVersion: "2" })],
+    ["gRPC-Web (binary)", () => createGrpcWebTransport({ baseUrl: inject("serviceUrls").crm ?? "", httpVersion: "2", useBinaryFormat: true })],
+  ])("%s answers like gRPC, errors included", async (_name, transport) => {
+    const tenant = await newTenant(inject("baseUrl"), admin);
+    const crm = createClient(CrmService, transport());
+    const headers = orgMetadata(tenant.orgId, token);
+    const created = await crm.createContact({ name: "Other Protocol", phoneNumber: "(555) 010-8888" }, { headers });
+    expect(created.contact?.phoneNumber).toBe("+15550108888");
+    expect((await crm.getContact({ contactId: created.contact!.id }, { headers })).contact?.name).toBe("Other Protocol");
+    const missing = await crm.getContact({ contactId: "018f0000-0000-7000-8000-000000000000" }, { headers }).catch((error: unknown) => error);
+    expect(missing).toBeInstanceOf(ConnectError);
+    expect((missing as ConnectError).code).toBe(Code.NotFound);
   });
 });

@@ -1,7 +1,7 @@
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ContactCreatedSchema } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
-import { createLogger, decodeEvent, newId, type EventBus } from "@voiceops/platform";
+import { createLogger, decodeEvent, newId, readInfraConfig, type EventBus } from "@voiceops/platform";
 import { createNatsBus } from "../../services/platform/src/bus/nats.js";
 import { AdminClient, eventually, isolatedDatabase, newTenant, testEnv } from "@voiceops/platform/testing";
 import { startSystem, type RunningSystem } from "../src/system.js";
@@ -68,9 +68,10 @@ describe.skipIf(!natsUrl || !databaseUrl)("outbox with NATS unreachable", () => 
   beforeAll(async () => {
     const port = await proxy.listen();
     database = await isolatedDatabase(databaseUrl ?? "");
-    system = await startSystem({ env: testEnv({ DATABASE_URL: database.url, NATS_URL: `nats://127.0.0.1:${port}` }) });
+    const env = testEnv({ DATABASE_URL: database.url, NATS_URL: `nats://127.0.0.1:${port}` });
+    system = await startSystem({ env });
     // An independent observer on the real NATS, with a durable consumer of its own.
-    observer = createNatsBus({ url: natsUrl ?? "", name: "outbox-test", logger: createLogger("silent") });
+    observer = createNatsBus({ url: natsUrl ?? "", name: "outbox-test", logger: createLogger("silent"), prefix: readInfraConfig(env).natsPrefix, retentionDays: 1 });
     await observer.subscribe({
       durable: `outbox-test-${newId()}`,
       subject: "crm.contact.created",

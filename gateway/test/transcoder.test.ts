@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { CommsService } from "@voiceops/proto/voiceops/comms/v1/comms_service_pb";
 import { CrmService } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 import { decodeRequest, locate } from "../src/transcoder/request.js";
 import { collectRoutes, type Route } from "../src/transcoder/routes.js";
+import { API_SERVICES } from "../src/services.js";
 import { writeMessage } from "../src/transcoder/json-codec.js";
 import { HTTP_STATUS_OF_CODE } from "../src/transcoder/http-status.js";
 import { Code } from "@connectrpc/connect";
@@ -23,6 +25,24 @@ describe("route table", () => {
     const order = routes.map((r) => `${r.verb} ${r.template}`);
     expect(order.indexOf("get /api/contacts/search")).toBeLessThan(order.indexOf("get /api/contacts/{contact_id}"));
     expect(order.indexOf("get /api/leads/pipeline")).toBeLessThan(order.indexOf("get /api/leads/{lead_id}"));
+  });
+
+  it("tries every route before any less specific one that could match the same path, across all services", () => {
+    const all = collectRoutes(API_SERVICES);
+    const segments = (r: Route) => r.template.split("/");
+    for (const [i, a] of all.entries()) {
+      for (const b of all.slice(i + 1)) {
+        const [sa, sb] = [segments(a), segments(b)];
+        if (a.verb !== b.verb || sa.length !== sb.length) continue;
+        // Two templates that some path matches both: at every position equal, or a parameter.
+        const overlap = sa.every((part, k) => part === sb[k] || part.startsWith("{") || sb[k]?.startsWith("{"));
+        const first = sa.findIndex((part, k) => part.startsWith("{") !== sb[k]?.startsWith("{"));
+        if (overlap && first >= 0) expect(sa[first]?.startsWith("{"), `${a.template} is tried before ${b.template}`).toBe(false);
+      }
+    }
+    const order = all.map((r) => `${r.verb} ${r.template}`);
+    expect(order.indexOf("get /api/technicians/dispatch/active")).toBeLessThan(order.indexOf("get /api/technicians/dispatch/{dispatch_id}"));
+    expect(order.indexOf("get /api/technicians/dispatch")).toBeLessThan(order.indexOf("get /api/technicians/{technician_id}"));
   });
 
   it("reads statuses, roles and bodies from the annotations", () => {
@@ -102,5 +122,26 @@ describe("responses", () => {
     expect(HTTP_STATUS_OF_CODE[Code.Unavailable]).toBe(503);
     expect(HTTP_STATUS_OF_CODE[Code.DeadlineExceeded]).toBe(504);
     expect(HTTP_STATUS_OF_CODE[Code.Internal]).toBe(500);
+  });
+});
+
+describe("request fields bound to a header (FieldRules.header)", () => {
+  const [create] = collectRoutes([CommsService]).filter((r) => r.verb === "post" && r.template === "/api/activities");
+  if (!create) throw new Error("no POST /api/activities");
+
+  it("are read from their header only: not from the body, nor the query", () => {
+    expect(create.headerFields.map((h) => [h.field.name, h.header])).toEqual([["internal_key", "x-internal-key"]]);
+    const fromHeader = decodeRequest(create, { params: {}, query: {}, body: { activity_type: "NOTE" }, headers: { "x-internal-key": "k1" }, country: "US" });
+    expect(fromHeader.errors).toEqual([]);
+    expect(fromHeader.message).toMatchObject({ internalKey: "k1" });
+    const fromBody = decodeRequest(create, { params: {}, query: { internal_key: "q" }, body: { activity_type: "NOTE", internal_key: "b" }, headers: {}, country: "US" });
+    expect(fromBody.errors).toEqual([]);
+    expect(fromBody.message.internalKey).toBeUndefined();
+  });
+
+  it("are reported at loc [header, name]", () => {
+    const { errors } = decodeRequest(create, { params: {}, query: {}, body: { activity_type: "NOTE" }, headers: { "x-internal-key": "x".repeat(501) }, country: "US" });
+    expect(errors.map((e) => e.loc)).toEqual([["header", "x-internal-key"]]);
+    expect(locate(create, "internal_key")).toEqual(["header", "x-internal-key"]);
   });
 });

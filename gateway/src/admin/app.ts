@@ -1,11 +1,12 @@
 import { timingSafeEqual } from "node:crypto";
 import express, { type NextFunction, type Request, type Response } from "express";
-import { ROLES, type Logger, type Role } from "@voiceops/platform";
+import { NUL_MESSAGE, registry, ROLES, type Logger, type Role } from "@voiceops/platform";
 import { sendDetail, sendValidation } from "../http/errors.js";
 import { requestContext } from "../http/request-context.js";
 import { InputChecker, uuidPathError } from "../http/validate-input.js";
 import type { PrincipalCache } from "../identity/principal-cache.js";
 import type { IdentityStore } from "../identity/store.js";
+import { jsonBody } from "../http/json-body.js";
 import { jsonErrors } from "../http/json-errors.js";
 
 function bearerMatches(header: string | undefined, token: string): boolean {
@@ -22,11 +23,18 @@ export function createAdminApp(deps: { store: IdentityStore; cache: PrincipalCac
   const app = express();
   app.disable("x-powered-by");
   app.use(requestContext(deps.logger));
+  // Prometheus scrapes the admin listener, which no public Service exposes; metrics hold no secrets.
+  app.get("/metrics", (_req, res, next) => {
+    registry.metrics().then((text) => {
+      res.setHeader("content-type", registry.contentType);
+      res.end(text);
+    }, next);
+  });
   app.use((req, res, next) => {
     if (!bearerMatches(req.header("authorization"), deps.adminToken)) return sendDetail(res, 401, "Missing or invalid admin token");
     next();
   });
-  app.use(express.json({ limit: "64kb" }));
+  app.use(jsonBody("64kb"));
   const route = (handler: Handler) => (req: Request, res: Response, next: NextFunction) => {
     handler(req, res).catch(next);
   };
@@ -49,6 +57,7 @@ export function createAdminApp(deps: { store: IdentityStore; cache: PrincipalCac
     route(async (req, res) => {
       const name = typeof req.query.name === "string" ? req.query.name : undefined;
       if (!name) return sendValidation(res, [{ loc: ["query", "name"], msg: "Field required", type: "missing" }]);
+      if (name.includes("\u0000")) return sendValidation(res, [{ loc: ["query", "name"], msg: NUL_MESSAGE, type: "value_error", input: name }]);
       const items = await store.findOrganizationsByName(name);
       res.json({ items, total: items.length });
     }),
@@ -95,7 +104,7 @@ export function createAdminApp(deps: { store: IdentityStore; cache: PrincipalCac
       if (!(input instanceof InputChecker)) return sendValidation(res, [input]);
       const name = input.string("name", { max: 100 }) ?? null;
       const role: Role = input.oneOf("role", ROLES) ?? "member";
-      const expiresAt = input.dateTime("expires_at") ?? null;
+      const expiresAt = input.futureDateTime("expires_at", Date.now()) ?? null;
       if (input.errors.length > 0) return sendValidation(res, input.errors);
       if (!(await store.getOrganization(id))) return sendDetail(res, 404, "Organization not found");
       const created = await store.createApiKey(id, { name, role, expiresAt });

@@ -1,7 +1,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { envInt, envOptional, envString } from "@voiceops/platform";
+import { getCountries } from "libphonenumber-js";
+import { IANAZone } from "luxon";
+import { ConfigError, envInt, envOptional, envString, ROLES } from "@voiceops/platform";
 
 // npm run apikey -- --org "<name>" [--role owner|admin|member] [--timezone <IANA>] [--country <CC>]
 // Talks to the running system's admin API: finds or creates the organization, then issues a
@@ -14,23 +16,44 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-const { values } = parseArgs({
-  options: {
-    org: { type: "string" },
-    role: { type: "string", default: "member" },
-    timezone: { type: "string" },
-    country: { type: "string" },
-    name: { type: "string" },
-    help: { type: "boolean", short: "h" },
-  },
-});
+function parsedArguments() {
+  try {
+    return parseArgs({
+      options: {
+        org: { type: "string" },
+        role: { type: "string", default: "member" },
+        timezone: { type: "string" },
+        country: { type: "string" },
+        name: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    }).values;
+  } catch (error) {
+    return fail(`${(error as Error).message}\n${usage}`);
+  }
+}
+const values = parsedArguments();
 if (values.help) {
   process.stdout.write(`${usage}\n`);
   process.exit(0);
 }
-if (!values.org) fail(usage);
+// Everything is checked before anything is created.
+if (!values.org?.trim()) fail(usage);
+if (!(ROLES as readonly string[]).includes(values.role)) fail(`invalid --role "${values.role}": must be ${ROLES.join(", ")}`);
+if (values.timezone !== undefined && !IANAZone.isValidZone(values.timezone)) fail(`invalid --timezone "${values.timezone}": not an IANA time zone name (e.g. America/Chicago)`);
+if (values.country !== undefined && !(getCountries() as string[]).includes(values.country.toUpperCase())) {
+  fail(`invalid --country "${values.country}": not an ISO 3166 alpha-2 country code (e.g. US)`);
+}
+if (values.name !== undefined && values.name.length > 100) fail("invalid --name: at most 100 characters");
 
-const adminUrl = envOptional("ADMIN_URL") ?? `http://${envString("ADMIN_HOST", "127.0.0.1")}:${envInt("ADMIN_PORT", 8081, { min: 1, max: 65535 })}`;
+function adminBaseUrl(): string {
+  try {
+    return envOptional("ADMIN_URL") ?? `http://${envString("ADMIN_HOST", "127.0.0.1")}:${envInt("ADMIN_PORT", 8081, { min: 1, max: 65535 })}`;
+  } catch (error) {
+    return fail(error instanceof ConfigError ? error.message : String(error));
+  }
+}
+const adminUrl = adminBaseUrl();
 function adminToken(): string {
   const given = envOptional("ADMIN_TOKEN");
   if (given) return given;

@@ -1,40 +1,104 @@
+import { isIPv6 } from "node:net";
 import type { NextFunction, Request, Response } from "express";
+import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import { sendDetail } from "./errors.js";
 
-interface Window {
-  startedAt: number;
-  count: number;
+/** Paths that are never limited nor counted: probes and monitors must always get through. */
+export const HEALTH_PATHS = new Set(["/health", "/health/live", "/health/ready", "/api/health", "/api/health/live"]);
+
+/**
+ * The bucket of a client address: an IPv4 address, or the /64 network of an IPv6 address
+ * (one host usually holds a whole /64, so single IPv6 addresses would be free for the taking).
+ */
+export function addressBucket(ip: string | undefined): string {
+  if (!ip) return "unknown";
+  if (ip.startsWith("::ffff:") && ip.includes(".")) return ip.slice(7);
+  if (!isIPv6(ip)) return ip;
+  const [head = "", tail = ""] = ip.split("::");
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const groups = ip.includes("::") ? [...left, ...Array(8 - left.length - right.length).fill("0"), ...right] : left;
+  return `${groups.slice(0, 4).map((g) => g.toLowerCase().replace(/^0+(?=.)/, "")).join(":")}::/64`;
+}
+
+export interface RateLimitOptions {
+  /** Requests per window, per API key and per client address. */
+  limit: number;
+  windowMs: number;
 }
 
 /**
- * Fixed-window limit per API key (per client address when no key is sent), counted by each
- * gateway replica. Every answer carries RateLimit-Limit, -Remaining and -Reset (seconds).
+ * Rate limits, per gateway replica (rate-limiter-flexible, in memory):
+ *
+ * - `byAddress` runs before authentication on every route but health: each request takes a
+ *   point from its client address's bucket, and is refused with 429 once that bucket is empty,
+ *   before any key is looked up. Made-up keys therefore cost their sender's address, not a
+ *   fresh bucket each.
+ * - `byKey` runs after authentication: a request with a valid key gives its address point back
+ *   and takes one from the key's bucket instead, so clients with keys are limited per key.
+ *
+ * Every response carries RateLimit-Limit, -Remaining and -Reset (seconds) of the bucket that
+ * counted it (the address's on health routes, which count nothing); a 429 carries Retry-After.
  */
-export function rateLimit(options: { limit: number; windowMs: number; maxClients?: number }) {
-  const windows = new Map<string, Window>();
-  const maxClients = options.maxClients ?? 100_000;
-  return (req: Request, res: Response, next: NextFunction) => {
-    const now = Date.now();
-    const client = req.apiKeyHash ? `k:${req.apiKeyHash}` : `a:${req.ip ?? "unknown"}`;
-    let window = windows.get(client);
-    if (!window || now - window.startedAt >= options.windowMs) {
-      if (!window && windows.size >= maxClients) {
-        for (const [name, w] of windows) if (now - w.startedAt >= options.windowMs) windows.delete(name);
-        if (windows.size >= maxClients) windows.delete(windows.keys().next().value as string);
-      }
-      window = { startedAt: now, count: 0 };
-      windows.set(client, window);
-    }
-    window.count++;
-    const reset = Math.max(1, Math.ceil((window.startedAt + options.windowMs - now) / 1000));
+export function rateLimits(options: RateLimitOptions) {
+  const duration = Math.max(1, Math.round(options.windowMs / 1000));
+  const addresses = new RateLimiterMemory({ points: options.limit, duration, keyPrefix: "address" });
+  const keys = new RateLimiterMemory({ points: options.limit, duration, keyPrefix: "key" });
+
+  const setHeaders = (res: Response, state: RateLimiterRes | null): number => {
+    const reset = state ? Math.max(1, Math.ceil(state.msBeforeNext / 1000)) : duration;
     res.setHeader("RateLimit-Limit", String(options.limit));
-    res.setHeader("RateLimit-Remaining", String(Math.max(0, options.limit - window.count)));
+    res.setHeader("RateLimit-Remaining", String(state ? Math.max(0, options.limit - state.consumedPoints) : options.limit));
     res.setHeader("RateLimit-Reset", String(reset));
-    if (window.count > options.limit) {
-      res.setHeader("Retry-After", String(reset));
-      sendDetail(res, 429, "Too many requests; retry after the time in Retry-After");
-      return;
-    }
-    next();
+    return reset;
   };
+  const refuse = (res: Response, state: RateLimiterRes) => {
+    const reset = setHeaders(res, state);
+    res.setHeader("Retry-After", String(reset));
+    sendDetail(res, 429, "Too many requests; retry after the time in Retry-After");
+  };
+
+  return {
+    byAddress(req: Request, res: Response, next: NextFunction) {
+      const address = addressBucket(req.ip);
+      if (HEALTH_PATHS.has(req.path)) {
+        addresses.get(address).then((state) => {
+          setHeaders(res, state);
+          next();
+        }, next);
+        return;
+      }
+      addresses.consume(address).then(
+        (state) => {
+          setHeaders(res, state);
+          req.rateLimitAddress = address;
+          next();
+        },
+        (rejection: unknown) => (rejection instanceof RateLimiterRes ? refuse(res, rejection) : next(rejection)),
+      );
+    },
+
+    byKey(req: Request, res: Response, next: NextFunction) {
+      const principal = req.principal;
+      if (!principal) return next();
+      if (req.rateLimitAddress) {
+        void addresses.reward(req.rateLimitAddress);
+        req.rateLimitAddress = undefined;
+      }
+      keys.consume(principal.keyId).then(
+        (state) => {
+          setHeaders(res, state);
+          next();
+        },
+        (rejection: unknown) => (rejection instanceof RateLimiterRes ? refuse(res, rejection) : next(rejection)),
+      );
+    },
+  };
+}
+
+declare module "express-serve-static-core" {
+  interface Request {
+    /** The address bucket this request took a point from, until a key takes over. */
+    rateLimitAddress?: string;
+  }
 }

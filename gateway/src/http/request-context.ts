@@ -17,6 +17,18 @@ declare module "express-serve-static-core" {
 
 const SAFE_REQUEST_ID = /^[\w.:-]{1,128}$/;
 
+/**
+ * The route a request matched, as a template (never the path itself, which may hold ids,
+ * phone numbers or names), for logs and metric labels.
+ */
+function routeLabel(req: Request): string {
+  if (req.routeName) return req.routeName;
+  const path: unknown = req.route?.path;
+  if (typeof path === "string") return `${req.method} ${path}`;
+  if (Array.isArray(path) && path.includes(req.path)) return `${req.method} ${req.path}`;
+  return "unmatched";
+}
+
 /** Request id (echoed when the caller sent a sane one), one log line and one metric per request. */
 export function requestContext(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction) => {
@@ -28,7 +40,7 @@ export function requestContext(logger: Logger) {
     if (key) req.apiKeyHash = hashApiKey(key);
     res.on("finish", () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const route = req.routeName ?? (res.statusCode === 404 ? "unmatched" : req.path);
+      const route = routeLabel(req);
       httpRequests.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
       logger.info(
         {

@@ -1,6 +1,8 @@
 import { IANAZone } from "luxon";
 import { getCountries } from "libphonenumber-js";
-import { isUuid } from "@voiceops/platform";
+import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
+import { isUuid, NUL_MESSAGE } from "@voiceops/platform";
+import { parseTimestamp } from "../transcoder/json-codec.js";
 import type { ValidationEntry } from "../transcoder/request.js";
 
 // Checks for the admin API's hand-written routes, reporting in the same 422 shape as the API.
@@ -27,6 +29,10 @@ export class InputChecker {
     }
     if (typeof value !== "string") {
       this.errors.push({ loc: ["body", name], msg: "Input should be a valid string", type: "string_type", input: value });
+      return undefined;
+    }
+    if (value.includes("\u0000")) {
+      this.errors.push({ loc: ["body", name], msg: NUL_MESSAGE, type: "value_error", input: value });
       return undefined;
     }
     if (options.required && value.trim() === "") {
@@ -70,9 +76,19 @@ export class InputChecker {
   dateTime(name: string): Date | undefined {
     const value = this.string(name);
     if (value === undefined) return undefined;
-    const date = new Date(value);
-    if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(date.getTime())) {
-      this.errors.push({ loc: ["body", name], msg: "Input should be a valid datetime", type: "datetime_parsing", input: value });
+    const parsed = parseTimestamp(name, value);
+    if (!parsed.ok) {
+      this.errors.push({ loc: ["body", name], msg: parsed.violation.message, type: parsed.violation.type, input: value });
+      return undefined;
+    }
+    return timestampDate(parsed.value as Timestamp);
+  }
+
+  /** A datetime that must lie after `now` (an expiry). */
+  futureDateTime(name: string, now: number): Date | undefined {
+    const date = this.dateTime(name);
+    if (date !== undefined && date.getTime() <= now) {
+      this.errors.push({ loc: ["body", name], msg: "Input should be in the future", type: "datetime_future", input: this.body[name] });
       return undefined;
     }
     return date;

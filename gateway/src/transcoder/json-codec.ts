@@ -1,6 +1,6 @@
 import { ScalarType, create, fromJson, toJson, type DescField, type DescMessage, type JsonValue } from "@bufbuild/protobuf";
 import { StructSchema, TimestampSchema, ValueSchema, timestampDate, timestampFromDate, type Timestamp } from "@bufbuild/protobuf/wkt";
-import { enumFromJson, enumJsonValues, enumToJson, expectedList, fieldRules, violation, type Violation } from "@voiceops/platform";
+import { enumFromJson, enumJsonValues, enumToJson, expectedList, fieldRules, TIMESTAMP_RANGE_MESSAGE, timestampInRange, violation, type Violation } from "@voiceops/platform";
 
 // JSON <-> protobuf for the REST API. Unlike the canonical proto3 JSON mapping, field names are
 // the proto (snake_case) names, enums use their short spelling, int64 are JSON numbers, and
@@ -83,7 +83,9 @@ export function parseTimestamp(path: string, input: unknown): Parsed {
   }
   const date = new Date(input.trim());
   if (Number.isNaN(date.getTime())) return fail(path, "datetime_parsing", "Input should be a valid datetime", input);
-  return { ok: true, value: timestampFromDate(date) };
+  const value = timestampFromDate(date);
+  if (!timestampInRange(value.seconds)) return fail(path, "datetime_parsing", TIMESTAMP_RANGE_MESSAGE, input);
+  return { ok: true, value };
 }
 
 function parseEnum(path: string, field: DescField, input: unknown): Parsed {
@@ -115,7 +117,8 @@ function parseMessageValue(path: string, desc: DescMessage, input: unknown): Par
     if (typeof input !== "object" || input === null || Array.isArray(input)) {
       return fail(path, "dict_type", "Input should be a valid dictionary", input);
     }
-    return { ok: true, value: fromJson(StructSchema, input as JsonValue) };
+    // A Struct field holds its JSON object as it is (protobuf-es represents it as JsonObject).
+    return { ok: true, value: input };
   }
   if (desc.typeName === ValueSchema.typeName) return { ok: true, value: fromJson(ValueSchema, input as JsonValue) };
   const out: Violation[] = [];
@@ -175,7 +178,12 @@ export function readMessage(desc: DescMessage, input: unknown, prefix: string, o
   return message;
 }
 
+function isTimestamp(field: DescField): boolean {
+  return field.fieldKind === "message" && field.message.typeName === TimestampSchema.typeName;
+}
+
 function nullType(field: DescField): string {
+  if (isTimestamp(field)) return "datetime_type";
   if (field.fieldKind === "enum") return "enum";
   if (field.fieldKind === "scalar" && field.scalar === ScalarType.BOOL) return "bool_type";
   if (field.fieldKind === "scalar" && field.scalar !== ScalarType.STRING) return "int_type";
@@ -183,6 +191,7 @@ function nullType(field: DescField): string {
 }
 
 function nullMessage(field: DescField): string {
+  if (isTimestamp(field)) return "Input should be a valid datetime";
   if (field.fieldKind === "enum" && field.enum) return `Input should be ${expectedList(enumJsonValues(field.enum))}`;
   if (field.fieldKind === "scalar" && field.scalar === ScalarType.BOOL) return "Input should be a valid boolean";
   if (field.fieldKind === "scalar" && field.scalar !== ScalarType.STRING) return "Input should be a valid integer";
@@ -203,7 +212,8 @@ export function writeMessage(desc: DescMessage, message: AnyMessage | undefined)
   if (message === undefined || message === null) return null;
   if (desc.typeName === TimestampSchema.typeName) return timestampDate(message as unknown as Timestamp).toISOString();
   if (desc.typeName === StructSchema.typeName || desc.typeName === ValueSchema.typeName) {
-    return toJson(desc, message as never);
+    // A Struct field already holds plain JSON; a Struct inside a Value is a message.
+    return "$typeName" in message ? toJson(desc, message as never) : message;
   }
   const out: Record<string, unknown> = {};
   for (const field of desc.fields) {

@@ -1,14 +1,17 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { NextFunction, Request, RequestHandler, Response, Router } from "express";
-import { orgHeaders, violationsOf, type Logger, type PeerRegistry } from "@voiceops/platform";
+import { isAnswered, isComponentAuthFailure, orgHeaders, violationsOf, type Logger, type ObjectStore, type PeerRegistry } from "@voiceops/platform";
 import { sendDetail, sendValidation } from "../http/errors.js";
 import { HTTP_STATUS_OF_CODE } from "./http-status.js";
 import { writeField, writeMessage } from "./json-codec.js";
 import { decodeRequest, entriesOf } from "./request.js";
 import type { Route } from "./routes.js";
+import { isUploadRequest, receiveUpload, UploadRefused } from "./upload.js";
 
 export interface TranscoderDeps {
   peers: PeerRegistry;
+  /** Where upload routes store their files. */
+  objects: ObjectStore;
   internalToken: string;
   logger: Logger;
   timeoutMs?: number;
@@ -22,64 +25,141 @@ export function serviceNameOf(route: Route): string {
 }
 
 function sendRpcError(res: Response, route: Route, error: ConnectError, logger: Logger, req: Request): void {
+  // A call that failed on the way (the service died, the connection was reset) is a 503 the
+  // client may retry, whatever code the transport gave it; its message stays in the log.
+  if (!isAnswered(error) && error.code !== Code.DeadlineExceeded && error.code !== Code.Canceled) {
+    logger.warn({ err: error, requestId: req.requestId, route: route.template }, "rpc call failed in transit");
+    return sendDetail(res, 503, "Service temporarily unavailable");
+  }
   if (error.code === Code.InvalidArgument) {
     const violations = violationsOf(error);
     if (violations.length > 0) return sendValidation(res, entriesOf(route, violations));
     return sendValidation(res, [{ loc: [route.body ? "body" : "query"], msg: error.rawMessage, type: "value_error" }]);
   }
-  const status = HTTP_STATUS_OF_CODE[error.code] ?? 500;
+  // A service refusing the gateway's own credentials is a fault of ours, not the client's; a
+  // service refusing the client's (a wrong x-internal-key) is a 401.
+  const status = error.code === Code.Unauthenticated && isComponentAuthFailure(error.rawMessage) ? 500 : (HTTP_STATUS_OF_CODE[error.code] ?? 500);
   if (status >= 500) {
     logger.error({ err: error, requestId: req.requestId, route: route.template }, "rpc call failed");
     const detail =
-      error.code === Code.Unavailable ? "Service temporarily unavailable" : error.code === Code.DeadlineExceeded ? "Upstream timeout" : "Internal server error";
+      error.code === Code.Unavailable
+        ? "Service temporarily unavailable"
+        : error.code === Code.DeadlineExceeded
+          ? "Upstream timeout"
+          : error.code === Code.Unimplemented
+            ? "Not implemented"
+            : "Internal server error";
     return sendDetail(res, status, detail);
   }
   sendDetail(res, status, error.rawMessage);
 }
 
+/** Calls the route's RPC with a decoded message and answers with its result or error. */
+function callRoute(route: Route, message: unknown, req: Request, res: Response, next: NextFunction, deps: TranscoderDeps): Promise<boolean> {
+  const principal = req.principal;
+  if (!principal) throw new Error("callRoute needs an authenticated request");
+  const headers = orgHeaders(
+    { orgId: principal.orgId, timezone: principal.timezone, country: principal.country, role: principal.role, requestId: req.requestId },
+    deps.internalToken,
+  );
+  let transport;
+  try {
+    transport = deps.peers.transport(serviceNameOf(route));
+  } catch (error) {
+    next(error);
+    return Promise.resolve(false);
+  }
+  // A client that goes away cancels its call.
+  const abort = new AbortController();
+  res.on("close", () => {
+    if (!res.writableFinished) abort.abort();
+  });
+  return transport
+    .unary(route.method, abort.signal, deps.timeoutMs ?? 15_000, headers, message as never)
+    .then(
+      (response) => {
+        if (route.successStatus === 204) {
+          res.status(204).end();
+          return true;
+        }
+        const output = response.message as Record<string, unknown>;
+        const body = route.responseBody ? writeField(route.responseBody, output) : writeMessage(route.method.output, output);
+        res.status(route.successStatus).json(body);
+        return true;
+      },
+      (error: unknown) => {
+        sendRpcError(res, route, ConnectError.from(error), deps.logger, req);
+        return false;
+      },
+    )
+    .catch((error: unknown) => {
+      next(error);
+      return false;
+    });
+}
+
+/**
+ * An upload route's request whose payload is a file: the file goes to the object store, the
+ * other fields come from the form's parts (or the query string of a raw body), and the stored
+ * object is removed again when the call does not succeed.
+ */
+function handleUpload(route: Route, req: Request, res: Response, next: NextFunction, deps: TranscoderDeps): void {
+  const spec = route.upload;
+  const principal = req.principal;
+  if (!spec || !principal) return next(new Error("handleUpload needs an upload route and a principal"));
+  receiveUpload(route, req, deps.objects, principal.orgId).then(
+    async (upload) => {
+      const multipart = (req.headers["content-type"] ?? "").toLowerCase().startsWith("multipart/form-data");
+      const formRoute: Route = { ...route, body: undefined, queryFields: spec.formFields };
+      const { message, errors } = decodeRequest(formRoute, {
+        params: req.params as Record<string, string>,
+        query: multipart ? upload.fields : (req.query as Record<string, unknown>),
+        body: undefined,
+        country: principal.country,
+      });
+      const key = upload.file?.objectKey;
+      const discard = () => (key ? deps.objects.delete(key).catch(() => undefined) : Promise.resolve());
+      if (errors.length > 0) {
+        await discard();
+        // Form parts are part of the body, as FastAPI locates them.
+        return sendValidation(res, multipart ? errors.map((e) => (e.loc[0] === "query" ? { ...e, loc: ["body", ...e.loc.slice(1)] } : e)) : errors);
+      }
+      message[spec.field.localName] = upload.file;
+      if (!(await callRoute(route, message, req, res, next, deps))) await discard();
+    },
+    (error: unknown) => {
+      if (!(error instanceof UploadRefused)) return next(error);
+      if (error.status === 422) return sendValidation(res, [{ loc: error.loc, msg: error.detail, type: "value_error" }]);
+      sendDetail(res, error.status, error.detail);
+    },
+  );
+}
+
 /** Mounts one Express route per annotated RPC: HTTP in, RPC call, JSON out. */
 export function mountRoutes(router: Router, routes: Route[], deps: TranscoderDeps): void {
   for (const route of routes) {
-    const serviceName = serviceNameOf(route);
-    router[route.verb](route.expressPath, ...(deps.before ?? []), (req: Request, res: Response, next: NextFunction) => {
-      req.routeName = `${route.verb.toUpperCase()} ${route.template}`;
+    const routeName = `${route.verb.toUpperCase()} ${route.template}`;
+    // Named before authentication, so that even a 401 is logged by its template, not its path.
+    const name = (req: Request, _res: Response, next: NextFunction) => {
+      req.routeName = routeName;
+      next();
+    };
+    router[route.verb](route.expressPath, name, ...(deps.before ?? []), (req: Request, res: Response, next: NextFunction) => {
       const principal = req.principal;
       if (!principal) return sendDetail(res, 401, "Missing API key: send it in the X-API-Key header");
       if (route.roles.length > 0 && !route.roles.includes(principal.role)) {
         return sendDetail(res, 403, `This operation requires the ${route.roles.join(" or ")} role`);
       }
+      if (isUploadRequest(route, req)) return handleUpload(route, req, res, next, deps);
       const { message, errors } = decodeRequest(route, {
         params: req.params as Record<string, string>,
         query: req.query as Record<string, unknown>,
         body: req.body as unknown,
+        headers: req.headers,
         country: principal.country,
       });
       if (errors.length > 0) return sendValidation(res, errors);
-      const headers = orgHeaders(
-        { orgId: principal.orgId, timezone: principal.timezone, country: principal.country, role: principal.role, requestId: req.requestId },
-        deps.internalToken,
-      );
-      let transport;
-      try {
-        transport = deps.peers.transport(serviceName);
-      } catch (error) {
-        return next(error);
-      }
-      transport
-        .unary(route.method, undefined, deps.timeoutMs ?? 15_000, headers, message as never)
-        .then(
-          (response) => {
-            if (route.successStatus === 204) {
-              res.status(204).end();
-              return;
-            }
-            const output = response.message as Record<string, unknown>;
-            const body = route.responseBody ? writeField(route.responseBody, output) : writeMessage(route.method.output, output);
-            res.status(route.successStatus).json(body);
-          },
-          (error: unknown) => sendRpcError(res, route, ConnectError.from(error), deps.logger, req),
-        )
-        .catch(next);
+      void callRoute(route, message, req, res, next, deps);
     });
   }
 }

@@ -20,6 +20,8 @@ export interface HttpInput {
   query: Record<string, unknown>;
   /** Parsed JSON body; undefined when the request had none. */
   body: unknown;
+  /** Request headers, by lower-case name. */
+  headers?: Record<string, string | string[] | undefined>;
   /** The organization's default country, for phone numbers. */
   country: string;
 }
@@ -30,6 +32,8 @@ export function locate(route: Route, fieldPath: string): (string | number)[] {
   const head = parts[0];
   if (head === undefined) return [route.body ? "body" : "query"];
   if (route.pathFields.some((f) => f.name === head)) return ["path", ...parts];
+  const header = route.headerFields.find((h) => h.field.name === head);
+  if (header) return ["header", header.header];
   if (route.body === "*") return ["body", ...parts];
   if (route.body && route.body.name === head) return ["body", ...parts.slice(1)];
   return ["query", ...parts];
@@ -110,8 +114,17 @@ export function decodeRequest(route: Route, input: HttpInput): { message: AnyMes
     readQueryField(field, raw, message, violations);
   }
 
-  // A field that failed to parse is absent from the message; report it once, not again as missing.
-  const failed = new Set(violations.map((v) => v.field));
+  // A header field comes from its header only: a body ("*") naming it does not set it.
+  for (const { field, header } of route.headerFields) {
+    message[field.localName] = undefined;
+    const raw = input.headers?.[header];
+    if (raw === undefined) continue;
+    readQueryField(field, raw, message, violations);
+  }
+
+  // A field that failed to parse is absent from the message; report it once, not again as missing
+  // (a list whose items all failed to parse is empty, not missing).
+  const failed = new Set(violations.flatMap((v) => [v.field, v.field.replace(/\.\d+$/, "")]));
   applyDefaults(schema, message);
   for (const v of validateMessage(schema, message, { country: input.country })) {
     if (failed.has(v.field)) continue;
@@ -131,6 +144,8 @@ function wasSent(route: Route, input: HttpInput, fieldPath: string): boolean {
   const [head, ...rest] = fieldPath.split(".");
   if (head === undefined) return false;
   if (route.pathFields.some((f) => f.name === head)) return true;
+  const header = route.headerFields.find((h) => h.field.name === head);
+  if (header) return input.headers?.[header.header] !== undefined;
   const body = typeof input.body === "object" && input.body !== null ? (input.body as Record<string, unknown>) : {};
   // A null is "no value" (missing); an empty string or list was a value.
   if (route.body === "*") return body[head] !== undefined && body[head] !== null;

@@ -1,6 +1,13 @@
 import { getOption, hasOption, type DescField, type DescMessage, type DescMethod, type DescService } from "@bufbuild/protobuf";
 import { http } from "@voiceops/proto/google/api/annotations_pb";
-import { methodRules, type Role } from "@voiceops/platform";
+import { fieldRules, methodRules, type Role } from "@voiceops/platform";
+
+/** A request field bound to an HTTP request header. */
+export interface HeaderField {
+  field: DescField;
+  /** Lower-case header name, e.g. "x-internal-key". */
+  header: string;
+}
 
 export type HttpVerb = "get" | "post" | "put" | "patch" | "delete";
 
@@ -19,6 +26,8 @@ export interface Route {
   body: "*" | DescField | undefined;
   /** Fields read from the query string: the rest, when the body is not "*". */
   queryFields: DescField[];
+  /** Fields read from a request header (FieldRules.header), never from path, query or body. */
+  headerFields: HeaderField[];
   /** Field of the response sent as the body, or undefined for the whole response. */
   responseBody: DescField | undefined;
   successStatus: number;
@@ -28,6 +37,38 @@ export interface Route {
   description: string;
   /** The request message has an update_mask the gateway fills from the body's keys. */
   updateMask: DescField | undefined;
+  /** The route takes a file (UploadRules), or undefined. */
+  upload: UploadSpec | undefined;
+}
+
+/** A route's file upload, as its UploadRules declare it. */
+export interface UploadSpec {
+  /** The request field receiving the voiceops.api.v1.UploadedFile. */
+  field: DescField;
+  maxBytes: number;
+  contentTypes: string[];
+  extensions: string[];
+  multipart: boolean;
+  raw: boolean;
+  /** Request fields that multipart parts may fill (neither the path's nor the file's). */
+  formFields: DescField[];
+}
+
+function uploadOf(method: DescMethod, pathFields: DescField[], where: string): UploadSpec | undefined {
+  const rules = methodRules(method)?.upload;
+  if (!rules) return undefined;
+  const field = fieldByName(method.input, rules.field, where);
+  if (field.message?.typeName !== "voiceops.api.v1.UploadedFile") throw new Error(`${where}: upload field ${rules.field} must be a voiceops.api.v1.UploadedFile`);
+  if (rules.maxBytes <= 0n) throw new Error(`${where}: upload needs max_bytes`);
+  return {
+    field,
+    maxBytes: Number(rules.maxBytes),
+    contentTypes: rules.contentTypes.map((type) => type.toLowerCase()),
+    extensions: rules.extensions.map((ending) => ending.toLowerCase()),
+    multipart: rules.multipart,
+    raw: rules.raw,
+    formFields: method.input.fields.filter((f) => f !== field && !pathFields.includes(f) && f.name !== "update_mask"),
+  };
 }
 
 function fieldByName(message: DescMessage, name: string, where: string): DescField {
@@ -50,10 +91,20 @@ function routeOf(service: DescService, method: DescMethod): Route | undefined {
   const pathFields = pathNames.map((name) => fieldByName(input, name, where));
   const body = rule.body === "" ? undefined : rule.body === "*" ? "*" : fieldByName(input, rule.body, where);
   const updateMask = input.fields.find((f) => f.name === "update_mask" && f.message?.typeName === "google.protobuf.FieldMask");
+  const upload = uploadOf(method, pathFields, where);
+  const headerFields = input.fields.flatMap((field) => {
+    const header = fieldRules(field)?.header;
+    if (!header) return [];
+    if (pathFields.includes(field) || field === body || field === upload?.field || field.fieldKind !== "scalar") {
+      throw new Error(`${where}: header field ${field.name} must be a scalar outside the path, body and upload`);
+    }
+    return [{ field: field as DescField, header: header.toLowerCase() }];
+  });
+  const fromHeader = new Set<DescField>(headerFields.map((h) => h.field));
   const queryFields =
     body === "*"
       ? []
-      : input.fields.filter((f) => !pathFields.includes(f) && f !== body && f !== updateMask);
+      : input.fields.filter((f) => !pathFields.includes(f) && f !== body && f !== updateMask && f !== upload?.field && !fromHeader.has(f));
   const rules = methodRules(method);
   return {
     verb,
@@ -64,18 +115,22 @@ function routeOf(service: DescService, method: DescMethod): Route | undefined {
     pathFields,
     body,
     queryFields,
+    headerFields,
     responseBody: rule.responseBody ? fieldByName(method.output, rule.responseBody, where) : undefined,
     successStatus: rules?.successStatus || 200,
     roles: (rules?.roles ?? []) as Role[],
     summary: rules?.summary ?? method.name,
     description: rules?.description ?? "",
     updateMask,
+    upload,
   };
 }
 
 /**
  * Literal segments win over parameters at the same position, so "/api/contacts/search" is
- * tried before "/api/contacts/{contact_id}" (Express matches in registration order).
+ * tried before "/api/contacts/{contact_id}" (Express matches in registration order). A total
+ * order (segment kinds compared left to right, then the shorter first), so the sort is sound
+ * whatever order the services list their routes in.
  */
 function compareSpecificity(a: Route, b: Route): number {
   const sa = a.template.split("/");
@@ -85,7 +140,7 @@ function compareSpecificity(a: Route, b: Route): number {
     const pb = sb[i]?.startsWith("{") ?? false;
     if (pa !== pb) return pa ? 1 : -1;
   }
-  return 0;
+  return sa.length - sb.length;
 }
 
 /** Every annotated RPC of the given services, in matching order. */

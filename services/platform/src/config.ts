@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+
 // Environment-only configuration. Every reader validates its variable and fails fast with a
 // message that names it, so a bad deployment stops at start-up instead of at the first request.
 
@@ -65,11 +67,30 @@ export interface InfraConfig {
   dataDir: string;
   logLevel: string;
   internalToken: string | undefined;
+  /** Namespace of this environment's streams, subjects and consumers on NATS. */
+  natsPrefix: string;
+  /** Days the NATS streams keep events: the history a replay can see. */
+  eventRetentionDays: number;
+}
+
+const NATS_PREFIX = /^[a-z][a-z0-9_]{0,31}$/;
+
+/**
+ * The default NATS namespace: derived from the database, since the components that share a
+ * database are one environment and must share their streams, and others must not.
+ */
+export function defaultNatsPrefix(databaseUrl: string | undefined): string {
+  return `vo_${createHash("sha256").update(databaseUrl ?? "").digest("hex").slice(0, 10)}`;
 }
 
 export function readInfraConfig(env: Env = process.env): InfraConfig {
+  const databaseUrl = envUrl("DATABASE_URL", ["postgres:", "postgresql:"], env);
+  const natsPrefix = envString("NATS_PREFIX", defaultNatsPrefix(databaseUrl), env);
+  if (!NATS_PREFIX.test(natsPrefix)) throw new ConfigError("NATS_PREFIX", `must be a lower-case letter then up to 31 letters, digits or _, got "${natsPrefix}"`);
   return {
-    databaseUrl: envUrl("DATABASE_URL", ["postgres:", "postgresql:"], env),
+    databaseUrl,
+    natsPrefix,
+    eventRetentionDays: envInt("EVENT_RETENTION_DAYS", 400, { min: 1, max: 3650 }, env),
     natsUrl: envUrl("NATS_URL", ["nats:", "tls:", "ws:", "wss:"], env),
     dataDir: envString("DATA_DIR", "./.data", env),
     logLevel: envEnum("LOG_LEVEL", ["fatal", "error", "warn", "info", "debug", "trace", "silent"], "info", env),

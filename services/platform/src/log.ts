@@ -2,11 +2,44 @@ import { pino, type Logger } from "pino";
 
 export type { Logger };
 
+/** Fields of an error that are safe to log: they name what failed, never the data involved. */
+const SAFE_FIELDS = ["code", "severity", "constraint", "table", "column", "schema", "dataType", "routine", "syscall", "errno"] as const;
+
+/** A PostgreSQL error (node-postgres or PGlite): it has a five-character SQLSTATE. */
+function isDatabaseError(error: Record<string, unknown>): boolean {
+  return typeof error.code === "string" && /^[0-9A-Z]{5}$/.test(error.code) && ("severity" in error || "routine" in error);
+}
+
+/**
+ * An error as a log line shows it: its type, message, stack, code and the names of what failed.
+ * Never its data: PostgreSQL errors carry the statement's parameters (PGlite's `params`), the
+ * failing row (`detail`: "Key (phone)=(+1555...) already exists") and the client object; data
+ * exceptions quote the bad value in their message. None of that is logged.
+ */
+export function serializeError(value: unknown, depth = 0): unknown {
+  if (!(value instanceof Error) && (typeof value !== "object" || value === null)) return value;
+  const error = value as Error & Record<string, unknown>;
+  const out: Record<string, unknown> = { type: error.constructor?.name ?? "Error", message: String(error.message ?? "") };
+  if (isDatabaseError(error)) {
+    // Class 22 (data exception) messages end with the offending value: `... for type uuid: "abc"`.
+    if (String(error.code).startsWith("22")) out.message = String(out.message).replace(/: ".*"$/s, ': "…"');
+  }
+  for (const field of SAFE_FIELDS) {
+    const v = error[field];
+    if (typeof v === "string" || typeof v === "number") out[field] = v;
+  }
+  if (typeof error.stack === "string") out.stack = error.stack.replace(String(error.message ?? ""), String(out.message));
+  if (error.cause !== undefined && depth < 3) out.cause = serializeError(error.cause, depth + 1);
+  return out;
+}
+
 /** One JSON logger per process; components take children of it. */
-export function createLogger(level: string, name = "voiceops"): Logger {
-  return pino({
+export function createLogger(level: string, name = "voiceops", destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     name,
     level,
+    serializers: { err: (value: unknown) => serializeError(value) },
     redact: { paths: ["req.headers['x-api-key']", "req.headers.authorization", "apiKey", "key"], remove: true },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

@@ -34,6 +34,14 @@ export const outboxPublished = new Counter({
   registers: [registry],
 });
 
+export const outboxPublishLag = new Histogram({
+  name: "outbox_publish_lag_seconds",
+  help: "Time from an event's commit to the bus acknowledging its publication, by schema",
+  labelNames: ["schema"],
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers: [registry],
+});
+
 export const eventsConsumed = new Counter({
   name: "events_consumed_total",
   help: "Events handled by durable consumers, by consumer and outcome",

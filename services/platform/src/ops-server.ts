@@ -1,5 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { drainableHttpServer } from "./http-server.js";
 import type { Logger } from "./log.js";
 import { registry } from "./metrics.js";
 
@@ -7,7 +8,12 @@ import { registry } from "./metrics.js";
  * Plain HTTP/1.1 listener of a standalone service, for Kubernetes probes and Prometheus (the
  * gRPC port speaks HTTP/2 only).
  */
-export function startOpsServer(options: { host: string; port: number; logger: Logger; ready: () => Promise<boolean> }): Promise<{ port: number; close(): Promise<void> }> {
+export function startOpsServer(options: {
+  host: string;
+  port: number;
+  logger: Logger;
+  ready: () => Promise<boolean>;
+}): Promise<{ port: number; drain(): void; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
     void (async () => {
       if (req.url === "/metrics") {
@@ -17,7 +23,7 @@ export function startOpsServer(options: { host: string; port: number; logger: Lo
         res.setHeader("content-type", "application/json");
         res.end(JSON.stringify({ status: "ok" }));
       } else if (req.url === "/health/ready") {
-        const ready = await options.ready();
+        const ready = !drainable.draining && (await options.ready());
         res.statusCode = ready ? 200 : 503;
         res.setHeader("content-type", "application/json");
         res.end(JSON.stringify({ status: ready ? "ok" : "unavailable" }));
@@ -31,11 +37,14 @@ export function startOpsServer(options: { host: string; port: number; logger: Lo
       res.end();
     });
   });
-  return new Promise((resolve) => {
+  const drainable = drainableHttpServer(server);
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
     server.listen(options.port, options.host, () => {
       resolve({
         port: (server.address() as AddressInfo).port,
-        close: () => new Promise((done) => server.close(() => done())),
+        drain: () => drainable.drain(),
+        close: () => drainable.close(2_000),
       });
     });
   });

@@ -1,5 +1,6 @@
 import type { ConnectRouter, Transport } from "@connectrpc/connect";
 import type { EventBus, Subscription } from "./bus/bus.js";
+import { systemClock, type Clock } from "./clock.js";
 import type { Database, Queryable } from "./db/database.js";
 import { migrate, readMigrations } from "./db/migrate.js";
 import { startConsumer, type AnyEventConsumer } from "./events/consumer.js";
@@ -7,8 +8,10 @@ import type { DomainEvent } from "./events/envelope.js";
 import { enqueueEvents } from "./events/outbox.js";
 import { OutboxRelay } from "./events/relay.js";
 import type { Logger } from "./log.js";
+import type { ObjectStore } from "./objects/store.js";
 import { serviceTransport } from "./rpc/client.js";
-import { startRpcServer } from "./rpc/server.js";
+import { localTransport } from "./rpc/local.js";
+import { serverInterceptors, serviceRoutes, startRpcServer } from "./rpc/server.js";
 import { databaseState } from "./runtime.js";
 
 /** Records an event to publish when the surrounding transaction commits. */
@@ -21,7 +24,13 @@ export interface ServiceContext {
   db: Database;
   bus: EventBus;
   logger: Logger;
+  /** The time source; never read Date.now() for business rules. */
+  clock: Clock;
+  /** Recordings and uploaded files. */
+  objects: ObjectStore;
   internalToken: string;
+  /** The environment the service reads its own settings from (process.env unless the launcher gives one). */
+  env: Record<string, string | undefined>;
   /** Transport to another service, by name ("crm", "fieldops"...). */
   peer(name: string): Transport;
   /**
@@ -41,16 +50,39 @@ export interface ServiceModule {
   defaultPort: number;
   routes(context: ServiceContext): (router: ConnectRouter) => void;
   consumers?(context: ServiceContext): AnyEventConsumer[];
+  /**
+   * Work the service runs beside its RPCs (a scheduler, consumers it restarts itself), started
+   * once the service is up and stopped with it.
+   */
+  background?(context: ServiceContext): Promise<Subscription>;
 }
 
-/** Where the other services are: a base URL per service name. */
+/**
+ * Where the other services are: a base URL per service name, and for services running in this
+ * process an in-process transport that skips the network (the gRPC port stays open for others).
+ */
 export class PeerRegistry {
   private readonly urls = new Map<string, string>();
   private readonly transports = new Map<string, Transport>();
+  private readonly local = new Map<string, Transport>();
 
+  /**
+   * @param inProcess call services of this process directly (true) or over their gRPC port
+   *   like a remote caller (false: tests of the network path).
+   */
+  constructor(private readonly inProcess = true) {}
+
+  /** Where a service is: calls to it go to this address from now on (even if it ran in this process). */
   set(name: string, url: string): void {
     this.urls.set(name, url);
     this.transports.delete(name);
+    this.local.delete(name);
+  }
+
+  /** A service running in this process: its URL for others, and its in-process transport. */
+  setLocal(name: string, url: string, transport: Transport): void {
+    this.set(name, url);
+    if (this.inProcess) this.local.set(name, transport);
   }
 
   url(name: string): string | undefined {
@@ -62,14 +94,28 @@ export class PeerRegistry {
   }
 
   transport(name: string): Transport {
+    const local = this.local.get(name);
+    if (local) return local;
+    return this.networkTransport(name);
+  }
+
+  /** The pooled HTTP/2 transport to a service's address, even when it runs in this process. */
+  networkTransport(name: string): Transport {
     let transport = this.transports.get(name);
     if (!transport) {
       const url = this.urls.get(name);
       if (!url) throw new Error(`no address known for service ${name}`);
-      transport = serviceTransport(url);
+      transport = serviceTransport(url, name);
       this.transports.set(name, transport);
     }
     return transport;
+  }
+
+  /** Forgets a service stopped in this process. */
+  remove(name: string): void {
+    this.urls.delete(name);
+    this.transports.delete(name);
+    this.local.delete(name);
   }
 }
 
@@ -81,12 +127,21 @@ export interface ServiceRuntime {
   host: string;
   port: number;
   peers: PeerRegistry;
+  /** Defaults to the system clock. */
+  clock?: Clock;
+  objects: ObjectStore;
+  /** Defaults to process.env. */
+  env?: Record<string, string | undefined>;
 }
 
 export interface RunningService {
   name: string;
   url: string;
   relay: OutboxRelay;
+  /** Marks the service as going away; it keeps serving until stop(). */
+  drain(): void;
+  readonly draining: boolean;
+  /** Stops taking calls, lets running ones finish, then stops consumers and the relay. */
   stop(): Promise<void>;
 }
 
@@ -101,7 +156,10 @@ export async function startService(module: ServiceModule, runtime: ServiceRuntim
     db,
     bus,
     logger,
+    clock: runtime.clock ?? systemClock,
+    objects: runtime.objects,
     internalToken: runtime.internalToken,
+    env: runtime.env ?? process.env,
     peer: (name) => runtime.peers.transport(name),
     async write(fn) {
       const events: DomainEvent[] = [];
@@ -118,23 +176,41 @@ export async function startService(module: ServiceModule, runtime: ServiceRuntim
   for (const consumer of module.consumers?.(context) ?? []) {
     subscriptions.push(await startConsumer({ bus, db, schema: module.schema, logger, onEmitted: () => relay.nudge() }, consumer));
   }
-  const server = await startRpcServer({
+  const rpc = {
     name: module.name,
-    host: runtime.host,
-    port: runtime.port,
     internalToken: runtime.internalToken,
     logger,
     routes: module.routes(context),
     health: async () => ({ database: await databaseState(db), bus: bus.healthy() ? "ok" : "down" }),
+  };
+  const server = await startRpcServer({ ...rpc, host: runtime.host, port: runtime.port });
+  let open = true;
+  const local = localTransport({
+    open: () => open,
+    routes: serviceRoutes(rpc),
+    interceptors: serverInterceptors(rpc),
+    fallback: () => runtime.peers.networkTransport(module.name),
+    url: server.url,
   });
-  runtime.peers.set(module.name, server.url);
+  runtime.peers.setLocal(module.name, server.url, local);
   relay.start();
+  let draining = false;
+  const background = await module.background?.(context);
   return {
     name: module.name,
     url: server.url,
     relay,
+    drain() {
+      draining = true;
+      server.drain();
+    },
+    get draining() {
+      return draining;
+    },
     async stop() {
+      open = false;
       await server.close();
+      await background?.stop();
       for (const subscription of subscriptions) await subscription.stop();
       await relay.stop();
     },

@@ -20,6 +20,14 @@ export interface NatsBusOptions {
   url: string;
   name: string;
   logger: Logger;
+  /**
+   * Namespace of this environment on a shared NATS server: stream names, subjects and durable
+   * consumer names all carry it, so two environments (a test run and a running stack) never
+   * share a stream or steal each other's events. Callers see unprefixed subjects.
+   */
+  prefix: string;
+  /** How long streams keep events (the history a replay, such as a read-model rebuild, can see). */
+  retentionDays: number;
   publishTimeoutMs?: number;
 }
 
@@ -28,7 +36,11 @@ export interface NatsBusOptions {
  * starts (and keeps writing to its outbox) while NATS is down; publish() fails until it is back.
  */
 export function createNatsBus(options: NatsBusOptions): EventBus {
-  const { logger } = options;
+  const { logger, prefix } = options;
+  const wireSubject = (subject: string) => `${prefix}.${subject}`;
+  const localSubject = (subject: string) => (subject.startsWith(`${prefix}.`) ? subject.slice(prefix.length + 1) : subject);
+  const wireStream = (subject: string) => `${prefix.toUpperCase()}_${streamOf(subject)}`;
+  const wireDurable = (durable: string) => `${prefix}-${durable}`;
   let connection: NatsConnection | undefined;
   let closed = false;
   const ensuredStreams = new Map<string, Promise<void>>();
@@ -71,20 +83,23 @@ export function createNatsBus(options: NatsBusOptions): EventBus {
     });
   }
 
-  function ensureStream(jsm: JetStreamManager, stream: string): Promise<void> {
+  /** Ensures the stream holding `subject` (an unprefixed subject); resolves its name. */
+  async function ensureStream(jsm: JetStreamManager, subject: string): Promise<string> {
+    const stream = wireStream(subject);
     let pending = ensuredStreams.get(stream);
     if (!pending) {
       pending = (async () => {
         const config = {
           name: stream,
-          subjects: [`${stream.toLowerCase()}.>`],
+          subjects: [wireSubject(`${subject.split(".", 1)[0]}.>`)],
           retention: RetentionPolicy.Limits,
           storage: StorageType.File,
-          max_age: 7 * DAY_NS,
+          max_age: options.retentionDays * DAY_NS,
           duplicate_window: 120 * SECOND_NS,
         };
         try {
-          await jsm.streams.info(stream);
+          const info = await jsm.streams.info(stream);
+          if (info.config.max_age !== config.max_age) await jsm.streams.update(stream, { ...info.config, max_age: config.max_age });
         } catch {
           try {
             await jsm.streams.add(config);
@@ -99,7 +114,8 @@ export function createNatsBus(options: NatsBusOptions): EventBus {
       pending.catch(() => ensuredStreams.delete(stream));
       ensuredStreams.set(stream, pending);
     }
-    return pending;
+    await pending;
+    return stream;
   }
 
   let jsmCache: JetStreamManager | undefined;
@@ -116,8 +132,8 @@ export function createNatsBus(options: NatsBusOptions): EventBus {
     async publish(message: BusMessage) {
       if (!connection || connection.isClosed()) throw new Error("NATS is not connected");
       const { js, jsm } = await jetstream();
-      await ensureStream(jsm, streamOf(message.subject));
-      await js.publish(message.subject, message.data, {
+      await ensureStream(jsm, message.subject);
+      await js.publish(wireSubject(message.subject), message.data, {
         msgID: message.id,
         timeout: options.publishTimeoutMs ?? 5_000,
       });
@@ -125,29 +141,30 @@ export function createNatsBus(options: NatsBusOptions): EventBus {
     async subscribe(subscription: DurableSubscription): Promise<Subscription> {
       let stopped = false;
       let messages: ConsumerMessages | undefined;
-      const stream = streamOf(subscription.subject);
+      const durable = wireDurable(subscription.durable);
+      const filter = wireSubject(subscription.subject);
       const consumeOnce = async () => {
         const { js, jsm } = await jetstream();
-        await ensureStream(jsm, stream);
+        const stream = await ensureStream(jsm, subscription.subject);
         try {
-          await jsm.consumers.info(stream, subscription.durable);
-          await jsm.consumers.update(stream, subscription.durable, { filter_subject: subscription.subject });
+          await jsm.consumers.info(stream, durable);
+          await jsm.consumers.update(stream, durable, { filter_subject: filter });
         } catch {
           await jsm.consumers.add(stream, {
-            durable_name: subscription.durable,
+            durable_name: durable,
             ack_policy: AckPolicy.Explicit,
             deliver_policy: subscription.startAt === "new" ? DeliverPolicy.New : DeliverPolicy.All,
-            filter_subject: subscription.subject,
+            filter_subject: filter,
             ack_wait: 30 * SECOND_NS,
             max_deliver: -1,
             ...(subscription.expireAfterIdleMs ? { inactive_threshold: subscription.expireAfterIdleMs * 1_000_000 } : {}),
           });
         }
-        const consumer = await js.consumers.get(stream, subscription.durable);
+        const consumer = await js.consumers.get(stream, durable);
         messages = await consumer.consume({ max_messages: 64 });
         for await (const msg of messages) {
           try {
-            await subscription.handler({ subject: msg.subject, id: msg.headers?.get("Nats-Msg-Id") ?? "", data: msg.data });
+            await subscription.handler({ subject: localSubject(msg.subject), id: msg.headers?.get("Nats-Msg-Id") ?? "", data: msg.data });
             msg.ack();
             consumerPending.set({ consumer: subscription.durable }, msg.info.pending);
           } catch (error) {
@@ -178,14 +195,14 @@ export function createNatsBus(options: NatsBusOptions): EventBus {
       return handle;
     },
     broadcast(subject: string, data: Uint8Array) {
-      if (connection && !connection.isClosed()) connection.publish(subject, data);
+      if (connection && !connection.isClosed()) connection.publish(wireSubject(subject), data);
     },
     onBroadcast(subject: string, handler: (data: Uint8Array) => void): Subscription {
       let sub: { unsubscribe(): void } | undefined;
       let stopped = false;
       void ready().then((nc) => {
         if (stopped) return;
-        sub = nc.subscribe(subject, { callback: (_err, msg) => handler(msg.data) });
+        sub = nc.subscribe(wireSubject(subject), { callback: (_err, msg) => handler(msg.data) });
       }).catch(() => undefined);
       return {
         async stop() {

@@ -42,3 +42,34 @@ export function pgConstraint(error: unknown): string | undefined {
   }
   return undefined;
 }
+
+// SQLSTATE classes and codes that mean "the database cannot be reached right now", not "this
+// statement is wrong": connection exceptions, shutdowns, too many connections, cancellation
+// by statement_timeout, and a database that refuses connections.
+const UNAVAILABLE_CLASSES = ["08"];
+const UNAVAILABLE_CODES = new Set(["57P01", "57P02", "57P03", "57014", "53300", "53400", "55000"]);
+const UNAVAILABLE_SYSCALLS = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"]);
+// node-postgres reports a lost or unobtainable connection with a plain message.
+const UNAVAILABLE_MESSAGES = [
+  "Connection terminated",
+  "timeout exceeded when trying to connect",
+  "Client has encountered a connection error",
+  "Client was closed and is not queryable",
+  "Cannot use a pool after calling end",
+];
+
+/**
+ * Whether an error means the database is unreachable for now (the request may be retried),
+ * rather than a bug or a bad statement.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const code = pgErrorCode(error);
+  if (code !== undefined) {
+    if (UNAVAILABLE_SYSCALLS.has(code)) return true;
+    if (code.length === 5 && (UNAVAILABLE_CODES.has(code) || UNAVAILABLE_CLASSES.includes(code.slice(0, 2)))) {
+      return code !== "55000" || /not currently accepting connections/.test(String((error as Error).message));
+    }
+  }
+  const message = error instanceof Error ? error.message : "";
+  return UNAVAILABLE_MESSAGES.some((text) => message.startsWith(text));
+}

@@ -1,18 +1,82 @@
-import { mkdirSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { PGlite, type Transaction } from "@electric-sql/pglite";
+import { btree_gin } from "@electric-sql/pglite/contrib/btree_gin";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import type { Database, QueryResult, Queryable, Row } from "./database.js";
+
+/**
+ * A freshly initialized PGlite data directory, made once by the build (`npm run build`, run
+ * after `npm install`), as a folder (copied into a new data directory) and as a tar (loaded into
+ * an in-memory database): a new database starts from it instead of running initdb, which takes
+ * several seconds. Without it, initdb runs as usual.
+ */
+export const PGLITE_TEMPLATE_DIR = fileURLToPath(new URL("../../../../dist/pglite-template", import.meta.url));
+export const PGLITE_TEMPLATE_TAR = `${PGLITE_TEMPLATE_DIR}.tar`;
+
+/**
+ * Start-up settings: the embedded database serves one small installation, so 16 MB of shared
+ * buffers (instead of 128 MB, all of it resident) keeps the process small.
+ */
+export const PGLITE_START_PARAMS = [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB", "-c", "wal_buffers=1MB"];
 
 function wrap(target: PGlite | Transaction): Queryable {
   return {
     async query<R = Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
       const result = await target.query<R>(sql, params as unknown[] | undefined);
-      return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
+      // As node-postgres counts: rows written, or for a SELECT the rows read (PGlite says 0 then).
+      return { rows: result.rows, rowCount: Math.max(result.affectedRows ?? 0, result.rows.length) };
     },
     async exec(sql: string): Promise<void> {
       await target.exec(sql);
     },
   };
+}
+
+const TIMESTAMPTZ_OID = 1184;
+const PG_TIMESTAMPTZ = /^(\d{4,})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(\.\d+)?([+-])(\d\d)(?::(\d\d))?(?::(\d\d))?( BC)?$/;
+
+/**
+ * PostgreSQL's text form of a timestamptz as a Date. PGlite hands it to `new Date()`, whose
+ * non-ISO parsing reads the years 0001..0049 as 2001..2049; this reads every year as written.
+ */
+export function parseTimestamptz(text: string): Date | number {
+  if (text === "infinity") return Number.POSITIVE_INFINITY;
+  if (text === "-infinity") return Number.NEGATIVE_INFINITY;
+  const m = PG_TIMESTAMPTZ.exec(text);
+  if (!m) return new Date(text);
+  const year = m[12] ? 1 - Number(m[1]) : Number(m[1]);
+  const date = new Date(0);
+  date.setUTCFullYear(year, Number(m[2]) - 1, Number(m[3]));
+  date.setUTCHours(Number(m[4]), Number(m[5]), Number(m[6]), m[7] ? Math.floor(Number(m[7]) * 1000) : 0);
+  const offsetSeconds = Number(m[9]) * 3600 + Number(m[10] ?? 0) * 60 + Number(m[11] ?? 0);
+  return new Date(date.getTime() - (m[8] === "-" ? -1 : 1) * offsetSeconds * 1000);
+}
+
+async function openPglite(dataDir: string | undefined): Promise<PGlite> {
+  const options = { extensions: { pg_trgm, btree_gin }, startParams: PGLITE_START_PARAMS, parsers: { [TIMESTAMPTZ_OID]: parseTimestamptz } };
+  if (dataDir === undefined) {
+    if (existsSync(PGLITE_TEMPLATE_TAR)) {
+      try {
+        return await PGlite.create("memory://", { ...options, loadDataDir: new Blob([readFileSync(PGLITE_TEMPLATE_TAR)]) });
+      } catch {
+        // An unusable template: initialize from scratch instead.
+      }
+    }
+    return PGlite.create("memory://", options);
+  }
+  if (!existsSync(join(dataDir, "PG_VERSION")) && existsSync(join(PGLITE_TEMPLATE_DIR, "PG_VERSION"))) {
+    cpSync(PGLITE_TEMPLATE_DIR, dataDir, { recursive: true });
+    try {
+      return await PGlite.create(dataDir, options);
+    } catch {
+      // An unusable template: initialize the new directory from scratch instead.
+      rmSync(dataDir, { recursive: true, force: true });
+      mkdirSync(dataDir, { recursive: true });
+    }
+  }
+  return PGlite.create(dataDir, options);
 }
 
 /**
@@ -22,7 +86,7 @@ function wrap(target: PGlite | Transaction): Queryable {
  */
 export async function createPgliteDatabase(dataDir: string | undefined): Promise<Database> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const db = await PGlite.create(dataDir ?? "memory://", { extensions: { pg_trgm } });
+  const db = await openPglite(dataDir);
   const direct = wrap(db);
   return {
     kind: "pglite",
@@ -35,4 +99,15 @@ export async function createPgliteDatabase(dataDir: string | undefined): Promise
       await db.close();
     },
   };
+}
+
+/** Initializes the template folder and writes its tar (the build runs this once). */
+export async function makePgliteTemplate(dir: string, tar: string): Promise<void> {
+  const db = await PGlite.create(dir, { extensions: { pg_trgm }, startParams: PGLITE_START_PARAMS });
+  try {
+    const dump = await db.dumpDataDir("none");
+    writeFileSync(tar, new Uint8Array(await dump.arrayBuffer()));
+  } finally {
+    await db.close();
+  }
 }

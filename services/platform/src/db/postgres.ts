@@ -41,6 +41,13 @@ export function createPostgresDatabase(options: PostgresOptions): Database {
   });
   // An idle client that loses its server must not crash the process; the pool replaces it.
   pool.on("error", (error) => options.onError?.(error));
+  // Nor may a client that has just been handed out: the pool drops its own listener before the
+  // caller can add one, and a termination notice read in the same chunk as the client's last
+  // answer would be an unhandled 'error' event. Every client keeps this listener for life; the
+  // failure itself reaches the caller through its next query (and the pool discards the client).
+  pool.on("connect", (client) => {
+    client.on("error", () => undefined);
+  });
   const direct = wrap(pool);
   return {
     kind: "postgres",
@@ -48,16 +55,26 @@ export function createPostgresDatabase(options: PostgresOptions): Database {
     exec: direct.exec,
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       const client = await pool.connect();
+      // A checked-out client has no listener of the pool's: without this one, a connection
+      // terminated between two statements would be an unhandled 'error' event, ending the process.
+      let broken: Error | undefined;
+      const onError = (error: Error) => {
+        broken ??= error;
+        options.onError?.(error);
+      };
+      client.on("error", onError);
       try {
         await client.query("BEGIN");
         const result = await fn(wrap(client));
         await client.query("COMMIT");
         return result;
       } catch (error) {
-        await client.query("ROLLBACK").catch(() => undefined);
+        if (!broken) await client.query("ROLLBACK").catch((rollbackError: Error) => (broken = rollbackError));
         throw error;
       } finally {
-        client.release();
+        client.removeListener("error", onError);
+        // A client whose connection failed is destroyed, not handed to the next caller.
+        client.release(broken);
       }
     },
     async close() {

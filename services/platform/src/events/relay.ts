@@ -1,14 +1,21 @@
 import type { EventBus } from "../bus/bus.js";
 import type { Database } from "../db/database.js";
 import type { Logger } from "../log.js";
-import { outboxBacklog, outboxPublished } from "../metrics.js";
+import { outboxBacklog, outboxPublished, outboxPublishLag } from "../metrics.js";
 
 export interface OutboxRelayOptions {
   db: Database;
   bus: EventBus;
   schema: string;
   logger: Logger;
+  /** Rows claimed per pass. */
   batchSize?: number;
+  /**
+   * Publishes awaiting the bus's acknowledgement at once. The in-process bus runs consumers
+   * inside publish(), so it gets one at a time (consumers see events in commit order).
+   */
+  window?: number;
+  /** Poll interval when nothing wakes the relay (events committed by another replica, restarts). */
   idleMs?: number;
 }
 
@@ -17,98 +24,143 @@ interface OutboxRow {
   id: string;
   subject: string;
   payload: Uint8Array;
+  /** Milliseconds between the event's commit (its row's creation) and the claim, by the database clock. */
+  age_ms: number;
 }
 
 /**
- * Publishes what the service committed to its outbox. Rows are claimed for a short lease
- * (so replicas share the work without holding a transaction while publishing), published with
- * the event id as Nats-Msg-Id, then deleted. A crash between publish and delete republishes,
- * which JetStream de-duplicates and consumers ignore.
+ * Publishes what the service committed to its outbox. A commit that wrote events wakes the
+ * relay at once (nudge); it also polls, for rows another replica committed or left behind.
+ * Rows are claimed for a short lease (so replicas share the work without holding a transaction
+ * while publishing) and published with the event id as Nats-Msg-Id, up to `window` at a time:
+ * they are sent in commit order on one connection, so each subject keeps that order in the
+ * stream. At the first failed publish the relay sends nothing more of the batch; the rows not
+ * acknowledged go back to the outbox and are sent again later, and JetStream drops those it had
+ * already stored (same Nats-Msg-Id). Published rows are then deleted; a crash before that
+ * republishes them, which JetStream de-duplicates and consumers ignore.
  */
 export class OutboxRelay {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
   private stopped = false;
   private failures = 0;
+  private wanted = false;
+  private wake: (() => void) | undefined;
+  private loop: Promise<void> | undefined;
+  private backlogCheckedAt = 0;
 
   constructor(private readonly options: OutboxRelayOptions) {}
 
   start(): void {
-    this.schedule(0);
+    this.loop ??= this.run();
   }
 
   /** Asks for a prompt pass (called after a commit that wrote events). */
   nudge(): void {
-    if (this.stopped || this.running) return;
-    this.schedule(0);
+    this.wanted = true;
+    this.wake?.();
   }
 
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.running = this.pass().finally(() => {
-        this.running = undefined;
-      });
-    }, delayMs);
-    this.timer.unref();
-  }
-
-  private async pass(): Promise<void> {
-    const { idleMs = 1_000 } = this.options;
-    let next = idleMs;
-    try {
-      const published = await this.drain();
-      this.failures = 0;
-      if (published > 0) next = 0;
-    } catch (error) {
-      this.failures++;
-      next = Math.min(10_000, 250 * 2 ** Math.min(this.failures, 6));
-      if (this.failures === 1 || this.failures % 20 === 0) {
-        this.options.logger.warn({ err: error, schema: this.options.schema, retryMs: next }, "outbox publish failed; will retry");
+  private sleep(ms: number, wakeOnNudge: boolean): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      timer.unref();
+      const self = this;
+      function done() {
+        clearTimeout(timer);
+        if (self.wake === done) self.wake = undefined;
+        resolve();
       }
-    }
-    this.schedule(next);
+      // A nudge ends an idle wait; a retry wait after a failure only ends early on stop.
+      this.wake = wakeOnNudge ? done : () => (this.stopped ? done() : undefined);
+    });
   }
 
-  /** Publishes one batch; returns how many events went out. */
+  private async run(): Promise<void> {
+    const { idleMs = 1_000, batchSize = 500 } = this.options;
+    while (!this.stopped) {
+      this.wanted = false;
+      let published = 0;
+      try {
+        published = await this.drain();
+        this.failures = 0;
+      } catch (error) {
+        this.failures++;
+        const retryMs = Math.min(10_000, 250 * 2 ** Math.min(this.failures, 6));
+        if (this.failures === 1 || this.failures % 20 === 0) {
+          this.options.logger.warn({ err: error, schema: this.options.schema, retryMs }, "outbox publish failed; will retry");
+        }
+        if (!this.stopped) await this.sleep(retryMs, false);
+        continue;
+      }
+      if (this.stopped) break;
+      if (published >= batchSize || this.wanted) continue;
+      await this.sleep(idleMs, true);
+    }
+  }
+
+  /** Publishes one batch; returns how many events went out (throws when one could not be). */
   async drain(): Promise<number> {
-    const { db, bus, schema, batchSize = 100 } = this.options;
+    const { db, bus, schema, batchSize = 500 } = this.options;
+    const window = bus.kind === "memory" ? 1 : (this.options.window ?? 128);
     const claimed = await db.query<OutboxRow>(
       `UPDATE ${schema}.outbox SET claimed_until = now() + interval '30 seconds'
        WHERE seq IN (
          SELECT seq FROM ${schema}.outbox
          WHERE claimed_until IS NULL OR claimed_until < now()
          ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED)
-       RETURNING seq, id, subject, payload`,
+       RETURNING seq, id, subject, payload, (extract(epoch FROM clock_timestamp() - created_at) * 1000)::float8 AS age_ms`,
       [batchSize],
     );
+    const claimedAt = performance.now();
     const rows = [...claimed.rows].sort((a, b) => Number(a.seq) - Number(b.seq));
-    const sent: string[] = [];
+    const sent: number[] = [];
+    let failure: unknown;
     try {
+      const inFlight = new Set<Promise<void>>();
       for (const row of rows) {
-        await bus.publish({ subject: row.subject, id: row.id, data: new Uint8Array(row.payload) });
-        sent.push(row.id);
+        if (failure !== undefined) break;
+        const publish = bus.publish({ subject: row.subject, id: row.id, data: new Uint8Array(row.payload) }).then(
+          () => {
+            sent.push(Number(row.seq));
+            outboxPublishLag.observe({ schema }, (Number(row.age_ms) + performance.now() - claimedAt) / 1000);
+          },
+          (error: unknown) => {
+            failure ??= error;
+          },
+        );
+        const tracked = publish.finally(() => inFlight.delete(tracked));
+        inFlight.add(tracked);
+        if (inFlight.size >= window) await Promise.race(inFlight);
       }
+      await Promise.all(inFlight);
     } finally {
       if (sent.length > 0) {
-        await db.query(`DELETE FROM ${schema}.outbox WHERE id = ANY($1::uuid[])`, [sent]);
+        await db.query(`DELETE FROM ${schema}.outbox WHERE seq = ANY($1::bigint[])`, [sent]);
         outboxPublished.inc({ schema }, sent.length);
       }
       if (sent.length < rows.length) {
-        const unsent = rows.slice(sent.length).map((row) => row.id);
-        await db.query(`UPDATE ${schema}.outbox SET claimed_until = NULL WHERE id = ANY($1::uuid[])`, [unsent]);
+        const done = new Set(sent);
+        const unsent = rows.filter((row) => !done.has(Number(row.seq))).map((row) => Number(row.seq));
+        await db.query(`UPDATE ${schema}.outbox SET claimed_until = NULL WHERE seq = ANY($1::bigint[])`, [unsent]);
       }
-      const backlog = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema}.outbox`);
-      outboxBacklog.set({ schema }, Number(backlog.rows[0]?.n ?? 0));
+      await this.updateBacklog();
     }
+    if (failure !== undefined) throw failure;
     return sent.length;
+  }
+
+  /** The backlog gauge: counted at most once a second while busy (a count is a scan). */
+  private async updateBacklog(): Promise<void> {
+    const { db, schema } = this.options;
+    const now = Date.now();
+    if (now - this.backlogCheckedAt < 1_000) return;
+    this.backlogCheckedAt = now;
+    const backlog = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema}.outbox`);
+    outboxBacklog.set({ schema }, Number(backlog.rows[0]?.n ?? 0));
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+    this.wake?.();
+    await this.loop;
   }
 }

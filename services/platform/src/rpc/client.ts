@@ -1,11 +1,24 @@
 import type { DescService } from "@bufbuild/protobuf";
-import { createClient, type CallOptions, type Client, type Transport } from "@connectrpc/connect";
+import { Code, ConnectError, createClient, type CallOptions, type Client, type Transport } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
+import { unavailableInTransit } from "./errors.js";
+import { grpcUnaryTransport } from "./grpc-unary.js";
 import { orgHeaders, type OrgContext } from "./org-context.js";
 
-/** A pooled HTTP/2 gRPC transport to one service. */
-export function serviceTransport(baseUrl: string): Transport {
+/** Connect's gRPC transport (HTTP/2 session pool, every RPC kind). */
+export function connectGrpcTransport(baseUrl: string): Transport {
   return createGrpcTransport({ baseUrl, defaultTimeoutMs: 10_000, pingIntervalMs: 30_000, acceptCompression: [] });
+}
+
+/**
+ * The transport to another component: unary gRPC over one reused HTTP/2 session (see
+ * grpc-unary.ts and gateway/bench/rpc-clients.ts for why), Connect's transport for streams; a
+ * call that fails in transit is UNAVAILABLE.
+ */
+export function serviceTransport(baseUrl: string, service = baseUrl): Transport {
+  let streams: Transport | undefined;
+  const transport = grpcUnaryTransport(baseUrl, { defaultTimeoutMs: 10_000, pingIntervalMs: 30_000, fallback: () => (streams ??= connectGrpcTransport(baseUrl)) });
+  return unavailableInTransit(transport, service);
 }
 
 export interface PeerClient<S extends DescService> {
@@ -22,4 +35,14 @@ export function peerClient<S extends DescService>(service: S, transport: Transpo
       return { headers: orgHeaders(org, internalToken) };
     },
   };
+}
+
+/** The answer of a lookup in another service, or undefined when that service says NOT_FOUND. */
+export async function foundOrUndefined<T>(lookup: Promise<T>): Promise<T | undefined> {
+  try {
+    return await lookup;
+  } catch (error) {
+    if (error instanceof ConnectError && error.code === Code.NotFound) return undefined;
+    throw error;
+  }
 }

@@ -1,18 +1,40 @@
 import { timingSafeEqual } from "node:crypto";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import { isDatabaseUnavailable } from "../db/database.js";
 import type { Logger } from "../log.js";
 import { rpcRequests } from "../metrics.js";
 import { methodRules } from "../proto-options.js";
 import { applyDefaults, validateMessage } from "../validation/validate.js";
 import { invalidArgument } from "../validation/violations.js";
-import { MetadataKeys, orgContextFromHeaders, orgContextKey } from "./org-context.js";
+import { COMPONENT_AUTH_FAILURES, MetadataKeys, orgContextFromHeaders, orgContextKey } from "./org-context.js";
+import { markAnswered } from "./errors.js";
 
 const HEALTH_SERVICE = "voiceops.health.v1.HealthService";
+/** Services any caller may use without the internal token: health, and the schema (reflection). */
+const OPEN_SERVICES = new Set([HEALTH_SERVICE, "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection"]);
 
 function sameSecret(a: string, b: string): boolean {
   const left = Buffer.from(a);
   const right = Buffer.from(b);
   return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/**
+ * The error a service answers with: its own deliberate errors as they are; a database that
+ * cannot be reached as UNAVAILABLE (the caller may retry); anything else as INTERNAL, whose
+ * details (SQL, addresses, stacks) stay in the log. Every answer is marked as this service's.
+ */
+function answerOf(error: unknown, method: string, requestId: string | null, logger: Logger): ConnectError {
+  if (isDatabaseUnavailable(error)) {
+    logger.warn({ err: error, method, requestId }, "database unavailable");
+    return markAnswered(new ConnectError("database unavailable", Code.Unavailable));
+  }
+  const connectError = ConnectError.from(error);
+  if (connectError.code === Code.Internal || connectError.code === Code.Unknown) {
+    logger.error({ err: error, method, requestId }, "rpc failed");
+    return markAnswered(new ConnectError("internal error", Code.Internal));
+  }
+  return markAnswered(connectError);
 }
 
 /** Counts and times every RPC, and logs the ones that fail unexpectedly. */
@@ -24,14 +46,9 @@ export function observe(service: string, logger: Logger): Interceptor {
       stop({ code: "ok" });
       return res;
     } catch (error) {
-      const connectError = ConnectError.from(error);
-      stop({ code: Code[connectError.code] });
-      if (connectError.code === Code.Internal || connectError.code === Code.Unknown) {
-        logger.error({ err: error, method: req.method.name, requestId: req.header.get(MetadataKeys.requestId) }, "rpc failed");
-        // Internal details (SQL, addresses, stacks) stay in the log, not in the answer.
-        throw new ConnectError("internal error", Code.Internal);
-      }
-      throw connectError;
+      const answer = answerOf(error, req.method.name, req.header.get(MetadataKeys.requestId), logger);
+      stop({ code: Code[answer.code] });
+      throw answer;
     }
   };
 }
@@ -42,11 +59,11 @@ export function observe(service: string, logger: Logger): Interceptor {
  */
 export function authenticate(internalToken: string): Interceptor {
   return (next) => async (req) => {
-    if (req.service.typeName === HEALTH_SERVICE) return next(req);
+    if (OPEN_SERVICES.has(req.service.typeName)) return next(req);
     const token = req.header.get(MetadataKeys.internalToken) ?? "";
-    if (!sameSecret(token, internalToken)) throw new ConnectError("invalid internal token", Code.Unauthenticated);
+    if (!sameSecret(token, internalToken)) throw new ConnectError(COMPONENT_AUTH_FAILURES.internalToken, Code.Unauthenticated);
     const org = orgContextFromHeaders(req.header);
-    if (!org) throw new ConnectError("missing organization context", Code.Unauthenticated);
+    if (!org) throw new ConnectError(COMPONENT_AUTH_FAILURES.organization, Code.Unauthenticated);
     req.contextValues.set(orgContextKey, org);
     return next(req);
   };

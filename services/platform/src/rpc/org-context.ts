@@ -51,9 +51,24 @@ export function orgHeaders(org: OrgContext, internalToken: string): Record<strin
   };
 }
 
+/**
+ * Messages of the UNAUTHENTICATED errors a service answers when a component (the gateway, a
+ * peer) calls it without valid credentials: a fault of the system, not of the API client. Any
+ * other UNAUTHENTICATED (a wrong x-internal-key of the voice runtime) is the client's: 401.
+ */
+export const COMPONENT_AUTH_FAILURES = {
+  internalToken: "invalid internal token",
+  organization: "missing organization context",
+} as const;
+
+/** Whether an UNAUTHENTICATED error is a component's credentials failing (see COMPONENT_AUTH_FAILURES). */
+export function isComponentAuthFailure(message: string): boolean {
+  return message === COMPONENT_AUTH_FAILURES.internalToken || message === COMPONENT_AUTH_FAILURES.organization;
+}
+
 /** The caller's organization; every handler of an org-scoped RPC starts here. */
 export function orgOf(context: HandlerContext): OrgContext {
   const org = context.values.get(orgContextKey);
-  if (!org) throw new ConnectError("missing organization context", Code.Unauthenticated);
+  if (!org) throw new ConnectError(COMPONENT_AUTH_FAILURES.organization, Code.Unauthenticated);
   return org;
 }

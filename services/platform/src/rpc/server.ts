@@ -1,10 +1,14 @@
 import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
-import type { ConnectRouter } from "@connectrpc/connect";
+import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { HealthService } from "@voiceops/proto/voiceops/health/v1/health_service_pb";
+import { drainableHttp2Server } from "../http-server.js";
 import type { Logger } from "../log.js";
+import { grpcUnaryHandler, HTTP2_WINDOW_BYTES } from "./grpc-unary.js";
 import { authenticate, authorize, observe, validate } from "./interceptors.js";
+import { collectImplementations } from "./local.js";
+import { registerReflection } from "./reflection.js";
 
 export interface RpcServerOptions {
   /** Service name, e.g. "crm"; labels metrics and logs. */
@@ -17,39 +21,62 @@ export interface RpcServerOptions {
   routes: (router: ConnectRouter) => void;
   /** Dependency states reported by the health RPC. */
   health: () => Promise<Record<string, string>>;
+  /** Serve unary gRPC on the direct path (default); false leaves every call to Connect (benchmarks). */
+  directUnary?: boolean;
 }
 
 export interface RpcServer {
   /** Base URL for clients, e.g. "http://127.0.0.1:50061". */
   url: string;
   port: number;
-  /** Stops taking new calls, lets the running ones finish, then closes. */
-  close(): Promise<void>;
+  /** Marks the server as going away (its ops readiness answers 503); it keeps serving. */
+  drain(): void;
+  /** Stops taking new calls, lets the running ones finish (until the deadline), then closes. */
+  close(deadlineMs?: number): Promise<void>;
 }
 
-/** Serves Connect, gRPC and gRPC-Web on one HTTP/2 port, with the platform interceptors. */
+/** The interceptors every call to a service runs through, over the network or in process. */
+export function serverInterceptors(options: Pick<RpcServerOptions, "name" | "logger" | "internalToken">): Interceptor[] {
+  return [observe(options.name, options.logger), authenticate(options.internalToken), authorize(), validate()];
+}
+
+/** The service's own routes plus the health RPC and server reflection (for grpcurl, buf curl...). */
+export function serviceRoutes(options: Pick<RpcServerOptions, "name" | "routes" | "health">): (router: ConnectRouter) => void {
+  return (router) => {
+    options.routes(router);
+    router.service(HealthService, {
+      async check() {
+        const dependencies = await options.health();
+        const ok = Object.values(dependencies).every((state) => state === "ok");
+        return { status: ok ? "ok" : "degraded", service: options.name, dependencies };
+      },
+    });
+    registerReflection(router);
+  };
+}
+
+/**
+ * Serves Connect, gRPC and gRPC-Web on one HTTP/2 port, with the platform interceptors. Unary
+ * gRPC calls (what the gateway and the services send) take a direct path; Connect's handler
+ * serves the rest.
+ */
 export function startRpcServer(options: RpcServerOptions): Promise<RpcServer> {
+  const routes = serviceRoutes(options);
+  const interceptors = serverInterceptors(options);
   const handler = connectNodeAdapter({
     // Calls travel over loopback or the cluster network; gzip costs more CPU than it saves.
     acceptCompression: [],
-    interceptors: [observe(options.name, options.logger), authenticate(options.internalToken), authorize(), validate()],
-    routes(router) {
-      options.routes(router);
-      router.service(HealthService, {
-        async check() {
-          const dependencies = await options.health();
-          const ok = Object.values(dependencies).every((state) => state === "ok");
-          return { status: ok ? "ok" : "degraded", service: options.name, dependencies };
-        },
-      });
-    },
+    interceptors,
+    routes,
   });
-  const server = http2.createServer(handler);
-  const sessions = new Set<http2.ServerHttp2Session>();
+  const unary = options.directUnary === false ? () => false : grpcUnaryHandler(collectImplementations(routes), interceptors);
+  const server = http2.createServer({ settings: { initialWindowSize: HTTP2_WINDOW_BYTES } }, (req, res) => {
+    if (!unary(req, res)) handler(req, res);
+  });
   server.on("session", (session) => {
-    sessions.add(session);
-    session.on("close", () => sessions.delete(session));
+    session.once("connect", () => session.setLocalWindowSize(HTTP2_WINDOW_BYTES));
   });
+  const drainable = drainableHttp2Server(server);
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => {
@@ -59,12 +86,9 @@ export function startRpcServer(options: RpcServerOptions): Promise<RpcServer> {
       resolve({
         url: `http://${host}:${port}`,
         port,
-        close: () =>
-          new Promise<void>((done) => {
-            server.close(() => done());
-            // GOAWAY lets in-flight streams finish while refusing new ones.
-            for (const session of sessions) session.close();
-          }),
+        drain: () => drainable.drain(),
+        // GOAWAY lets in-flight streams finish while refusing new ones.
+        close: (deadlineMs) => drainable.close(deadlineMs),
       });
     });
   });

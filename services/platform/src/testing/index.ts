@@ -1,4 +1,5 @@
-import { randomBytes, randomUUID } from "node:crypto";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
+import net from "node:net";
 
 // Helpers for tests that talk to a running system over real HTTP.
 
@@ -10,12 +11,18 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
   return {
     DATABASE_URL: process.env.DATABASE_URL,
     NATS_URL: process.env.NATS_URL,
+    // Tests keep their own streams and consumers, apart from a stack running on the same server.
+    NATS_PREFIX: `test_${createHash("sha256").update(process.env.DATABASE_URL ?? "").digest("hex").slice(0, 10)}`,
+    // Test streams need no long history.
+    EVENT_RETENTION_DAYS: "7",
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
     PORT: "0",
     ADMIN_PORT: "0",
     HOST: "127.0.0.1",
     ADMIN_TOKEN: randomBytes(18).toString("base64url"),
     INTERNAL_TOKEN: randomBytes(18).toString("base64url"),
+    // The voice runtime's key, which POST /api/activities accepts in x-internal-key.
+    INTERNAL_API_KEY: randomBytes(18).toString("base64url"),
     ...overrides,
   };
 }
@@ -151,3 +158,5 @@ export async function isolatedDatabase(baseUrl: string): Promise<{ url: string; 
 export * from "./grpc.js";
 export * from "./expect.js";
 export * from "./system.js";
+export * from "./processes.js";
+export * from "./s3.js";

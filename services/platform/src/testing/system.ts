@@ -11,6 +11,8 @@ declare module "vitest" {
     adminUrl: string;
     adminToken: string;
     internalToken: string;
+    /** INTERNAL_API_KEY of the test system (the voice runtime's x-internal-key). */
+    internalApiKey: string;
     serviceUrls: Record<string, string>;
     mode: string;
   }

@@ -1,4 +1,5 @@
 import { isFieldSet, ScalarType, type DescField, type DescMessage } from "@bufbuild/protobuf";
+import { TimestampSchema, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { IANAZone } from "luxon";
 import { isUuid } from "../ids.js";
 import { normalizePhone } from "../phone.js";
@@ -6,6 +7,11 @@ import { enumFromJson, enumJsonValues, enumToJson, fieldRules } from "../proto-o
 import { violation, type Violation } from "./violations.js";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** Whether a text looks like an email address (the `email` field rule). */
+export function isEmail(text: string): boolean {
+  return EMAIL.test(text);
+}
 
 type AnyMessage = Record<string, unknown>;
 
@@ -30,7 +36,46 @@ export interface ValidationContext {
   country: string;
 }
 
+const NUL = "\u0000";
+export const NUL_MESSAGE = "Value error, String should not contain NUL (\\u0000) characters";
+
+/** PostgreSQL text cannot hold NUL; neither can any of our strings. */
+function nulViolation(path: string, value: string): Violation {
+  return violation(path, "value_error", NUL_MESSAGE, value);
+}
+
+/** Timestamps the API accepts and can write back in RFC 3339: years 0001 to 9999 (as protobuf's Timestamp). */
+export const TIMESTAMP_MIN_SECONDS = -62_135_596_800n;
+export const TIMESTAMP_MAX_SECONDS = 253_402_300_799n;
+
+export function timestampInRange(seconds: bigint): boolean {
+  return seconds >= TIMESTAMP_MIN_SECONDS && seconds <= TIMESTAMP_MAX_SECONDS;
+}
+
+export const TIMESTAMP_RANGE_MESSAGE = "Input should be a valid datetime between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z";
+
+/** NUL characters anywhere in a JSON-like value (a Struct's keys and strings), walked without recursion. */
+function containsNul(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const current = stack.pop();
+    if (typeof current === "string") {
+      if (current.includes(NUL)) return true;
+    } else if (typeof current === "object" && current !== null) {
+      for (const [key, child] of Object.entries(current)) {
+        if (key.includes(NUL)) return true;
+        stack.push(child);
+      }
+    }
+  }
+  return false;
+}
+
 function checkString(path: string, value: string, field: DescField, out: Violation[], context: ValidationContext): void {
+  if (value.includes(NUL)) {
+    out.push(nulViolation(path, value));
+    return;
+  }
   const rules = fieldRules(field);
   if (!rules) return;
   const length = [...value].length;
@@ -47,7 +92,7 @@ function checkString(path: string, value: string, field: DescField, out: Violati
   if (rules.in.length > 0 && !rules.in.includes(value)) {
     out.push(violation(path, "enum", `Input should be ${expectedList(rules.in)}`, value, { expected: expectedList(rules.in) }));
   }
-  if (rules.email && value !== "" && !EMAIL.test(value)) {
+  if (rules.email && value !== "" && !isEmail(value)) {
     out.push(violation(path, "value_error", "value is not a valid email address", value));
   }
   if (rules.phone && value.trim() !== "" && !normalizePhone(value, context.country)) {
@@ -81,8 +126,13 @@ function checkValue(path: string, value: unknown, field: DescField, out: Violati
     } else {
       checkNumber(path, value, field, out);
     }
-  } else if (typeof value === "object" && value !== null && field.message && !isWellKnown(field.message)) {
-    out.push(...validateMessage(field.message, value as AnyMessage, context, path));
+  } else if (typeof value === "object" && value !== null && field.message) {
+    if (!isWellKnown(field.message)) out.push(...validateMessage(field.message, value as AnyMessage, context, path));
+    else if (field.message.typeName === TimestampSchema.typeName) {
+      if (!timestampInRange(BigInt((value as Timestamp).seconds))) out.push(violation(path, "datetime_parsing", TIMESTAMP_RANGE_MESSAGE));
+    } else if (containsNul(value)) {
+      out.push(violation(path, "value_error", NUL_MESSAGE));
+    }
   }
 }
 
@@ -110,7 +160,12 @@ export function validateMessage(schema: DescMessage, message: AnyMessage, contex
         out.push(violation(path, "too_long", `List should have at most ${rules.maxItems} item${rules.maxItems === 1 ? "" : "s"} after validation, not ${items.length}`, undefined, { field_type: "List", max_length: rules.maxItems, actual_length: items.length }));
       }
       items.forEach((item, index) => checkValue(`${path}.${index}`, item, field, out, context));
-    } else if (field.fieldKind !== "map") {
+    } else if (field.fieldKind === "map") {
+      for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+        if (key.includes(NUL)) out.push(nulViolation(path, key));
+        else checkValue(`${path}.${key}`, item, field, out, context);
+      }
+    } else {
       checkValue(path, value, field, out, context);
     }
   }

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file voiceops/api/v1/annotations.proto.
  */
 export const file_voiceops_api_v1_annotations: GenFile = /*@__PURE__*/
-  fileDesc("CiF2b2ljZW9wcy9hcGkvdjEvYW5ub3RhdGlvbnMucHJvdG8SD3ZvaWNlb3BzLmFwaS52MSKSAwoKRmllbGRSdWxlcxIQCghyZXF1aXJlZBgBIAEoCBIQCgNtaW4YAiABKANIAIgBARIQCgNtYXgYAyABKANIAYgBARIUCgdtaW5fbGVuGAQgASgNSAKIAQESFAoHbWF4X2xlbhgFIAEoDUgDiAEBEgwKBHV1aWQYBiABKAgSGQoMZGVmYXVsdF9qc29uGAcgASgJSASIAQESCgoCaW4YCCADKAkSFgoJbWluX2l0ZW1zGAkgASgNSAWIAQESFgoJbWF4X2l0ZW1zGAogASgNSAaIAQESEQoJbm90X2JsYW5rGAsgASgIEhAKCHRpbWV6b25lGAwgASgIEhMKC2Rlc2NyaXB0aW9uGA0gASgJEg0KBWVtYWlsGA4gASgIEhAKCG5vdF9udWxsGA8gASgIEg0KBXBob25lGBAgASgIQgYKBF9taW5CBgoEX21heEIKCghfbWluX2xlbkIKCghfbWF4X2xlbkIPCg1fZGVmYXVsdF9qc29uQgwKCl9taW5faXRlbXNCDAoKX21heF9pdGVtcyJaCgtNZXRob2RSdWxlcxIWCg5zdWNjZXNzX3N0YXR1cxgBIAEoBRINCgVyb2xlcxgCIAMoCRIPCgdzdW1tYXJ5GAMgASgJEhMKC2Rlc2NyaXB0aW9uGAQgASgJIh8KCUVudW1SdWxlcxISCgp1cHBlcl9jYXNlGAEgASgIOlIKBWZpZWxkEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxi5jgMgASgLMhsudm9pY2VvcHMuYXBpLnYxLkZpZWxkUnVsZXNSBWZpZWxkOlYKBm1ldGhvZBIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGLmOAyABKAsyHC52b2ljZW9wcy5hcGkudjEuTWV0aG9kUnVsZXNSBm1ldGhvZDpOCgRlbnVtEhwuZ29vZ2xlLnByb3RvYnVmLkVudW1PcHRpb25zGLmOAyABKAsyGi52b2ljZW9wcy5hcGkudjEuRW51bVJ1bGVzUgRlbnVtYgZwcm90bzM", [file_google_protobuf_descriptor]);
+  fileDesc("CiF2b2ljZW9wcy9hcGkvdjEvYW5ub3RhdGlvbnMucHJvdG8SD3ZvaWNlb3BzLmFwaS52MSKiAwoKRmllbGRSdWxlcxIQCghyZXF1aXJlZBgBIAEoCBIQCgNtaW4YAiABKANIAIgBARIQCgNtYXgYAyABKANIAYgBARIUCgdtaW5fbGVuGAQgASgNSAKIAQESFAoHbWF4X2xlbhgFIAEoDUgDiAEBEgwKBHV1aWQYBiABKAgSGQoMZGVmYXVsdF9qc29uGAcgASgJSASIAQESCgoCaW4YCCADKAkSFgoJbWluX2l0ZW1zGAkgASgNSAWIAQESFgoJbWF4X2l0ZW1zGAogASgNSAaIAQESEQoJbm90X2JsYW5rGAsgASgIEhAKCHRpbWV6b25lGAwgASgIEhMKC2Rlc2NyaXB0aW9uGA0gASgJEg0KBWVtYWlsGA4gASgIEhAKCG5vdF9udWxsGA8gASgIEg0KBXBob25lGBAgASgIEg4KBmhlYWRlchgRIAEoCUIGCgRfbWluQgYKBF9tYXhCCgoIX21pbl9sZW5CCgoIX21heF9sZW5CDwoNX2RlZmF1bHRfanNvbkIMCgpfbWluX2l0ZW1zQgwKCl9tYXhfaXRlbXMiiAEKC01ldGhvZFJ1bGVzEhYKDnN1Y2Nlc3Nfc3RhdHVzGAEgASgFEg0KBXJvbGVzGAIgAygJEg8KB3N1bW1hcnkYAyABKAkSEwoLZGVzY3JpcHRpb24YBCABKAkSLAoGdXBsb2FkGAUgASgLMhwudm9pY2VvcHMuYXBpLnYxLlVwbG9hZFJ1bGVzInoKC1VwbG9hZFJ1bGVzEg0KBWZpZWxkGAEgASgJEhEKCW1heF9ieXRlcxgCIAEoAxIVCg1jb250ZW50X3R5cGVzGAMgAygJEhIKCmV4dGVuc2lvbnMYBCADKAkSEQoJbXVsdGlwYXJ0GAUgASgIEgsKA3JhdxgGIAEoCCIfCglFbnVtUnVsZXMSEgoKdXBwZXJfY2FzZRgBIAEoCDpSCgVmaWVsZBIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYuY4DIAEoCzIbLnZvaWNlb3BzLmFwaS52MS5GaWVsZFJ1bGVzUgVmaWVsZDpWCgZtZXRob2QSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi5jgMgASgLMhwudm9pY2VvcHMuYXBpLnYxLk1ldGhvZFJ1bGVzUgZtZXRob2Q6TgoEZW51bRIcLmdvb2dsZS5wcm90b2J1Zi5FbnVtT3B0aW9ucxi5jgMgASgLMhoudm9pY2VvcHMuYXBpLnYxLkVudW1SdWxlc1IEZW51bWIGcHJvdG8z", [file_google_protobuf_descriptor]);
 
 /**
  * FieldRules declares the constraints of one request field. They are enforced by the
@@ -128,6 +128,14 @@ export type FieldRules = Message<"voiceops.api.v1.FieldRules"> & {
    * @generated from field: bool phone = 16;
    */
   phone: boolean;
+
+  /**
+   * Over REST the field is read from this HTTP request header (e.g. "x-internal-key"), never
+   * from the path, query or body; it is published as a header parameter.
+   *
+   * @generated from field: string header = 17;
+   */
+  header: string;
 };
 
 /**
@@ -171,6 +179,13 @@ export type MethodRules = Message<"voiceops.api.v1.MethodRules"> & {
    * @generated from field: string description = 4;
    */
   description: string;
+
+  /**
+   * The route also takes a file, which the gateway streams into the object store.
+   *
+   * @generated from field: voiceops.api.v1.UploadRules upload = 5;
+   */
+  upload?: UploadRules | undefined;
 };
 
 /**
@@ -179,6 +194,66 @@ export type MethodRules = Message<"voiceops.api.v1.MethodRules"> & {
  */
 export const MethodRulesSchema: GenMessage<MethodRules> = /*@__PURE__*/
   messageDesc(file_voiceops_api_v1_annotations, 1);
+
+/**
+ * UploadRules declares a route that takes a file: the gateway streams it into the object store
+ * (never holding it whole in memory), answers 413 above max_bytes and 415 for other types, and
+ * hands the service an UploadedFile in the request field named by `field`. A JSON body is still
+ * accepted when the route's http rule has a body.
+ *
+ * @generated from message voiceops.api.v1.UploadRules
+ */
+export type UploadRules = Message<"voiceops.api.v1.UploadRules"> & {
+  /**
+   * Request field of type voiceops.api.v1.UploadedFile that receives the stored file.
+   *
+   * @generated from field: string field = 1;
+   */
+  field: string;
+
+  /**
+   * Largest accepted file, in bytes.
+   *
+   * @generated from field: int64 max_bytes = 2;
+   */
+  maxBytes: bigint;
+
+  /**
+   * Accepted media types: exact ("text/csv") or a family ("audio/*").
+   *
+   * @generated from field: repeated string content_types = 3;
+   */
+  contentTypes: string[];
+
+  /**
+   * File name endings accepted whatever type the client declared (".md", ".docx").
+   *
+   * @generated from field: repeated string extensions = 4;
+   */
+  extensions: string[];
+
+  /**
+   * A multipart/form-data body is accepted: the file is its part named "file", and the other
+   * parts fill request fields of the same name, read like query parameters.
+   *
+   * @generated from field: bool multipart = 5;
+   */
+  multipart: boolean;
+
+  /**
+   * A body whose content type is one of content_types is the file itself.
+   *
+   * @generated from field: bool raw = 6;
+   */
+  raw: boolean;
+};
+
+/**
+ * Describes the message voiceops.api.v1.UploadRules.
+ * Use `create(UploadRulesSchema)` to create a new message.
+ */
+export const UploadRulesSchema: GenMessage<UploadRules> = /*@__PURE__*/
+  messageDesc(file_voiceops_api_v1_annotations, 2);
 
 /**
  * EnumRules declares how enum values are spelled in JSON: the value name without the
@@ -198,7 +273,7 @@ export type EnumRules = Message<"voiceops.api.v1.EnumRules"> & {
  * Use `create(EnumRulesSchema)` to create a new message.
  */
 export const EnumRulesSchema: GenMessage<EnumRules> = /*@__PURE__*/
-  messageDesc(file_voiceops_api_v1_annotations, 2);
+  messageDesc(file_voiceops_api_v1_annotations, 3);
 
 /**
  * @generated from extension: voiceops.api.v1.FieldRules field = 51001;

@@ -1,0 +1,43 @@
+import type { Express, Request, Response } from "express";
+import { ObjectNotFoundError, type Clock, type Logger, type ObjectStore, type UrlSigner } from "@voiceops/platform";
+import { sendDetail } from "./http/errors.js";
+
+export interface FilesDeps {
+  objects: ObjectStore;
+  signer: UrlSigner;
+  clock: Clock;
+  logger: Logger;
+}
+
+/**
+ * GET /files/<key>?expires&signature: downloads of the file object store, for holders of a URL
+ * the store signed (no API key: the signature is the credential). A changed key, expiry or
+ * signature is refused (403), and so is an expired URL.
+ */
+export function mountFiles(app: Express, deps: FilesDeps): void {
+  app.get("/files/*key", async (req: Request, res: Response) => {
+    const segments = (req.params as { key?: string[] }).key ?? [];
+    const key = segments.join("/");
+    const expires = Number(req.query.expires);
+    const signature = typeof req.query.signature === "string" ? req.query.signature : "";
+    if (!Number.isSafeInteger(expires) || signature === "") return sendDetail(res, 403, "Missing or malformed signature");
+    const verdict = deps.signer.verify(key, expires, signature, deps.clock.now());
+    if (verdict === "invalid") return sendDetail(res, 403, "Invalid signature");
+    if (verdict === "expired") return sendDetail(res, 403, "This link has expired");
+    try {
+      const object = await deps.objects.get(key);
+      res.status(200);
+      res.setHeader("content-type", object.contentType);
+      res.setHeader("content-length", String(object.bytes));
+      res.setHeader("cache-control", "private, no-store");
+      object.body.on("error", (error) => {
+        deps.logger.warn({ err: error }, "object download failed");
+        res.destroy();
+      });
+      object.body.pipe(res);
+    } catch (error) {
+      if (error instanceof ObjectNotFoundError) return sendDetail(res, 404, "Not Found");
+      throw error;
+    }
+  });
+}
