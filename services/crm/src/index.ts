@@ -1,10 +1,11 @@
 import { fileURLToPath } from "node:url";
+import type { ServiceImpl } from "@connectrpc/connect";
 import { envInt, SERVICE_PORTS, type ServiceModule } from "@voiceops/platform";
 import { CrmService } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 import { contactHandlers } from "./handlers/contacts.js";
 import { leadHandlers } from "./handlers/leads.js";
-import { ContactStore } from "./store/contacts.js";
-import { LeadStore } from "./store/leads.js";
+import { portalTokenHandlers } from "./handlers/portal-tokens.js";
+import { crmStores } from "./store/index.js";
 
 /** The CRM service: contacts, leads and the lead pipeline. */
 export const crmService: ServiceModule = {
@@ -13,14 +14,14 @@ export const crmService: ServiceModule = {
   migrationsDir: fileURLToPath(new URL("../migrations", import.meta.url)),
   defaultPort: SERVICE_PORTS.crm,
   routes(context) {
-    const contacts = new ContactStore();
-    const leads = new LeadStore();
+    const stores = crmStores();
     const pipelineDays = envInt("PIPELINE_DAYS", 30, { min: 1, max: 3650 });
-    return (router) => {
-      router.service(CrmService, {
-        ...contactHandlers(context, contacts),
-        ...leadHandlers(context, leads, contacts, pipelineDays),
-      });
+    // Every RPC of the service, or it does not compile.
+    const impl: ServiceImpl<typeof CrmService> = {
+      ...contactHandlers(context, stores),
+      ...leadHandlers(context, stores, pipelineDays),
+      ...portalTokenHandlers(context, stores),
     };
+    return (router) => router.service(CrmService, impl);
   },
 };

@@ -1,4 +1,5 @@
 import { fileURLToPath } from "node:url";
+import type { ServiceImpl } from "@connectrpc/connect";
 import { SERVICE_PORTS, type ServiceModule } from "@voiceops/platform";
 import { JobsService } from "@voiceops/proto/voiceops/jobs/v1/jobs_service_pb";
 import { jobsConsumers } from "./consumers.js";
@@ -6,9 +7,9 @@ import { listingHandlers } from "./handlers/listings.js";
 import { quoteHandlers } from "./handlers/quotes.js";
 import { referenceChecker } from "./handlers/references.js";
 import { requestHandlers } from "./handlers/requests.js";
-import { RequestStore } from "./store/requests.js";
+import { jobsStores } from "./store/index.js";
 
-const requests = new RequestStore();
+const stores = jobsStores();
 
 /** The jobs service: service requests with their quotes and emergencies, and service listings. */
 export const jobsService: ServiceModule = {
@@ -17,13 +18,13 @@ export const jobsService: ServiceModule = {
   migrationsDir: fileURLToPath(new URL("../migrations", import.meta.url)),
   defaultPort: SERVICE_PORTS.jobs,
   routes(context) {
-    return (router) => {
-      router.service(JobsService, {
-        ...requestHandlers(context, requests, referenceChecker(context)),
-        ...quoteHandlers(context, requests),
-        ...listingHandlers(context),
-      });
+    // Every RPC of the service, or it does not compile.
+    const impl: ServiceImpl<typeof JobsService> = {
+      ...requestHandlers(context, stores, referenceChecker(context)),
+      ...quoteHandlers(context, stores),
+      ...listingHandlers(context, stores),
     };
+    return (router) => router.service(JobsService, impl);
   },
-  consumers: () => jobsConsumers(requests),
+  consumers: () => jobsConsumers(stores),
 };

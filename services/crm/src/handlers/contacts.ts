@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
+import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
 import {
   invalidArgument,
   newEvent,
@@ -24,10 +24,12 @@ import {
   type SearchContactsByEmailRequest,
   type SearchContactsRequest,
   type UpdateContactRequest,
+  type CrmService,
 } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
-import { CONTACT_FIELDS, type ContactSort as SortName, type ContactStore } from "../store/contacts.js";
+import { CONTACT_FIELDS, type ContactSort as SortName } from "../store/contacts.js";
 import { contactStatusText, toContact, type ContactRow } from "../store/rows.js";
 import { contactValues } from "./contact-input.js";
+import type { CrmStores } from "../store/index.js";
 
 const SORTS: Record<ContactSort, SortName> = {
   [ContactSort.UNSPECIFIED]: "name",
@@ -44,8 +46,9 @@ function duplicatePhone(existing: ContactRow | undefined, phone: string): Connec
   return new ConnectError(`A contact with phone number ${phone} already exists: ${existing?.id ?? "unknown"}`, Code.AlreadyExists);
 }
 
-export function contactHandlers(service: ServiceContext, store: ContactStore) {
+export function contactHandlers(service: ServiceContext, stores: CrmStores) {
   const { db } = service;
+  const store = stores.contacts;
   return {
     async listContacts(req: ListContactsRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
@@ -159,7 +162,7 @@ export function contactHandlers(service: ServiceContext, store: ContactStore) {
       });
       return { deleted };
     },
-  };
+  } satisfies Partial<ServiceImpl<typeof CrmService>>;
 
   function emitDeletions(
     orgId: string,

@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
+import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
 import {
   blankToNull,
   type Emit,
@@ -26,10 +26,11 @@ import {
   type LeadFields,
   type ListLeadsRequest,
   type UpdateLeadRequest,
+  type CrmService,
 } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
-import type { ContactStore } from "../store/contacts.js";
-import type { LeadStore, LeadValues } from "../store/leads.js";
+import type { LeadValues } from "../store/leads.js";
 import { leadStatusText, toContact, toLead, type ContactRow, type LeadRow } from "../store/rows.js";
+import type { CrmStores } from "../store/index.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const LEAD_INPUT_FIELDS = ["status", "source", "notes", "estimated_value_cents", "next_step", "next_step_due_at", "lost_reason"] as const;
@@ -95,8 +96,9 @@ function applyOutcome(values: LeadValues, previous: LeadRow | undefined, contact
   return { violations, won: status === "won" && wasStatus !== "won" };
 }
 
-export function leadHandlers(service: ServiceContext, leads: LeadStore, contacts: ContactStore, pipelineDays: number) {
+export function leadHandlers(service: ServiceContext, stores: CrmStores, pipelineDays: number) {
   const { db } = service;
+  const { leads, contacts } = stores;
 
   /** The contact fields of a lead request, and what is wrong with them (all of it). */
   function contactInput(org: OrgContext, req: CreateLeadRequest): { name: string | null; email: string | null; phone: string | null; violations: Violation[] } {
@@ -253,5 +255,5 @@ export function leadHandlers(service: ServiceContext, leads: LeadStore, contacts
       });
       return {};
     },
-  };
+  } satisfies Partial<ServiceImpl<typeof CrmService>>;
 }

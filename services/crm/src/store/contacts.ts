@@ -1,4 +1,4 @@
-import { likePattern, looksLikePhone, newId, phoneDigits, prefixPattern, type Queryable, selectPage, textSearch } from "@voiceops/platform";
+import { likePattern, looksLikePhone, newId, phoneDigits, prefixPattern, type Queryable, selectCountedPage, selectPage, textSearch } from "@voiceops/platform";
 import { CONTACT_COLUMNS, type ContactRow } from "./rows.js";
 
 /** Writable contact columns; update SQL is built only from these names, never from input. */
@@ -39,12 +39,21 @@ export class ContactStore {
     const where = ["org_id = $1", statusFilter];
     if (query.search) where.push(textSearch(query.search, params, { columns: CONTACT_SEARCH_COLUMNS, phoneDigits: "phone_digits" }));
     const filter = where.join(" AND ");
-    // Without a search the total comes from the per-status counts the triggers keep; with one,
-    // it is counted.
+    // With a search, the matches are found once (the organization's trigram entries) and
+    // counted while the page is cut from them.
+    if (query.search) {
+      return selectCountedPage<ContactRow>(db, {
+        columns: CONTACT_COLUMNS,
+        from: `crm.contacts WHERE ${filter}`,
+        orderBy: ORDER[query.sort],
+        params,
+        page: query.page,
+        pageSize: query.pageSize,
+      });
+    }
+    // Without one, the total comes from the per-status counts the triggers keep.
     return selectPage<ContactRow>(db, {
-      total: query.search
-        ? `SELECT count(*)::int AS total FROM crm.contacts WHERE ${filter}`
-        : `SELECT coalesce(sum(n), 0)::int AS total FROM crm.contact_counts WHERE org_id = $1 AND ${statusFilter}`,
+      total: `SELECT coalesce(sum(n), 0)::int AS total FROM crm.contact_counts WHERE org_id = $1 AND ${statusFilter}`,
       rows: `SELECT ${CONTACT_COLUMNS} FROM crm.contacts WHERE ${filter} ORDER BY ${ORDER[query.sort]}`,
       params,
       page: query.page,

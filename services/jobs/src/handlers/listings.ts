@@ -4,7 +4,8 @@ import { blankToNull, invalidArgument, newEvent, orgOf, updatedFields, violation
 import { ServiceListingChangedSchema } from "@voiceops/proto/voiceops/jobs/v1/jobs_events_pb";
 import { ServiceListingFieldsSchema, type JobsService } from "@voiceops/proto/voiceops/jobs/v1/jobs_service_pb";
 import { toServiceListing } from "../store/listing-rows.js";
-import { LISTING_FIELDS, ServiceListingStore, type ListingField, type ListingValues } from "../store/listings.js";
+import { LISTING_FIELDS, type ListingField, type ListingValues } from "../store/listings.js";
+import type { JobsStores } from "../store/index.js";
 
 function listingNotFound(): ConnectError {
   return new ConnectError("Service listing not found", Code.NotFound);
@@ -62,9 +63,9 @@ function listingValues(input: ListingInput, fields: Iterable<ListingField>, pref
 }
 
 /** Service listings: the catalog of services the business offers. */
-export function listingHandlers(service: ServiceContext): Partial<ServiceImpl<typeof JobsService>> {
+export function listingHandlers(service: ServiceContext, stores: JobsStores) {
   const { db } = service;
-  const store = new ServiceListingStore();
+  const store = stores.listings;
   return {
     async listServiceListings(req, ctx) {
       const org = orgOf(ctx);
@@ -131,5 +132,5 @@ export function listingHandlers(service: ServiceContext): Partial<ServiceImpl<ty
       });
       return {};
     },
-  };
+  } satisfies Partial<ServiceImpl<typeof JobsService>>;
 }

@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
+import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
 import { blankToNull, enumToJson, newEvent, orgOf, type ServiceContext } from "@voiceops/platform";
 import { EmergencyRaisedSchema, QuotePostedSchema, QuoteStatusChangedSchema } from "@voiceops/proto/voiceops/jobs/v1/jobs_events_pb";
 import {
@@ -8,14 +8,16 @@ import {
   type CreateQuoteRequest,
   type MarkEmergencyRequest,
   type UpdateQuoteStatusRequest,
+  type JobsService,
 } from "@voiceops/proto/voiceops/jobs/v1/jobs_service_pb";
-import type { RequestStore } from "../store/requests.js";
 import { toQuoteOfRequest, toServiceRequest } from "../store/rows.js";
 import { requestNotFound } from "./requests.js";
+import type { JobsStores } from "../store/index.js";
 
 /** Quotes (posted, then approved, rejected or billed) and emergencies of service requests. */
-export function quoteHandlers(service: ServiceContext, store: RequestStore) {
+export function quoteHandlers(service: ServiceContext, stores: JobsStores) {
   const { db } = service;
+  const store = stores.requests;
   return {
     async createQuote(req: CreateQuoteRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
@@ -82,5 +84,5 @@ export function quoteHandlers(service: ServiceContext, store: RequestStore) {
       const rows = await store.activeEmergencies(db, org.orgId);
       return { items: rows.map(toServiceRequest), total: rows.length };
     },
-  };
+  } satisfies Partial<ServiceImpl<typeof JobsService>>;
 }

@@ -1,5 +1,4 @@
-import { Code, ConnectError } from "@connectrpc/connect";
-import { peerClient, violation, type OrgContext, type ServiceContext, type Violation } from "@voiceops/platform";
+import { foundOrUndefined, peerClient, violation, type OrgContext, type ServiceContext, type Violation } from "@voiceops/platform";
 import { CrmService } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 import { FieldopsService } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
 
@@ -12,15 +11,7 @@ export function referenceChecker(service: ServiceContext) {
   let crm: ReturnType<typeof peerClient<typeof CrmService>> | undefined;
   let fieldops: ReturnType<typeof peerClient<typeof FieldopsService>> | undefined;
 
-  async function exists(lookup: () => Promise<unknown>): Promise<boolean> {
-    try {
-      await lookup();
-      return true;
-    } catch (error) {
-      if (error instanceof ConnectError && error.code === Code.NotFound) return false;
-      throw error;
-    }
-  }
+  const exists = async (lookup: () => Promise<unknown>): Promise<boolean> => (await foundOrUndefined(lookup())) !== undefined;
 
   return async function check(org: OrgContext, refs: { contactId?: string | null; providerId?: string | null }, prefix = ""): Promise<Violation[]> {
     const violations: Violation[] = [];

@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
+import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
 import { blankToNull, endOfLocalDay, enumToJson, invalidArgument, newEvent, orgOf, updatedFields, type ServiceContext } from "@voiceops/platform";
 import { ServiceRequestCreatedSchema, ServiceRequestDeletedSchema, ServiceRequestUpdatedSchema } from "@voiceops/proto/voiceops/jobs/v1/jobs_events_pb";
 import {
@@ -13,10 +13,12 @@ import {
   type ListServiceRequestsRequest,
   type ServiceRequestFields,
   type UpdateServiceRequestRequest,
+  type JobsService,
 } from "@voiceops/proto/voiceops/jobs/v1/jobs_service_pb";
-import { REQUEST_FIELDS, type RequestField, type RequestStore, type RequestValues } from "../store/requests.js";
+import { REQUEST_FIELDS, type RequestField, type RequestValues } from "../store/requests.js";
 import { toServiceRequest } from "../store/rows.js";
 import type { ReferenceChecker } from "./references.js";
+import type { JobsStores } from "../store/index.js";
 
 export function requestNotFound(): ConnectError {
   return new ConnectError("Service request not found", Code.NotFound);
@@ -56,8 +58,9 @@ function requestValues(input: ServiceRequestFields | CreateServiceRequestRequest
   return values;
 }
 
-export function requestHandlers(service: ServiceContext, store: RequestStore, checkReferences: ReferenceChecker) {
+export function requestHandlers(service: ServiceContext, stores: JobsStores, checkReferences: ReferenceChecker) {
   const { db } = service;
+  const store = stores.requests;
   return {
     async listServiceRequests(req: ListServiceRequestsRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
@@ -132,5 +135,5 @@ export function requestHandlers(service: ServiceContext, store: RequestStore, ch
       const stats = await store.stats(db, org.orgId);
       return { openTotal: stats.open_total, emergencies: stats.emergencies, pendingQuotes: stats.pending_quotes, assigned: stats.assigned };
     },
-  };
+  } satisfies Partial<ServiceImpl<typeof JobsService>>;
 }

@@ -178,4 +178,14 @@ export class RequestStore {
     );
     return result.rows;
   }
+
+  /** Sets the provider of a request that has none (a dispatch assigned one); undefined when it had one. */
+  async assignProviderIfNone(db: Queryable, orgId: string, id: string, providerId: string): Promise<RequestRow | undefined> {
+    const result = await db.query<RequestRow>(
+      `UPDATE jobs.service_requests SET provider_id = $3, updated_at = now()
+       WHERE org_id = $1 AND id = $2 AND provider_id IS NULL RETURNING ${REQUEST_COLUMNS}`,
+      [orgId, id, providerId],
+    );
+    return result.rows[0];
+  }
 }

@@ -4,6 +4,8 @@
 
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Contact, Lead } from "./crm_service_pb.js";
 import { file_voiceops_crm_v1_crm_service } from "./crm_service_pb.js";
 import type { Message } from "@bufbuild/protobuf";
@@ -12,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file voiceops/crm/v1/crm_events.proto.
  */
 export const file_voiceops_crm_v1_crm_events: GenFile = /*@__PURE__*/
-  fileDesc("CiB2b2ljZW9wcy9jcm0vdjEvY3JtX2V2ZW50cy5wcm90bxIPdm9pY2VvcHMuY3JtLnYxIjsKDkNvbnRhY3RDcmVhdGVkEikKB2NvbnRhY3QYASABKAsyGC52b2ljZW9wcy5jcm0udjEuQ29udGFjdCI7Cg5Db250YWN0VXBkYXRlZBIpCgdjb250YWN0GAEgASgLMhgudm9pY2VvcHMuY3JtLnYxLkNvbnRhY3QiJAoOQ29udGFjdERlbGV0ZWQSEgoKY29udGFjdF9pZBgBIAEoCSIyCgtMZWFkQ3JlYXRlZBIjCgRsZWFkGAEgASgLMhUudm9pY2VvcHMuY3JtLnYxLkxlYWQiMgoLTGVhZFVwZGF0ZWQSIwoEbGVhZBgBIAEoCzIVLnZvaWNlb3BzLmNybS52MS5MZWFkIjIKC0xlYWREZWxldGVkEg8KB2xlYWRfaWQYASABKAkSEgoKY29udGFjdF9pZBgCIAEoCWIGcHJvdG8z", [file_voiceops_crm_v1_crm_service]);
+  fileDesc("CiB2b2ljZW9wcy9jcm0vdjEvY3JtX2V2ZW50cy5wcm90bxIPdm9pY2VvcHMuY3JtLnYxIjsKDkNvbnRhY3RDcmVhdGVkEikKB2NvbnRhY3QYASABKAsyGC52b2ljZW9wcy5jcm0udjEuQ29udGFjdCI7Cg5Db250YWN0VXBkYXRlZBIpCgdjb250YWN0GAEgASgLMhgudm9pY2VvcHMuY3JtLnYxLkNvbnRhY3QiJAoOQ29udGFjdERlbGV0ZWQSEgoKY29udGFjdF9pZBgBIAEoCSIyCgtMZWFkQ3JlYXRlZBIjCgRsZWFkGAEgASgLMhUudm9pY2VvcHMuY3JtLnYxLkxlYWQiMgoLTGVhZFVwZGF0ZWQSIwoEbGVhZBgBIAEoCzIVLnZvaWNlb3BzLmNybS52MS5MZWFkIjIKC0xlYWREZWxldGVkEg8KB2xlYWRfaWQYASABKAkSEgoKY29udGFjdF9pZBgCIAEoCSKFAQoSUG9ydGFsVG9rZW5DcmVhdGVkEhAKCHRva2VuX2lkGAEgASgJEhIKCmNvbnRhY3RfaWQYAiABKAkSLgoKZXhwaXJlc19hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGQoRcmV2b2tlZF90b2tlbl9pZHMYBCADKAkiPAoTUG9ydGFsVG9rZW5zUmV2b2tlZBISCgpjb250YWN0X2lkGAEgASgJEhEKCXRva2VuX2lkcxgCIAMoCWIGcHJvdG8z", [file_google_protobuf_timestamp, file_voiceops_crm_v1_crm_service]);
 
 /**
  * ContactCreated is published as "crm.contact.created".
@@ -132,4 +134,64 @@ export type LeadDeleted = Message<"voiceops.crm.v1.LeadDeleted"> & {
  */
 export const LeadDeletedSchema: GenMessage<LeadDeleted> = /*@__PURE__*/
   messageDesc(file_voiceops_crm_v1_crm_events, 5);
+
+/**
+ * PortalTokenCreated is published as "crm.portal_token.created".
+ *
+ * @generated from message voiceops.crm.v1.PortalTokenCreated
+ */
+export type PortalTokenCreated = Message<"voiceops.crm.v1.PortalTokenCreated"> & {
+  /**
+   * @generated from field: string token_id = 1;
+   */
+  tokenId: string;
+
+  /**
+   * @generated from field: string contact_id = 2;
+   */
+  contactId: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp expires_at = 3;
+   */
+  expiresAt?: Timestamp | undefined;
+
+  /**
+   * Earlier tokens of the contact that the new one revoked.
+   *
+   * @generated from field: repeated string revoked_token_ids = 4;
+   */
+  revokedTokenIds: string[];
+};
+
+/**
+ * Describes the message voiceops.crm.v1.PortalTokenCreated.
+ * Use `create(PortalTokenCreatedSchema)` to create a new message.
+ */
+export const PortalTokenCreatedSchema: GenMessage<PortalTokenCreated> = /*@__PURE__*/
+  messageDesc(file_voiceops_crm_v1_crm_events, 6);
+
+/**
+ * PortalTokensRevoked is published as "crm.portal_token.revoked".
+ *
+ * @generated from message voiceops.crm.v1.PortalTokensRevoked
+ */
+export type PortalTokensRevoked = Message<"voiceops.crm.v1.PortalTokensRevoked"> & {
+  /**
+   * @generated from field: string contact_id = 1;
+   */
+  contactId: string;
+
+  /**
+   * @generated from field: repeated string token_ids = 2;
+   */
+  tokenIds: string[];
+};
+
+/**
+ * Describes the message voiceops.crm.v1.PortalTokensRevoked.
+ * Use `create(PortalTokensRevokedSchema)` to create a new message.
+ */
+export const PortalTokensRevokedSchema: GenMessage<PortalTokensRevoked> = /*@__PURE__*/
+  messageDesc(file_voiceops_crm_v1_crm_events, 7);
 
