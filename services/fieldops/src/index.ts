@@ -1,21 +1,38 @@
 import { fileURLToPath } from "node:url";
+import type { ServiceImpl } from "@connectrpc/connect";
 import { SERVICE_PORTS, type ServiceModule } from "@voiceops/platform";
 import { FieldopsService } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
+import { fieldopsConsumers } from "./consumers.js";
+import { alertHandlers } from "./handlers/alerts.js";
+import { dispatchHandlers } from "./handlers/dispatches.js";
 import { providerHandlers } from "./handlers/providers.js";
-import { ServiceProviderStore } from "./store/providers.js";
+import { peerLookups } from "./handlers/references.js";
+import { scheduleHandlers } from "./handlers/schedules.js";
+import { technicianHandlers } from "./handlers/technicians.js";
+import { fieldopsStores } from "./store/index.js";
 
-/** The field-operations service: service providers (technicians), and later on-call and dispatch. */
+const stores = fieldopsStores();
+
+/**
+ * The field-operations service: service providers, who are the technicians of the on-call
+ * schedule and of emergency dispatch, and urgent alerts.
+ */
 export const fieldopsService: ServiceModule = {
   name: "fieldops",
   schema: "fieldops",
   migrationsDir: fileURLToPath(new URL("../migrations", import.meta.url)),
   defaultPort: SERVICE_PORTS.fieldops,
   routes(context) {
-    const providers = new ServiceProviderStore();
-    return (router) => {
-      router.service(FieldopsService, {
-        ...providerHandlers(context, providers),
-      });
+    const lookups = peerLookups(context);
+    // Every RPC of the service, or it does not compile.
+    const impl: ServiceImpl<typeof FieldopsService> = {
+      ...providerHandlers(context, stores),
+      ...technicianHandlers(context, stores),
+      ...scheduleHandlers(context, stores),
+      ...dispatchHandlers(context, stores, lookups),
+      ...alertHandlers(context, stores, lookups),
     };
+    return (router) => router.service(FieldopsService, impl);
   },
+  consumers: (context) => fieldopsConsumers(context, stores),
 };

@@ -1,5 +1,6 @@
 import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
+import type { FieldMask } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
 import {
   blankToNull,
   distinctLabels,
@@ -7,6 +8,9 @@ import {
   newEvent,
   orgOf,
   phoneInput,
+  type Emit,
+  type OrgContext,
+  type Queryable,
   type ServiceContext,
   updatedFields,
   violation,
@@ -18,8 +22,10 @@ import {
   ServiceProviderUpdatedSchema,
 } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
 import {
+  FieldopsService,
   ServiceProviderFieldsSchema,
   type CreateServiceProviderRequest,
+  type ServiceProviderFields,
   type DeleteServiceProviderRequest,
   type GetServiceProviderRequest,
   type ListServiceProvidersRequest,
@@ -27,10 +33,12 @@ import {
   type UpdateServiceProviderRequest,
 } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
 import { PROVIDER_FIELDS, type ProviderField, type ProviderValues, type ServiceProviderStore } from "../store/providers.js";
-import { providerStatusText, toServiceProvider } from "../store/rows.js";
+import { providerStatusText, toServiceProvider, type ServiceProviderRow } from "../store/rows.js";
+import type { FieldopsStores } from "../store/index.js";
+import { scheduleEvent } from "./schedules.js";
 
 /** The writable provider fields, as both the create request and ServiceProviderFields carry them. */
-interface ProviderInput {
+export interface ProviderInput {
   name?: string;
   phoneNumber?: string;
   email?: string;
@@ -91,8 +99,63 @@ function providerValues(input: ProviderInput, fields: Iterable<ProviderField>, c
   return { values, violations };
 }
 
-export function providerHandlers(service: ServiceContext, store: ServiceProviderStore) {
+/** Validates and stores a new provider (a technician), with its event, in the caller's transaction. */
+export async function insertProvider(tx: Queryable, emit: Emit, store: ServiceProviderStore, org: OrgContext, input: ProviderInput): Promise<ServiceProviderRow> {
+  const { values, violations } = providerValues(input, PROVIDER_FIELDS, org.country);
+  if (violations.length > 0 || typeof values.name !== "string") throw invalidArgument(violations);
+  const inserted = await store.insert(tx, org.orgId, { ...values, name: values.name });
+  emit(newEvent(org.orgId, "fieldops.provider.created", ServiceProviderCreatedSchema, create(ServiceProviderCreatedSchema, { provider: toServiceProvider(inserted) })));
+  return inserted;
+}
+
+/**
+ * Applies a partial update of a provider (a technician) in the caller's transaction, with its
+ * event when something changed. `message` is the request's field holding the body.
+ */
+export async function updateProvider(
+  tx: Queryable,
+  emit: Emit,
+  store: ServiceProviderStore,
+  org: OrgContext,
+  update: { id: string; fields: ServiceProviderFields | undefined; mask: FieldMask | undefined; message: string; notFound: () => ConnectError },
+): Promise<ServiceProviderRow> {
+  const fields = updatedFields(ServiceProviderFieldsSchema, update.fields, update.mask, PROVIDER_FIELDS);
+  const { values, violations } = providerValues(update.fields ?? { skills: [] }, fields, org.country, `${update.message}.`);
+  if (violations.length > 0) throw invalidArgument(violations);
+  if (Object.keys(values).length === 0) {
+    const existing = await store.get(tx, org.orgId, update.id);
+    if (!existing) throw update.notFound();
+    return existing;
+  }
+  const updated = await store.update(tx, org.orgId, update.id, values);
+  if (!updated) throw update.notFound();
+  emit(newEvent(org.orgId, "fieldops.provider.updated", ServiceProviderUpdatedSchema, create(ServiceProviderUpdatedSchema, { provider: toServiceProvider(updated) })));
+  return updated;
+}
+
+/**
+ * Deletes a provider (a technician): refused (409) while on an active dispatch; the on-call
+ * schedules that have not ended are cancelled, each with its event. Resolves the stored id.
+ */
+export function removeProvider(service: ServiceContext, stores: FieldopsStores, org: OrgContext, id: string, notFound: () => ConnectError): Promise<string> {
+  return service.write(async (tx, emit) => {
+    const row = await stores.technicians.lock(tx, org.orgId, id);
+    if (!row) throw notFound();
+    if (await stores.technicians.hasActiveDispatch(tx, org.orgId, row.id)) {
+      throw new ConnectError(`${row.name} is on an active dispatch: complete or cancel it first`, Code.FailedPrecondition);
+    }
+    for (const schedule of await stores.schedules.cancelUnended(tx, org.orgId, row.id, service.clock.now())) {
+      emit(scheduleEvent(org.orgId, "cancelled", schedule));
+    }
+    await stores.providers.delete(tx, org.orgId, row.id);
+    emit(newEvent(org.orgId, "fieldops.provider.deleted", ServiceProviderDeletedSchema, create(ServiceProviderDeletedSchema, { providerId: row.id })));
+    return row.id;
+  });
+}
+
+export function providerHandlers(service: ServiceContext, stores: FieldopsStores) {
   const { db } = service;
+  const store = stores.providers;
   return {
     async listServiceProviders(req: ListServiceProvidersRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
@@ -110,14 +173,7 @@ export function providerHandlers(service: ServiceContext, store: ServiceProvider
 
     async createServiceProvider(req: CreateServiceProviderRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const { values, violations } = providerValues(req, PROVIDER_FIELDS, org.country);
-      if (violations.length > 0 || typeof values.name !== "string") throw invalidArgument(violations);
-      const name = values.name;
-      const row = await service.write(async (tx, emit) => {
-        const inserted = await store.insert(tx, org.orgId, { ...values, name });
-        emit(newEvent(org.orgId, "fieldops.provider.created", ServiceProviderCreatedSchema, create(ServiceProviderCreatedSchema, { provider: toServiceProvider(inserted) })));
-        return inserted;
-      });
+      const row = await service.write((tx, emit) => insertProvider(tx, emit, store, org, req));
       return { provider: toServiceProvider(row) };
     },
 
@@ -130,32 +186,15 @@ export function providerHandlers(service: ServiceContext, store: ServiceProvider
 
     async updateServiceProvider(req: UpdateServiceProviderRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const fields = updatedFields(ServiceProviderFieldsSchema, req.provider, req.updateMask, PROVIDER_FIELDS);
-      const { values, violations } = providerValues(req.provider ?? { skills: [] }, fields, org.country, "provider.");
-      if (violations.length > 0) throw invalidArgument(violations);
-      const row = await service.write(async (tx, emit) => {
-        if (Object.keys(values).length === 0) {
-          const existing = await store.get(tx, org.orgId, req.providerId);
-          if (!existing) throw providerNotFound();
-          return existing;
-        }
-        const updated = await store.update(tx, org.orgId, req.providerId, values);
-        if (!updated) throw providerNotFound();
-        emit(newEvent(org.orgId, "fieldops.provider.updated", ServiceProviderUpdatedSchema, create(ServiceProviderUpdatedSchema, { provider: toServiceProvider(updated) })));
-        return updated;
-      });
+      const row = await service.write((tx, emit) =>
+        updateProvider(tx, emit, store, org, { id: req.providerId, fields: req.provider, mask: req.updateMask, message: "provider", notFound: providerNotFound }),
+      );
       return { provider: toServiceProvider(row) };
     },
 
     async deleteServiceProvider(req: DeleteServiceProviderRequest, ctx: HandlerContext) {
-      const org = orgOf(ctx);
-      await service.write(async (tx, emit) => {
-        // The stored id, not the path's spelling (which may be upper case).
-        const providerId = await store.delete(tx, org.orgId, req.providerId);
-        if (!providerId) throw providerNotFound();
-        emit(newEvent(org.orgId, "fieldops.provider.deleted", ServiceProviderDeletedSchema, create(ServiceProviderDeletedSchema, { providerId })));
-      });
+      await removeProvider(service, stores, orgOf(ctx), req.providerId, providerNotFound);
       return {};
     },
-  };
+  } satisfies Partial<ServiceImpl<typeof FieldopsService>>;
 }

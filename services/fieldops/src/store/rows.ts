@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { enumFromJson, enumToJson } from "@voiceops/platform";
+import { enumFromJson, enumToJson, type Queryable } from "@voiceops/platform";
 import {
   ServiceProviderSchema,
   ServiceProviderStatus,
@@ -36,8 +36,9 @@ export function providerStatusOf(text: string): ServiceProviderStatus {
   return (enumFromJson(ServiceProviderStatusSchema, text) ?? ServiceProviderStatus.UNSPECIFIED) as ServiceProviderStatus;
 }
 
-export function toServiceProvider(row: ServiceProviderRow): ServiceProvider {
-  return create(ServiceProviderSchema, {
+/** The fields of a provider row as message values: a service provider's, and a technician's too. */
+export function providerFields(row: ServiceProviderRow) {
+  return {
     id: row.id,
     name: row.name,
     phoneNumber: row.phone_number ?? undefined,
@@ -49,5 +50,43 @@ export function toServiceProvider(row: ServiceProviderRow): ServiceProvider {
     notes: row.notes ?? undefined,
     createdAt: timestampFromDate(row.created_at),
     updatedAt: timestampFromDate(row.updated_at),
-  });
+  };
+}
+
+export function toServiceProvider(row: ServiceProviderRow): ServiceProvider {
+  return create(ServiceProviderSchema, providerFields(row));
+}
+
+/** A row naming a technician, with the technician's name and phone joined (null once deleted). */
+export interface WithTechnician {
+  technician_id: string | null;
+  technician_name: string | null;
+  technician_phone: string | null;
+}
+
+/**
+ * Runs a statement giving rows of a table with a technician_id (a SELECT, or an INSERT or
+ * UPDATE ... RETURNING *), named `alias`, and adds each row's technician; `orderBy` (over
+ * `alias`) orders the result.
+ */
+export async function withTechnician<R extends WithTechnician>(
+  db: Queryable,
+  query: { alias: string; columns: string; statement: string; params: unknown[]; orderBy?: string },
+): Promise<R[]> {
+  const { alias } = query;
+  const result = await db.query<R>(
+    `WITH ${alias} AS (${query.statement})
+     SELECT ${query.columns}, p.name AS technician_name, p.phone_number AS technician_phone
+     FROM ${alias} LEFT JOIN fieldops.service_providers p ON p.org_id = ${alias}.org_id AND p.id = ${alias}.technician_id
+     ${query.orderBy ? `ORDER BY ${query.orderBy}` : ""}`,
+    query.params,
+  );
+  return result.rows;
+}
+
+/** The technician {id, name, phone_number} of a row, or undefined without one. */
+export function technicianSummary(row: WithTechnician) {
+  return row.technician_id === null || row.technician_name === null
+    ? undefined
+    : { id: row.technician_id, name: row.technician_name, phoneNumber: row.technician_phone ?? undefined };
 }

@@ -4,7 +4,7 @@
 
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
-import type { ServiceProvider } from "./fieldops_service_pb.js";
+import type { Dispatch, DispatchStatus, OnCallSchedule, ServiceProvider, UrgentAlert } from "./fieldops_service_pb.js";
 import { file_voiceops_fieldops_v1_fieldops_service } from "./fieldops_service_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file voiceops/fieldops/v1/fieldops_events.proto.
  */
 export const file_voiceops_fieldops_v1_fieldops_events: GenFile = /*@__PURE__*/
-  fileDesc("Cip2b2ljZW9wcy9maWVsZG9wcy92MS9maWVsZG9wc19ldmVudHMucHJvdG8SFHZvaWNlb3BzLmZpZWxkb3BzLnYxIlEKFlNlcnZpY2VQcm92aWRlckNyZWF0ZWQSNwoIcHJvdmlkZXIYASABKAsyJS52b2ljZW9wcy5maWVsZG9wcy52MS5TZXJ2aWNlUHJvdmlkZXIiUQoWU2VydmljZVByb3ZpZGVyVXBkYXRlZBI3Cghwcm92aWRlchgBIAEoCzIlLnZvaWNlb3BzLmZpZWxkb3BzLnYxLlNlcnZpY2VQcm92aWRlciItChZTZXJ2aWNlUHJvdmlkZXJEZWxldGVkEhMKC3Byb3ZpZGVyX2lkGAEgASgJYgZwcm90bzM", [file_voiceops_fieldops_v1_fieldops_service]);
+  fileDesc("Cip2b2ljZW9wcy9maWVsZG9wcy92MS9maWVsZG9wc19ldmVudHMucHJvdG8SFHZvaWNlb3BzLmZpZWxkb3BzLnYxIlEKFlNlcnZpY2VQcm92aWRlckNyZWF0ZWQSNwoIcHJvdmlkZXIYASABKAsyJS52b2ljZW9wcy5maWVsZG9wcy52MS5TZXJ2aWNlUHJvdmlkZXIiUQoWU2VydmljZVByb3ZpZGVyVXBkYXRlZBI3Cghwcm92aWRlchgBIAEoCzIlLnZvaWNlb3BzLmZpZWxkb3BzLnYxLlNlcnZpY2VQcm92aWRlciItChZTZXJ2aWNlUHJvdmlkZXJEZWxldGVkEhMKC3Byb3ZpZGVyX2lkGAEgASgJIk8KFU9uQ2FsbFNjaGVkdWxlQ3JlYXRlZBI2CghzY2hlZHVsZRgBIAEoCzIkLnZvaWNlb3BzLmZpZWxkb3BzLnYxLk9uQ2FsbFNjaGVkdWxlIk8KFU9uQ2FsbFNjaGVkdWxlVXBkYXRlZBI2CghzY2hlZHVsZRgBIAEoCzIkLnZvaWNlb3BzLmZpZWxkb3BzLnYxLk9uQ2FsbFNjaGVkdWxlIlEKF09uQ2FsbFNjaGVkdWxlQ2FuY2VsbGVkEjYKCHNjaGVkdWxlGAEgASgLMiQudm9pY2VvcHMuZmllbGRvcHMudjEuT25DYWxsU2NoZWR1bGUiQwoPRGlzcGF0Y2hDcmVhdGVkEjAKCGRpc3BhdGNoGAEgASgLMh4udm9pY2VvcHMuZmllbGRvcHMudjEuRGlzcGF0Y2giggEKD0Rpc3BhdGNoVXBkYXRlZBIwCghkaXNwYXRjaBgBIAEoCzIeLnZvaWNlb3BzLmZpZWxkb3BzLnYxLkRpc3BhdGNoEj0KD3ByZXZpb3VzX3N0YXR1cxgCIAEoDjIkLnZvaWNlb3BzLmZpZWxkb3BzLnYxLkRpc3BhdGNoU3RhdHVzIoQBChFEaXNwYXRjaENhbmNlbGxlZBIwCghkaXNwYXRjaBgBIAEoCzIeLnZvaWNlb3BzLmZpZWxkb3BzLnYxLkRpc3BhdGNoEj0KD3ByZXZpb3VzX3N0YXR1cxgCIAEoDjIkLnZvaWNlb3BzLmZpZWxkb3BzLnYxLkRpc3BhdGNoU3RhdHVzIkYKElVyZ2VudEFsZXJ0Q3JlYXRlZBIwCgVhbGVydBgBIAEoCzIhLnZvaWNlb3BzLmZpZWxkb3BzLnYxLlVyZ2VudEFsZXJ0IkYKElVyZ2VudEFsZXJ0VXBkYXRlZBIwCgVhbGVydBgBIAEoCzIhLnZvaWNlb3BzLmZpZWxkb3BzLnYxLlVyZ2VudEFsZXJ0IiYKElVyZ2VudEFsZXJ0RGVsZXRlZBIQCghhbGVydF9pZBgBIAEoCWIGcHJvdG8z", [file_voiceops_fieldops_v1_fieldops_service]);
 
 /**
  * ServiceProviderCreated is published as "fieldops.provider.created".
@@ -70,4 +70,187 @@ export type ServiceProviderDeleted = Message<"voiceops.fieldops.v1.ServiceProvid
  */
 export const ServiceProviderDeletedSchema: GenMessage<ServiceProviderDeleted> = /*@__PURE__*/
   messageDesc(file_voiceops_fieldops_v1_fieldops_events, 2);
+
+/**
+ * OnCallScheduleCreated is published as "fieldops.on_call_schedule.created".
+ *
+ * @generated from message voiceops.fieldops.v1.OnCallScheduleCreated
+ */
+export type OnCallScheduleCreated = Message<"voiceops.fieldops.v1.OnCallScheduleCreated"> & {
+  /**
+   * @generated from field: voiceops.fieldops.v1.OnCallSchedule schedule = 1;
+   */
+  schedule?: OnCallSchedule | undefined;
+};
+
+/**
+ * Describes the message voiceops.fieldops.v1.OnCallScheduleCreated.
+ * Use `create(OnCallScheduleCreatedSchema)` to create a new message.
+ */
+export const OnCallScheduleCreatedSchema: GenMessage<OnCallScheduleCreated> = /*@__PURE__*/
+  messageDesc(file_voiceops_fieldops_v1_fieldops_events, 3);
+
+/**
+ * OnCallScheduleUpdated is published as "fieldops.on_call_schedule.updated".
+ *
+ * @generated from message voiceops.fieldops.v1.OnCallScheduleUpdated
+ */
+export type OnCallScheduleUpdated = Message<"voiceops.fieldops.v1.OnCallScheduleUpdated"> & {
+  /**
+   * @generated from field: voiceops.fieldops.v1.OnCallSchedule schedule = 1;
+   */
+  schedule?: OnCallSchedule | undefined;
+};
+
+/**
+ * Describes the message voiceops.fieldops.v1.OnCallScheduleUpdated.
+ * Use `create(OnCallScheduleUpdatedSchema)` to create a new message.
+ */
+export const OnCallScheduleUpdatedSchema: GenMessage<OnCallScheduleUpdated> = /*@__PURE__*/
+  messageDesc(file_voiceops_fieldops_v1_fieldops_events, 4);
+
+/**
+ * OnCallScheduleCancelled is published as "fieldops.on_call_schedule.cancelled", also when
+ * deleting a technician cancels their schedules.
+ *
+ * @generated from message voiceops.fieldops.v1.OnCallScheduleCancelled
+ */
+export type OnCallScheduleCancelled = Message<"voiceops.fieldops.v1.OnCallScheduleCancelled"> & {
+  /**
+   * @generated from field: voiceops.fieldops.v1.OnCallSchedule schedule = 1;
+   */
+  schedule?: OnCallSchedule | undefined;
+};
+
+/**
+ * Describes the message voiceops.fieldops.v1.OnCallScheduleCancelled.
+ * Use `create(OnCallScheduleCancelledSchema)` to create a new message.
+ */
+export const OnCallScheduleCancelledSchema: GenMessage<OnCallScheduleCancelled> = /*@__PURE__*/
+  messageDesc(file_voiceops_fieldops_v1_fieldops_events, 5);
+
+/**
+ * DispatchCreated is published as "fieldops.dispatch.created".
+ *
+ * @generated from message voiceops.fieldops.v1.DispatchCreated
+ */
+export type DispatchCreated = Message<"voiceops.fieldops.v1.DispatchCreated"> & {
+  /**
+   * @generated from field: voiceops.fieldops.v1.Dispatch dispatch = 1;
+   */
+  dispatch?: Dispatch | undefined;
+};
+
+/**
+ * Describes the message voiceops.fieldops.v1.DispatchCreated.
+ * Use `create(DispatchCreatedSchema)` to create a new message.
+ */
+export const DispatchCreatedSchema: GenMessage<DispatchCreated> = /*@__PURE__*/
+  messageDesc(file_voiceops_fieldops_v1_fieldops_events, 6);
+
+/**
+ * DispatchUpdated is published as "fieldops.dispatch.updated" for every change but a
+ * cancellation.
+ *
+ * @generated from message voiceops.fieldops.v1.DispatchUpdated
+ */
+export type DispatchUpdated = Message<"voiceops.fieldops.v1.DispatchUpdated"> & {
+  /**
+   * @generated from field: voiceops.fieldops.v1.Dispatch dispatch = 1;
+   */
+  dispatch?: Dispatch | undefined;
+
+  /**
+   * @generated from field: voiceops.fieldops.v1.DispatchStatus previous_status = 2;
+   */
+  previousStatus: DispatchStatus;
+};
+
+/**
+ * Describes the message voiceops.fieldops.v1.DispatchUpdated.
+ * Use `create(DispatchUpdatedSchema)` to create a new message.
+ */
+export const DispatchUpdatedSchema: GenMessage<DispatchUpdated> = /*@__PURE__*/
+  messageDesc(file_voiceops_fieldops_v1_fieldops_events, 7);
+
+/**
+ * DispatchCancelled is published as "fieldops.dispatch.cancelled".
+ *
+ * @generated from message voiceops.fieldops.v1.DispatchCancelled
+ */
+export type DispatchCancelled = Message<"voiceops.fieldops.v1.DispatchCancelled"> & {
+  /**
+   * @generated from field: voiceops.fieldops.v1.Dispatch dispatch = 1;
+   */
+  dispatch?: Dispatch | undefined;
+
+  /**
+   * @generated from field: voiceops.fieldops.v1.DispatchStatus previous_status = 2;
+   */
+  previousStatus: DispatchStatus;
+};
+
+/**
+ * Describes the message voiceops.fieldops.v1.DispatchCancelled.
+ * Use `create(DispatchCancelledSchema)` to create a new message.
+ */
+export const DispatchCancelledSchema: GenMessage<DispatchCancelled> = /*@__PURE__*/
+  messageDesc(file_voiceops_fieldops_v1_fieldops_events, 8);
+
+/**
+ * UrgentAlertCreated is published as "fieldops.urgent_alert.created".
+ *
+ * @generated from message voiceops.fieldops.v1.UrgentAlertCreated
+ */
+export type UrgentAlertCreated = Message<"voiceops.fieldops.v1.UrgentAlertCreated"> & {
+  /**
+   * @generated from field: voiceops.fieldops.v1.UrgentAlert alert = 1;
+   */
+  alert?: UrgentAlert | undefined;
+};
+
+/**
+ * Describes the message voiceops.fieldops.v1.UrgentAlertCreated.
+ * Use `create(UrgentAlertCreatedSchema)` to create a new message.
+ */
+export const UrgentAlertCreatedSchema: GenMessage<UrgentAlertCreated> = /*@__PURE__*/
+  messageDesc(file_voiceops_fieldops_v1_fieldops_events, 9);
+
+/**
+ * UrgentAlertUpdated is published as "fieldops.urgent_alert.updated".
+ *
+ * @generated from message voiceops.fieldops.v1.UrgentAlertUpdated
+ */
+export type UrgentAlertUpdated = Message<"voiceops.fieldops.v1.UrgentAlertUpdated"> & {
+  /**
+   * @generated from field: voiceops.fieldops.v1.UrgentAlert alert = 1;
+   */
+  alert?: UrgentAlert | undefined;
+};
+
+/**
+ * Describes the message voiceops.fieldops.v1.UrgentAlertUpdated.
+ * Use `create(UrgentAlertUpdatedSchema)` to create a new message.
+ */
+export const UrgentAlertUpdatedSchema: GenMessage<UrgentAlertUpdated> = /*@__PURE__*/
+  messageDesc(file_voiceops_fieldops_v1_fieldops_events, 10);
+
+/**
+ * UrgentAlertDeleted is published as "fieldops.urgent_alert.deleted".
+ *
+ * @generated from message voiceops.fieldops.v1.UrgentAlertDeleted
+ */
+export type UrgentAlertDeleted = Message<"voiceops.fieldops.v1.UrgentAlertDeleted"> & {
+  /**
+   * @generated from field: string alert_id = 1;
+   */
+  alertId: string;
+};
+
+/**
+ * Describes the message voiceops.fieldops.v1.UrgentAlertDeleted.
+ * Use `create(UrgentAlertDeletedSchema)` to create a new message.
+ */
+export const UrgentAlertDeletedSchema: GenMessage<UrgentAlertDeleted> = /*@__PURE__*/
+  messageDesc(file_voiceops_fieldops_v1_fieldops_events, 11);
 

@@ -1,0 +1,120 @@
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import { blankToNull, enumToJson, invalidArgument, newEvent, orgOf, violation, type DomainEvent, type OrgContext, type ServiceContext, type Violation } from "@voiceops/platform";
+import { UrgentAlertCreatedSchema, UrgentAlertDeletedSchema, UrgentAlertUpdatedSchema } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
+import {
+  UrgentAlertResolutionStatusSchema,
+  type CreateUrgentAlertRequest,
+  type DeleteUrgentAlertRequest,
+  type FieldopsService,
+  type GetUrgentAlertRequest,
+  type ListUrgentAlertsRequest,
+  type UpdateUrgentAlertRequest,
+  type UrgentAlertFields,
+} from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
+import { toUrgentAlert, type AlertRow, type AlertValues } from "../store/alerts.js";
+import type { FieldopsStores } from "../store/index.js";
+import type { PeerLookups } from "./references.js";
+
+export function alertNotFound(): ConnectError {
+  return new ConnectError("Urgent alert not found", Code.NotFound);
+}
+
+/** The event of an alert written by a request or a consumer: fieldops.urgent_alert.created or .updated. */
+export function alertEvent(orgId: string, verb: "created" | "updated", row: AlertRow): DomainEvent {
+  const alert = toUrgentAlert(row);
+  return verb === "created"
+    ? newEvent(orgId, "fieldops.urgent_alert.created", UrgentAlertCreatedSchema, create(UrgentAlertCreatedSchema, { alert }))
+    : newEvent(orgId, "fieldops.urgent_alert.updated", UrgentAlertUpdatedSchema, create(UrgentAlertUpdatedSchema, { alert }));
+}
+
+/** Every column of an alert from the create (and replace) body: omitted optional fields are null. */
+function alertValues(fields: UrgentAlertFields | undefined): AlertValues {
+  return {
+    title: blankToNull(fields?.title),
+    description: blankToNull(fields?.description),
+    location: fields?.location.trim() ?? "",
+    alert_type: fields?.alertType.trim() ?? "",
+    resolution_status: (fields?.resolutionStatus === undefined ? null : enumToJson(UrgentAlertResolutionStatusSchema, fields.resolutionStatus)) ?? "open",
+    contact_id: fields?.contactId?.toLowerCase() ?? null,
+    service_request_id: fields?.serviceRequestId?.toLowerCase() ?? null,
+  };
+}
+
+export function alertHandlers(service: ServiceContext, stores: FieldopsStores, lookups: PeerLookups) {
+  const { db, clock } = service;
+  const { alerts } = stores;
+
+  /** 422 entries for links to records not in the organization, asked of the services owning them. */
+  async function checkLinks(org: OrgContext, values: AlertValues): Promise<void> {
+    const violations: Violation[] = [];
+    const [contactFound, request] = await Promise.all([
+      values.contact_id === null ? true : lookups.contactExists(org, values.contact_id),
+      values.service_request_id === null ? undefined : lookups.serviceRequest(org, values.service_request_id),
+    ]);
+    if (!contactFound) violations.push(violation("alert.contact_id", "value_error", "Value error, contact not found", values.contact_id));
+    if (values.service_request_id !== null && !request) {
+      violations.push(violation("alert.service_request_id", "value_error", "Value error, service request not found", values.service_request_id));
+    }
+    if (violations.length > 0) throw invalidArgument(violations);
+  }
+
+  return {
+    async listUrgentAlerts(req: ListUrgentAlertsRequest, ctx: HandlerContext) {
+      const org = orgOf(ctx);
+      const page = req.page ?? 1;
+      const pageSize = req.pageSize ?? 50;
+      const { rows, total } = await alerts.list(db, org.orgId, {
+        page,
+        pageSize,
+        location: req.location?.trim() || undefined,
+        alertType: req.alertType?.trim() || undefined,
+        resolutionStatus: req.resolutionStatus?.trim() || undefined,
+      });
+      return { items: rows.map(toUrgentAlert), total, page, pageSize };
+    },
+
+    async createUrgentAlert(req: CreateUrgentAlertRequest, ctx: HandlerContext) {
+      const org = orgOf(ctx);
+      const values = alertValues(req.alert);
+      await checkLinks(org, values);
+      const row = await service.write(async (tx, emit) => {
+        const inserted = await alerts.insert(tx, org.orgId, values, clock.now());
+        emit(alertEvent(org.orgId, "created", inserted));
+        return inserted;
+      });
+      return { alert: toUrgentAlert(row) };
+    },
+
+    async getUrgentAlert(req: GetUrgentAlertRequest, ctx: HandlerContext) {
+      const row = await alerts.get(db, orgOf(ctx).orgId, req.alertId);
+      if (!row) throw alertNotFound();
+      return { alert: toUrgentAlert(row) };
+    },
+
+    async updateUrgentAlert(req: UpdateUrgentAlertRequest, ctx: HandlerContext) {
+      const org = orgOf(ctx);
+      const values = alertValues(req.alert);
+      // An unknown alert is a 404 before any check of what the body links to.
+      if (!(await alerts.get(db, org.orgId, req.alertId))) throw alertNotFound();
+      await checkLinks(org, values);
+      const row = await service.write(async (tx, emit) => {
+        const replaced = await alerts.replace(tx, org.orgId, req.alertId, values, clock.now());
+        if (!replaced) throw alertNotFound();
+        emit(alertEvent(org.orgId, "updated", replaced));
+        return replaced;
+      });
+      return { alert: toUrgentAlert(row) };
+    },
+
+    async deleteUrgentAlert(req: DeleteUrgentAlertRequest, ctx: HandlerContext) {
+      const org = orgOf(ctx);
+      await service.write(async (tx, emit) => {
+        const alertId = await alerts.delete(tx, org.orgId, req.alertId);
+        if (!alertId) throw alertNotFound();
+        emit(newEvent(org.orgId, "fieldops.urgent_alert.deleted", UrgentAlertDeletedSchema, create(UrgentAlertDeletedSchema, { alertId })));
+      });
+      return {};
+    },
+  } satisfies Partial<ServiceImpl<typeof FieldopsService>>;
+}

@@ -1,0 +1,28 @@
+import { peerClient, foundOrUndefined, type OrgContext, type PeerClient, type ServiceContext } from "@voiceops/platform";
+import { CrmService } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
+import { JobsService, type ServiceRequest } from "@voiceops/proto/voiceops/jobs/v1/jobs_service_pb";
+
+/**
+ * Reads the records of other services that field operations link to, as the caller's
+ * organization (so another organization's record is not found). Called before a write's
+ * transaction, so no database transaction is held open across a call to another service.
+ */
+export function peerLookups(service: ServiceContext) {
+  let jobs: PeerClient<typeof JobsService> | undefined;
+  let crm: PeerClient<typeof CrmService> | undefined;
+  return {
+    /** The service request, or undefined when it is not in the caller's organization. */
+    async serviceRequest(org: OrgContext, serviceRequestId: string): Promise<ServiceRequest | undefined> {
+      jobs ??= peerClient(JobsService, service.peer("jobs"), service.internalToken);
+      const response = await foundOrUndefined(jobs.client.getServiceRequest({ serviceRequestId }, jobs.as(org)));
+      return response?.serviceRequest;
+    },
+
+    async contactExists(org: OrgContext, contactId: string): Promise<boolean> {
+      crm ??= peerClient(CrmService, service.peer("crm"), service.internalToken);
+      return (await foundOrUndefined(crm.client.getContact({ contactId }, crm.as(org)))) !== undefined;
+    },
+  };
+}
+
+export type PeerLookups = ReturnType<typeof peerLookups>;

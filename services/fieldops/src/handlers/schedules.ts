@@ -1,0 +1,142 @@
+import { create } from "@bufbuild/protobuf";
+import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import { blankToNull, invalidArgument, newEvent, orgOf, updatedFields, violation, type DomainEvent, type OrgContext, type Queryable, type ServiceContext, type Violation } from "@voiceops/platform";
+import {
+  OnCallScheduleCancelledSchema,
+  OnCallScheduleCreatedSchema,
+  OnCallScheduleUpdatedSchema,
+} from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
+import {
+  OnCallScheduleFieldsSchema,
+  type CancelOnCallScheduleRequest,
+  type CreateOnCallScheduleRequest,
+  type FieldopsService,
+  type ListOnCallSchedulesRequest,
+  type UpdateOnCallScheduleRequest,
+} from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
+import { toOnCallSchedule, type ScheduleRow, type ScheduleValues } from "../store/schedules.js";
+import type { FieldopsStores } from "../store/index.js";
+
+const SCHEDULE_FIELDS = ["technician_id", "start_at", "end_at", "notes"] as const;
+
+export function scheduleNotFound(): ConnectError {
+  return new ConnectError("On-call schedule not found", Code.NotFound);
+}
+
+/** The 422 entry of a technician id that names no technician of the organization. */
+export function unknownTechnician(field: string, id: string): Violation {
+  return violation(field, "value_error", "Value error, technician not found", id);
+}
+
+function instant(value: Timestamp | undefined): Date | undefined {
+  return value ? timestampDate(value) : undefined;
+}
+
+/** The event of a schedule's change, published as fieldops.on_call_schedule.<verb>. */
+export function scheduleEvent(orgId: string, verb: "created" | "updated" | "cancelled", row: ScheduleRow): DomainEvent {
+  const schedule = toOnCallSchedule(row);
+  const type = `fieldops.on_call_schedule.${verb}`;
+  if (verb === "created") return newEvent(orgId, type, OnCallScheduleCreatedSchema, create(OnCallScheduleCreatedSchema, { schedule }));
+  if (verb === "updated") return newEvent(orgId, type, OnCallScheduleUpdatedSchema, create(OnCallScheduleUpdatedSchema, { schedule }));
+  return newEvent(orgId, type, OnCallScheduleCancelledSchema, create(OnCallScheduleCancelledSchema, { schedule }));
+}
+
+export function scheduleHandlers(service: ServiceContext, stores: FieldopsStores) {
+  const { db, clock } = service;
+  const { schedules, technicians } = stores;
+
+  /** 409 when the technician already has a scheduled schedule overlapping the values. */
+  async function refuseOverlap(tx: Queryable, org: OrgContext, values: ScheduleValues, exceptId?: string): Promise<void> {
+    const other = await schedules.findOverlap(tx, org.orgId, values.technician_id, values.start_at, values.end_at, exceptId);
+    if (other) throw new ConnectError(`The technician is already on call then: on-call schedule ${other} overlaps`, Code.AlreadyExists);
+  }
+
+  return {
+    async listOnCallSchedules(req: ListOnCallSchedulesRequest, ctx: HandlerContext) {
+      const org = orgOf(ctx);
+      const from = instant(req.startDate);
+      const to = instant(req.endDate);
+      if (from && to && to < from) {
+        throw invalidArgument([violation("end_date", "value_error", "Value error, end_date must not be before start_date", to.toISOString())]);
+      }
+      const rows = await schedules.list(db, org.orgId, { from: from ?? clock.now(), to, technicianId: req.technicianId });
+      return { items: rows.map(toOnCallSchedule), total: rows.length };
+    },
+
+    async createOnCallSchedule(req: CreateOnCallScheduleRequest, ctx: HandlerContext) {
+      const org = orgOf(ctx);
+      const start = instant(req.startAt);
+      const end = instant(req.endAt);
+      const row = await service.write(async (tx, emit) => {
+        const violations: Violation[] = [];
+        // Locked until commit: overlap checks of one technician never interleave.
+        const technician = await technicians.lock(tx, org.orgId, req.technicianId);
+        if (!technician) violations.push(unknownTechnician("technician_id", req.technicianId));
+        if (!start) violations.push(violation("start_at", "missing", "Field required", null));
+        if (!end) violations.push(violation("end_at", "missing", "Field required", null));
+        else if (start && end <= start) violations.push(violation("end_at", "value_error", "Value error, end_at must be after start_at", end.toISOString()));
+        if (violations.length > 0 || !technician || !start || !end) throw invalidArgument(violations);
+        const values: ScheduleValues = { technician_id: technician.id, start_at: start, end_at: end, notes: blankToNull(req.notes) };
+        await refuseOverlap(tx, org, values);
+        const inserted = await schedules.insert(tx, org.orgId, values, clock.now());
+        emit(scheduleEvent(org.orgId, "created", inserted));
+        return inserted;
+      });
+      return { schedule: toOnCallSchedule(row) };
+    },
+
+    async updateOnCallSchedule(req: UpdateOnCallScheduleRequest, ctx: HandlerContext) {
+      const org = orgOf(ctx);
+      const fields = updatedFields(OnCallScheduleFieldsSchema, req.schedule, req.updateMask, SCHEDULE_FIELDS);
+      const input = req.schedule ?? create(OnCallScheduleFieldsSchema);
+      const row = await service.write(async (tx, emit) => {
+        const before = await schedules.get(tx, org.orgId, req.scheduleId);
+        if (!before) throw scheduleNotFound();
+        if (before.status !== "scheduled") throw new ConnectError("The on-call schedule is cancelled and cannot be changed", Code.FailedPrecondition);
+        if (fields.length === 0) return before;
+        // Technicians first, then the schedule (the order a technician's deletion takes too), in
+        // id order, so two writers never wait on each other.
+        const violations: Violation[] = [];
+        const wanted = fields.includes("technician_id") && input.technicianId ? input.technicianId.toLowerCase() : before.technician_id;
+        for (const id of [...new Set([before.technician_id, wanted])].sort()) {
+          const locked = await technicians.lock(tx, org.orgId, id);
+          if (!locked && id === wanted) violations.push(unknownTechnician("schedule.technician_id", input.technicianId ?? id));
+        }
+        const current = await schedules.get(tx, org.orgId, req.scheduleId, { forUpdate: true });
+        if (!current) throw scheduleNotFound();
+        if (current.status !== "scheduled" || current.technician_id !== before.technician_id) {
+          throw new ConnectError("The on-call schedule changed meanwhile; read it again", Code.Aborted);
+        }
+        const values: ScheduleValues = {
+          technician_id: wanted,
+          start_at: fields.includes("start_at") ? (instant(input.startAt) ?? current.start_at) : current.start_at,
+          end_at: fields.includes("end_at") ? (instant(input.endAt) ?? current.end_at) : current.end_at,
+          notes: fields.includes("notes") ? blankToNull(input.notes) : current.notes,
+        };
+        if (values.end_at <= values.start_at) {
+          const field = fields.includes("end_at") ? "schedule.end_at" : "schedule.start_at";
+          violations.push(violation(field, "value_error", "Value error, end_at must be after start_at", (field.endsWith("end_at") ? values.end_at : values.start_at).toISOString()));
+        }
+        if (violations.length > 0) throw invalidArgument(violations);
+        await refuseOverlap(tx, org, values, current.id);
+        const updated = await schedules.update(tx, org.orgId, current.id, values, clock.now());
+        if (!updated) throw scheduleNotFound();
+        emit(scheduleEvent(org.orgId, "updated", updated));
+        return updated;
+      });
+      return { schedule: toOnCallSchedule(row) };
+    },
+
+    async cancelOnCallSchedule(req: CancelOnCallScheduleRequest, ctx: HandlerContext) {
+      const org = orgOf(ctx);
+      await service.write(async (tx, emit) => {
+        const cancelled = await schedules.cancel(tx, org.orgId, req.scheduleId, clock.now());
+        if (cancelled) emit(scheduleEvent(org.orgId, "cancelled", cancelled));
+        // Cancelling a cancelled schedule again succeeds; an unknown one is a 404.
+        else if (!(await schedules.get(tx, org.orgId, req.scheduleId))) throw scheduleNotFound();
+      });
+      return {};
+    },
+  } satisfies Partial<ServiceImpl<typeof FieldopsService>>;
+}
