@@ -1,0 +1,121 @@
+import { create, type JsonObject } from "@bufbuild/protobuf";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import { blankToNull, enumToJson, invalidArgument, newEvent, orgOf, violation, type ServiceContext } from "@voiceops/platform";
+import { ActivityCreatedSchema, CallEndedSchema } from "@voiceops/proto/voiceops/comms/v1/comms_events_pb";
+import {
+  ActivityTypeSchema,
+  type CommsService,
+  type CreateActivityRequest,
+  type GetActivityRequest,
+  type ListActivitiesRequest,
+} from "@voiceops/proto/voiceops/comms/v1/comms_service_pb";
+import type { CommsSettings } from "../settings.js";
+import { toActivity } from "../store/activity-rows.js";
+import { toCall } from "../store/call-rows.js";
+import type { ActivityStore } from "../store/activities.js";
+import type { ContactCopies } from "../store/contacts.js";
+import { callChannel, callDuration, callMetadataViolations, customerPhone, hasTranscription } from "./activity-metadata.js";
+import { activitySource } from "./internal-key.js";
+import type { ReferenceChecker } from "./references.js";
+
+/** How far ahead of now the voice runtime's clock may be when it dates an activity. */
+const CLOCK_SKEW_MS = 5 * 60_000;
+
+export function activityNotFound(): ConnectError {
+  return new ConnectError("Activity not found", Code.NotFound);
+}
+
+export const hoursBefore = (now: Date, hours: number | undefined): Date | undefined => (hours === undefined ? undefined : new Date(now.getTime() - hours * 3_600_000));
+
+export function activityHandlers(
+  service: ServiceContext,
+  deps: { settings: CommsSettings; activities: ActivityStore; contacts: ContactCopies; checkReferences: ReferenceChecker },
+) {
+  const { db } = service;
+  const { activities, contacts, settings, checkReferences } = deps;
+  return {
+    async listActivities(req: ListActivitiesRequest, ctx: HandlerContext) {
+      const org = orgOf(ctx);
+      const page = req.page ?? 1;
+      const pageSize = req.pageSize ?? 50;
+      const { rows, total } = await activities.list(db, org.orgId, {
+        page,
+        pageSize,
+        activityType: req.activityType === undefined ? undefined : (enumToJson(ActivityTypeSchema, req.activityType) ?? undefined),
+        contactId: req.contactId?.toLowerCase(),
+        serviceRequestId: req.serviceRequestId?.toLowerCase(),
+        since: hoursBefore(service.clock.now(), req.hoursBack),
+        lookups: req.lookups ?? false,
+      });
+      return { items: rows.map(toActivity), total, page, pageSize };
+    },
+
+    async createActivity(req: CreateActivityRequest, ctx: HandlerContext) {
+      const org = orgOf(ctx);
+      const source = activitySource(settings, req.internalKey);
+      const now = service.clock.now();
+      const type = enumToJson(ActivityTypeSchema, req.activityType) ?? "";
+      const metadata: JsonObject = req.metadata ?? {};
+      const violations = type === "CALL_ENDED" ? callMetadataViolations(metadata) : [];
+      let occurredAt = now;
+      if (source === "internal" && req.occurredAt) {
+        occurredAt = timestampDate(req.occurredAt);
+        if (occurredAt.getTime() > now.getTime() + CLOCK_SKEW_MS) {
+          violations.push(violation("occurred_at", "value_error", "Value error, occurred_at must not be in the future", occurredAt.toISOString()));
+        }
+      }
+      const contactId = req.contactId?.toLowerCase() ?? null;
+      const serviceRequestId = req.serviceRequestId?.toLowerCase() ?? null;
+      const references = await checkReferences(org, { contactId, serviceRequestId });
+      violations.push(...references.violations);
+      if (violations.length > 0) throw invalidArgument(violations);
+      const sessionId = blankToNull(req.sessionId);
+      const row = await service.write(async (tx, emit) => {
+        const inserted = await activities.insert(tx, org.orgId, {
+          activityType: type,
+          description: blankToNull(req.description),
+          contactId,
+          serviceRequestId,
+          sessionId,
+          metadata,
+          source,
+          occurredAt,
+          createdAt: now,
+          customerPhone: customerPhone(type, metadata, references.contact?.phoneNumber ?? null, org.country),
+        });
+        if (type === "CALL_ENDED" && sessionId) {
+          const channel = callChannel(metadata);
+          await activities.setCall(tx, {
+            orgId: org.orgId,
+            sessionId,
+            activityId: inserted.id,
+            channel,
+            occurredAt,
+            durationSeconds: callDuration(metadata),
+            hasTranscription: hasTranscription(metadata),
+          });
+          const call = toCall({
+            ...inserted,
+            call_session_id: sessionId,
+            call_channel: channel,
+            contact_known: references.contact !== undefined,
+            contact_name: references.contact?.name ?? null,
+          });
+          emit(newEvent(org.orgId, "comms.call.ended", CallEndedSchema, create(CallEndedSchema, { call })));
+        }
+        if (references.contact) await contacts.save(tx, org.orgId, references.contact);
+        emit(newEvent(org.orgId, "comms.activity.created", ActivityCreatedSchema, create(ActivityCreatedSchema, { activity: toActivity(inserted) })));
+        return inserted;
+      });
+      return { activity: toActivity(row) };
+    },
+
+    async getActivity(req: GetActivityRequest, ctx: HandlerContext) {
+      const org = orgOf(ctx);
+      const row = await activities.get(db, org.orgId, req.activityId.toLowerCase());
+      if (!row) throw activityNotFound();
+      return { activity: toActivity(row) };
+    },
+  } satisfies Partial<ServiceImpl<typeof CommsService>>;
+}

@@ -1,0 +1,126 @@
+import type { JsonObject } from "@bufbuild/protobuf";
+import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import { blankToNull, enumToJson, invalidArgument, normalizePhone, orgOf, violation, type OrgContext, type ServiceContext, type Violation } from "@voiceops/platform";
+import {
+  CallRequestStatusSchema,
+  type CancelCallRequestRequest,
+  type EntityCallRequest,
+  type GetCallRequestRequest,
+  type ListCallRequestsRequest,
+  type OutboundService,
+  type QuickCallRequest,
+} from "@voiceops/proto/voiceops/comms/v1/outbound_service_pb";
+import { currentOrNextOpening, ONE_OFF_WINDOW } from "../outbound/calling-window.js";
+import { hasNul } from "../outbound/contact-rows.js";
+import { ONE_OFF_MAX_ATTEMPTS, type OutboundEngine } from "../outbound/engine.js";
+import { toCallRequest } from "../store/outbound-rows.js";
+import type { CrmLookup } from "./crm-lookup.js";
+
+export function callRequestNotFound(): ConnectError {
+  return new ConnectError("Call request not found", Code.NotFound);
+}
+
+function onDncList(): ConnectError {
+  return new ConnectError("The phone number is on the do-not-call list", Code.FailedPrecondition);
+}
+
+function checkVariables(variables: JsonObject | undefined, violations: Violation[]): void {
+  if (hasNul(variables)) violations.push(violation("variables", "string_type", "Input should be a valid string without NUL characters", undefined));
+  else if (variables && JSON.stringify(variables).length > 20_000) violations.push(violation("variables", "value_error", "Value error, variables are too large (at most 20,000 characters as JSON)", undefined));
+}
+
+/** One-off calls (quick and entity) and the call requests themselves. */
+export function callRequestHandlers(service: ServiceContext, engine: OutboundEngine, crm: CrmLookup) {
+  const { db } = service;
+  const { requests, dnc } = engine.stores;
+
+  /**
+   * Stores a one-off call request in the organization's zone: due now inside the legal hours
+   * (and announced at once), else at their next opening. 409 when the number is on the list.
+   */
+  async function oneOff(org: OrgContext, call: { phoneNumber: string; contactId: string | null; agentPrompt: string | null; variables: JsonObject }) {
+    const now = service.clock.now();
+    const opening = currentOrNextOpening(now, ONE_OFF_WINDOW, org.timezone);
+    if (!opening) throw new ConnectError("the calling window never opens", Code.Internal);
+    const open = opening.opensAt.getTime() <= now.getTime();
+    const row = await service.write(async (tx, emit) => {
+      if (await dnc.active(tx, org.orgId, call.phoneNumber, now)) throw onDncList();
+      const [inserted] = await requests.insert(tx, [
+        {
+          orgId: org.orgId,
+          ...call,
+          campaignId: null,
+          campaignContactId: null,
+          scheduledFor: open ? now : opening.opensAt,
+          maxAttempts: ONE_OFF_MAX_ATTEMPTS,
+          timezone: org.timezone,
+          window: ONE_OFF_WINDOW,
+          announcedAt: open ? now : null,
+          windowClosesAt: open ? opening.closesAt : null,
+        },
+      ]);
+      if (!inserted) throw new ConnectError("call request not stored", Code.Internal);
+      if (open) engine.requested(emit, inserted);
+      return inserted;
+    });
+    return { callRequest: toCallRequest(row) };
+  }
+
+  return {
+    async quickCall(req: QuickCallRequest, ctx: HandlerContext) {
+      const org = orgOf(ctx);
+      const violations: Violation[] = [];
+      checkVariables(req.variables, violations);
+      if (violations.length > 0) throw invalidArgument(violations);
+      // The field rule has checked the number already.
+      const phoneNumber = normalizePhone(req.phoneNumber ?? "", org.country) as string;
+      return oneOff(org, { phoneNumber, contactId: null, agentPrompt: blankToNull(req.agentPrompt), variables: req.variables ?? {} });
+    },
+
+    async entityCall(req: EntityCallRequest, ctx: HandlerContext) {
+      const org = orgOf(ctx);
+      const contactId = (req.contactId ?? "").toLowerCase();
+      const leadId = req.leadId?.toLowerCase();
+      const violations: Violation[] = [];
+      checkVariables(req.variables, violations);
+      const [contact, lead] = await Promise.all([crm.contact(org, contactId), leadId ? crm.lead(org, leadId) : undefined]);
+      if (!contact) violations.push(violation("contact_id", "value_error", "Value error, contact not found", contactId));
+      else if (!contact.phoneNumber) violations.push(violation("contact_id", "value_error", "Value error, the contact has no phone number", contactId));
+      if (leadId && !lead) violations.push(violation("lead_id", "value_error", "Value error, lead not found", leadId));
+      if (violations.length > 0 || !contact?.phoneNumber) throw invalidArgument(violations);
+      const variables: JsonObject = { ...(req.variables ?? {}) };
+      if (contact.name && variables.name === undefined) variables.name = contact.name;
+      if (leadId) variables.lead_id = leadId;
+      return oneOff(org, { phoneNumber: contact.phoneNumber, contactId: contact.id, agentPrompt: blankToNull(req.agentPrompt), variables });
+    },
+
+    async listCallRequests(req: ListCallRequestsRequest, ctx: HandlerContext) {
+      const org = orgOf(ctx);
+      const page = req.page ?? 1;
+      const pageSize = req.pageSize ?? 50;
+      const status = req.status === undefined ? undefined : (enumToJson(CallRequestStatusSchema, req.status) ?? undefined);
+      const { rows, total } = await requests.list(db, org.orgId, { page, pageSize, status, campaignId: req.campaignId?.toLowerCase() });
+      return { items: rows.map(toCallRequest), total, page, pageSize };
+    },
+
+    async getCallRequest(req: GetCallRequestRequest, ctx: HandlerContext) {
+      const row = await requests.get(db, orgOf(ctx).orgId, req.callRequestId);
+      if (!row) throw callRequestNotFound();
+      return { callRequest: toCallRequest(row) };
+    },
+
+    async cancelCallRequest(req: CancelCallRequestRequest, ctx: HandlerContext) {
+      const org = orgOf(ctx);
+      const row = await service.write(async (tx, emit) => {
+        const current = await requests.get(tx, org.orgId, req.callRequestId, "FOR UPDATE");
+        if (!current) throw callRequestNotFound();
+        if (current.campaign_id) throw new ConnectError("A campaign's call is withdrawn by pausing or cancelling the campaign", Code.FailedPrecondition);
+        if (current.status !== "queued") throw new ConnectError(`A ${current.status} call request cannot be cancelled`, Code.FailedPrecondition);
+        const cancelled = await requests.finish(tx, current.id, "cancelled", service.clock.now());
+        engine.finished(emit, cancelled);
+        return cancelled;
+      });
+      return { callRequest: toCallRequest(row) };
+    },
+  } satisfies Partial<ServiceImpl<typeof OutboundService>>;
+}

@@ -1,0 +1,204 @@
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
+import { blankToNull, invalidArgument, newEvent, orgOf, violation, type ServiceContext, type Violation } from "@voiceops/platform";
+import { KnowledgeSourceCreatedSchema, KnowledgeSourceDeletedSchema } from "@voiceops/proto/voiceops/comms/v1/knowledge_events_pb";
+import {
+  KnowledgeSearchMode,
+  KnowledgeSearchResultSchema,
+  KnowledgeSourceStatus,
+  KnowledgeSourceType,
+  type KnowledgeService,
+} from "@voiceops/proto/voiceops/comms/v1/knowledge_service_pb";
+import { isBlockedAddress } from "../knowledge/address-policy.js";
+import type { KnowledgeConfig } from "../knowledge/config.js";
+import { declaredMediaType } from "../knowledge/extract.js";
+import { resolveAll, urlProblem } from "../knowledge/fetch-url.js";
+import { toKnowledgeSource, type SourceStatus, type SourceType } from "../store/knowledge-rows.js";
+import { KnowledgeSearchStore } from "../store/knowledge-search.js";
+import type { KnowledgeSourceStore, NewSource } from "../store/knowledge-sources.js";
+
+function sourceNotFound(): ConnectError {
+  return new ConnectError("Knowledge source not found", Code.NotFound);
+}
+
+const STATUS_NAME: Partial<Record<KnowledgeSourceStatus, SourceStatus>> = {
+  [KnowledgeSourceStatus.PROCESSING]: "processing",
+  [KnowledgeSourceStatus.READY]: "ready",
+  [KnowledgeSourceStatus.ERROR]: "error",
+};
+
+const TYPE_NAME: Partial<Record<KnowledgeSourceType, SourceType>> = {
+  [KnowledgeSourceType.TEXT]: "text",
+  [KnowledgeSourceType.URL]: "url",
+  [KnowledgeSourceType.FILE]: "file",
+};
+
+/** PostgreSQL text cannot hold NUL; a field carrying one is refused rather than failing later. */
+function noNul(field: string, value: string | undefined, out: Violation[]): void {
+  if (value?.includes("\u0000")) out.push(violation(field, "string_pattern_mismatch", "String should not contain NUL characters", value));
+}
+
+function missing(field: string): Violation {
+  return violation(field, "missing", "Field required", null);
+}
+
+/** How long creation waits for DNS before leaving the check of a host name to ingestion. */
+const CREATE_DNS_TIMEOUT_MS = 2_000;
+
+/** Why a URL source is refused at once, or undefined when it may be ingested. */
+async function urlViolation(url: string, config: KnowledgeConfig): Promise<Violation | undefined> {
+  const problem = urlProblem(url, config.allowPrivateUrls);
+  if (problem) return violation("url", "value_error", `Value error, the URL ${problem}`, url);
+  if (config.allowPrivateUrls) return undefined;
+  const { hostname } = new URL(url);
+  if (hostname.startsWith("[") || /^[\d.]+$/.test(hostname)) return undefined;
+  const addresses = await resolveAll(hostname, CREATE_DNS_TIMEOUT_MS);
+  if (addresses?.some((address) => isBlockedAddress(address))) {
+    return violation("url", "value_error", "Value error, the URL points to a loopback, private or link-local address", url);
+  }
+  return undefined;
+}
+
+/** The knowledge base: sources, their ingestion (started here, run by the worker) and search. */
+export function knowledgeHandlers(
+  service: ServiceContext,
+  store: KnowledgeSourceStore,
+  config: KnowledgeConfig,
+): ServiceImpl<typeof KnowledgeService> {
+  const { db } = service;
+  const search = new KnowledgeSearchStore();
+
+  async function createSource(orgId: string, source: NewSource) {
+    const row = await service.write(async (tx, emit) => {
+      const inserted = await store.insert(tx, orgId, source);
+      emit(newEvent(orgId, "comms.knowledge_source.created", KnowledgeSourceCreatedSchema, create(KnowledgeSourceCreatedSchema, { source: toKnowledgeSource(inserted) })));
+      return inserted;
+    });
+    return { source: toKnowledgeSource(row) };
+  }
+
+  return {
+    async listKnowledgeSources(req, ctx) {
+      const org = orgOf(ctx);
+      const page = req.page ?? 1;
+      const pageSize = req.pageSize ?? 50;
+      const violations: Violation[] = [];
+      noNul("search", req.search, violations);
+      if (violations.length > 0) throw invalidArgument(violations);
+      const { rows, total } = await store.list(db, org.orgId, {
+        page,
+        pageSize,
+        status: req.status === undefined ? undefined : STATUS_NAME[req.status],
+        type: req.type === undefined ? undefined : TYPE_NAME[req.type],
+        search: req.search?.trim() || undefined,
+      });
+      return { items: rows.map(toKnowledgeSource), total, page, pageSize };
+    },
+
+    async createKnowledgeSource(req, ctx) {
+      const org = orgOf(ctx);
+      const violations: Violation[] = [];
+      noNul("title", req.title, violations);
+      noNul("text", req.text, violations);
+      noNul("url", req.url, violations);
+      const title = blankToNull(req.title);
+      if (req.type === "text") {
+        if (title === null) violations.push(req.title === undefined ? missing("title") : violation("title", "string_too_short", "String should have at least 1 character", req.title, { min_length: 1 }));
+        if (req.text === undefined) violations.push(missing("text"));
+        else if (req.text.trim() === "") violations.push(violation("text", "string_too_short", "String should have at least 1 character", req.text, { min_length: 1 }));
+      } else if (req.type === "url") {
+        const url = req.url?.trim();
+        if (!url) violations.push(req.url === undefined ? missing("url") : violation("url", "string_too_short", "String should have at least 1 character", req.url, { min_length: 1 }));
+        else if (!violations.some((v) => v.field === "url")) {
+          const refused = await urlViolation(url, config);
+          if (refused) violations.push(refused);
+        }
+      } else {
+        violations.push(violation("type", "enum", "Input should be 'text' or 'url'", req.type, { expected: "'text' or 'url'" }));
+      }
+      if (violations.length > 0) throw invalidArgument(violations);
+      if (req.type === "text") {
+        const text = req.text ?? "";
+        return createSource(org.orgId, { type: "text", title, url: null, filename: null, contentType: null, bytes: Buffer.byteLength(text, "utf8"), body: text, objectKey: null });
+      }
+      const url = new URL((req.url ?? "").trim()).toString();
+      return createSource(org.orgId, { type: "url", title, url, filename: null, contentType: null, bytes: null, body: null, objectKey: null });
+    },
+
+    async uploadKnowledgeSource(req, ctx) {
+      const org = orgOf(ctx);
+      const violations: Violation[] = [];
+      noNul("title", req.title, violations);
+      const file = req.file;
+      if (!file?.objectKey) violations.push(missing("file"));
+      if (violations.length > 0 || !file) throw invalidArgument(violations);
+      // Uploads are stored under their organization's prefix; another key is not this caller's file.
+      if (!file.objectKey.startsWith(`uploads/${org.orgId}/`)) throw invalidArgument([violation("file", "value_error", "Value error, not a file uploaded by this organization", null)]);
+      const filename = blankToNull(file.filename);
+      return createSource(org.orgId, {
+        type: "file",
+        title: blankToNull(req.title),
+        url: null,
+        filename,
+        contentType: declaredMediaType(file.contentType, filename ?? undefined) ?? (blankToNull(file.contentType) || null),
+        bytes: Number(file.bytes),
+        body: null,
+        objectKey: file.objectKey,
+      });
+    },
+
+    async getKnowledgeSource(req, ctx) {
+      const org = orgOf(ctx);
+      const row = await store.get(db, org.orgId, req.sourceId);
+      if (!row) throw sourceNotFound();
+      return { source: toKnowledgeSource(row) };
+    },
+
+    async deleteKnowledgeSource(req, ctx) {
+      const org = orgOf(ctx);
+      const deleted = await service.write(async (tx, emit) => {
+        const row = await store.delete(tx, org.orgId, req.sourceId);
+        if (!row) throw sourceNotFound();
+        emit(newEvent(org.orgId, "comms.knowledge_source.deleted", KnowledgeSourceDeletedSchema, create(KnowledgeSourceDeletedSchema, { sourceId: row.id })));
+        return row;
+      });
+      // The uploaded file of a source still waiting for ingestion goes with it.
+      if (deleted.object_key) await service.objects.delete(deleted.object_key).catch((error: unknown) => service.logger.warn({ err: error }, "could not remove an uploaded file"));
+      return {};
+    },
+
+    async searchKnowledgeBase(req, ctx) {
+      const org = orgOf(ctx);
+      const violations: Violation[] = [];
+      noNul("query", req.query, violations);
+      const minScore = req.minScore ?? 0;
+      if (!Number.isFinite(minScore) || minScore < 0) {
+        violations.push(violation("min_score", "greater_than_equal", "Input should be greater than or equal to 0", minScore, { ge: 0 }));
+      } else if (minScore > 1) {
+        violations.push(violation("min_score", "less_than_equal", "Input should be less than or equal to 1", minScore, { le: 1 }));
+      }
+      if (req.query.trim() === "") violations.push(violation("query", "string_too_short", "String should have at least 1 character", req.query, { min_length: 1 }));
+      if (violations.length > 0) throw invalidArgument(violations);
+      const outcome = await search.search(db, org.orgId, {
+        query: req.query,
+        topK: req.topK ?? 5,
+        sourceIds: [...new Set(req.sourceIds)],
+        minScore,
+      });
+      return {
+        query: req.query,
+        mode: outcome.mode === "fulltext" ? KnowledgeSearchMode.FULLTEXT : KnowledgeSearchMode.FUZZY,
+        results: outcome.results.map((hit) =>
+          create(KnowledgeSearchResultSchema, {
+            chunkId: hit.chunk_id,
+            sourceId: hit.source_id,
+            sourceTitle: hit.source_title ?? undefined,
+            content: hit.content,
+            highlight: hit.highlight,
+            score: hit.score,
+          }),
+        ),
+      };
+    },
+  };
+}

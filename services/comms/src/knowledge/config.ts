@@ -1,0 +1,38 @@
+import { ConfigError, envInt, envOptional } from "@voiceops/platform";
+
+/** Settings of the knowledge base, read from the service's environment at start-up. */
+export interface KnowledgeConfig {
+  /** KB_ALLOW_PRIVATE_URLS=true lets URL sources reach loopback, private and link-local addresses. */
+  allowPrivateUrls: boolean;
+  /** Whole fetch of a URL (every redirect and the body), in ms. */
+  fetchTimeoutMs: number;
+  /** Largest body a URL may answer. */
+  maxUrlBytes: number;
+  /** How many times ingestion of one source is started before it ends in error. */
+  maxAttempts: number;
+  /** How long a worker holds a source it ingests before another may take it over (it renews while alive). */
+  leaseMs: number;
+  /** How often a worker looks for work it was not told about (sources whose worker died). */
+  pollMs: number;
+  /** Sources ingested at once per process. */
+  concurrency: number;
+}
+
+function flag(name: string, env: Record<string, string | undefined>): boolean {
+  const value = envOptional(name, env)?.toLowerCase();
+  if (value === undefined || value === "false" || value === "0") return false;
+  if (value === "true" || value === "1") return true;
+  throw new ConfigError(name, `must be true or false, got "${value}"`);
+}
+
+export function readKnowledgeConfig(env: Record<string, string | undefined>): KnowledgeConfig {
+  return {
+    allowPrivateUrls: flag("KB_ALLOW_PRIVATE_URLS", env),
+    fetchTimeoutMs: envInt("KB_URL_TIMEOUT_SECONDS", 10, { min: 1, max: 120 }, env) * 1000,
+    maxUrlBytes: 5 * 1024 * 1024,
+    maxAttempts: envInt("KB_INGEST_MAX_ATTEMPTS", 3, { min: 1, max: 20 }, env),
+    leaseMs: envInt("KB_INGEST_LEASE_SECONDS", 60, { min: 2, max: 3600 }, env) * 1000,
+    pollMs: 5_000,
+    concurrency: envInt("KB_INGEST_CONCURRENCY", 2, { min: 1, max: 16 }, env),
+  };
+}
