@@ -1,11 +1,26 @@
 import { fileURLToPath } from "node:url";
 import { SERVICE_PORTS, type ServiceModule } from "@voiceops/platform";
+import { AnalyticsService } from "@voiceops/proto/voiceops/analytics/v1/analytics_service_pb";
+import { crmConsumer } from "./consumers/crm.js";
+import { fieldopsConsumer } from "./consumers/fieldops.js";
+import { jobsConsumer } from "./consumers/jobs.js";
+import { runConsumers } from "./consumers/runner.js";
+import { statisticsHandlers } from "./handlers/statistics.js";
 
-/** The analytics service: statistics built from the other services' events. It boots and answers its health RPC; its API routes are not built yet. */
+/**
+ * The analytics service: the statistics routes, answered from read models it keeps itself by
+ * consuming the other services' events (it never reads their schemas).
+ */
 export const analyticsService: ServiceModule = {
   name: "analytics",
   schema: "analytics",
   migrationsDir: fileURLToPath(new URL("../migrations", import.meta.url)),
   defaultPort: SERVICE_PORTS.analytics,
-  routes: () => () => undefined,
+  routes(context) {
+    return (router) => {
+      router.service(AnalyticsService, statisticsHandlers(context));
+    };
+  },
+  // Consumers run in the read models' generation, so that a rebuild can replay the streams.
+  background: (context) => runConsumers(context, [crmConsumer, jobsConsumer, fieldopsConsumer]),
 };

@@ -1,0 +1,87 @@
+import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
+import { enumToJson, handlerOf, type Queryable, type StreamConsumer } from "@voiceops/platform";
+import {
+  ContactCreatedSchema,
+  ContactDeletedSchema,
+  ContactUpdatedSchema,
+  LeadCreatedSchema,
+  LeadDeletedSchema,
+  LeadUpdatedSchema,
+  PortalTokenCreatedSchema,
+  PortalTokensRevokedSchema,
+} from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
+import { ContactStatusSchema, LeadStatusSchema, type Contact, type Lead } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
+import { addToBuckets } from "../model/buckets.js";
+import { Counter, Metric } from "../model/names.js";
+import { applyRecord } from "../model/records.js";
+import { setUpcoming } from "../model/upcoming.js";
+
+const dateOf = (timestamp: Timestamp | undefined) => (timestamp ? timestampDate(timestamp) : undefined);
+
+async function revokeTokens(tx: Queryable, orgId: string, tokenIds: string[]): Promise<void> {
+  if (tokenIds.length === 0) return;
+  await tx.query(`UPDATE analytics.portal_tokens SET revoked = true WHERE org_id = $1 AND token_id = ANY($2::uuid[])`, [orgId, tokenIds]);
+}
+
+async function applyContact(tx: Queryable, orgId: string, contact: Contact): Promise<void> {
+  const customer = enumToJson(ContactStatusSchema, contact.status) === "customer";
+  await applyRecord(tx, orgId, "contact", contact.id, { counters: customer ? [Counter.contacts, Counter.customers] : [Counter.contacts], version: dateOf(contact.updatedAt) });
+}
+
+function isOpen(lead: Lead): boolean {
+  const status = enumToJson(LeadStatusSchema, lead.status);
+  return status !== "won" && status !== "lost";
+}
+
+async function applyLead(tx: Queryable, orgId: string, lead: Lead): Promise<boolean> {
+  const open = isOpen(lead);
+  const applied = await applyRecord(tx, orgId, "lead", lead.id, { counters: open ? [Counter.leadsOpen] : [], version: dateOf(lead.updatedAt) });
+  if (applied === undefined) return false;
+  const due = dateOf(lead.nextStepDueAt);
+  await setUpcoming(tx, orgId, "lead_follow_up", lead.id, open && due ? { at: due, title: lead.nextStep ?? `Follow up with ${lead.contact?.name ?? "lead"}`, contactId: lead.contactId } : null);
+  return true;
+}
+
+/** Contacts and leads, in the order the CRM published them. */
+export const crmConsumer: StreamConsumer = {
+  durable: "analytics-crm",
+  subject: "crm.>",
+  handlers: {
+    "crm.contact.created": handlerOf(ContactCreatedSchema, async (event, tx) => {
+      if (event.payload.contact) await applyContact(tx, event.orgId, event.payload.contact);
+    }),
+    "crm.contact.updated": handlerOf(ContactUpdatedSchema, async (event, tx) => {
+      if (event.payload.contact) await applyContact(tx, event.orgId, event.payload.contact);
+    }),
+    "crm.contact.deleted": handlerOf(ContactDeletedSchema, async (event, tx) => {
+      await applyRecord(tx, event.orgId, "contact", event.payload.contactId.toLowerCase(), null);
+      await tx.query(`DELETE FROM analytics.portal_tokens WHERE org_id = $1 AND contact_id = $2`, [event.orgId, event.payload.contactId.toLowerCase()]);
+    }),
+    "crm.lead.created": handlerOf(LeadCreatedSchema, async (event, tx) => {
+      const lead = event.payload.lead;
+      if (!lead || !(await applyLead(tx, event.orgId, lead))) return;
+      await addToBuckets(tx, event.orgId, dateOf(lead.createdAt) ?? event.occurredAt, {
+        [Metric.leadsCreated]: 1,
+        [Metric.leadValueCents]: Number(lead.estimatedValueCents ?? 0n),
+      });
+    }),
+    "crm.lead.updated": handlerOf(LeadUpdatedSchema, async (event, tx) => {
+      if (event.payload.lead) await applyLead(tx, event.orgId, event.payload.lead);
+    }),
+    "crm.portal_token.created": handlerOf(PortalTokenCreatedSchema, async (event, tx) => {
+      const { tokenId, contactId, expiresAt, revokedTokenIds } = event.payload;
+      await revokeTokens(tx, event.orgId, revokedTokenIds);
+      await tx.query(
+        `INSERT INTO analytics.portal_tokens (org_id, token_id, contact_id, expires_at) VALUES ($1, $2, $3, $4) ON CONFLICT (org_id, token_id) DO NOTHING`,
+        [event.orgId, tokenId, contactId, dateOf(expiresAt) ?? event.occurredAt],
+      );
+    }),
+    "crm.portal_token.revoked": handlerOf(PortalTokensRevokedSchema, async (event, tx) => {
+      await revokeTokens(tx, event.orgId, event.payload.tokenIds);
+    }),
+    "crm.lead.deleted": handlerOf(LeadDeletedSchema, async (event, tx) => {
+      await applyRecord(tx, event.orgId, "lead", event.payload.leadId.toLowerCase(), null);
+      await setUpcoming(tx, event.orgId, "lead_follow_up", event.payload.leadId.toLowerCase(), null);
+    }),
+  },
+};

@@ -1,0 +1,91 @@
+import { startConsumer, type ServiceContext, type StreamConsumer, type Subscription, type TypedHandler } from "@voiceops/platform";
+import { currentGeneration, fenceGeneration, REBUILD_SUBJECT, StaleGeneration } from "../model/generation.js";
+
+const GENERATION_POLL_MS = 5_000;
+
+/** The durable name of a consumer in a generation (the first generation keeps the plain name). */
+function durableOf(consumer: StreamConsumer, generation: number): string {
+  return generation === 0 ? consumer.durable : `${consumer.durable}-g${generation}`;
+}
+
+/** A consumer whose every event first checks that its generation is still the current one. */
+function fenced(consumer: StreamConsumer, generation: number): StreamConsumer {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const handlers: Record<string, TypedHandler<any>> = {};
+  for (const [type, handler] of Object.entries(consumer.handlers)) {
+    handlers[type] = {
+      schema: handler.schema,
+      async handle(event, tx, emit) {
+        await fenceGeneration(tx, generation);
+        await handler.handle(event, tx, emit);
+      },
+    };
+  }
+  return { durable: durableOf(consumer, generation), subject: consumer.subject, handlers };
+}
+
+/**
+ * Runs the read models' consumers in the current generation. When a rebuild starts a new one
+ * (announced by broadcast, or found by a consumer's fence), it stops them and starts them again
+ * under new durable names, which replay the retained streams from the start.
+ */
+export async function runConsumers(context: ServiceContext, consumers: StreamConsumer[]): Promise<Subscription> {
+  const { bus, db, schema, logger } = context;
+  let running: { generation: number; subscriptions: Subscription[] } | undefined;
+  let switching: Promise<void> = Promise.resolve();
+  let stopped = false;
+
+  async function start(generation: number): Promise<void> {
+    if (stopped || running?.generation === generation) return;
+    for (const subscription of running?.subscriptions ?? []) await subscription.stop();
+    const subscriptions: Subscription[] = [];
+    for (const consumer of consumers) {
+      const deps = { bus, db, schema, logger, onEmitted: () => undefined };
+      subscriptions.push(await startConsumer(deps, withRestart(fenced(consumer, generation))));
+    }
+    running = { generation, subscriptions };
+    logger.info({ generation }, "analytics consumers running");
+  }
+
+  /** Switches generation one at a time, in order. */
+  function switchTo(generation: number): Promise<void> {
+    switching = switching.then(() => start(generation)).catch((error: unknown) => logger.error({ err: error }, "analytics consumers did not restart"));
+    return switching;
+  }
+
+  function withRestart(consumer: StreamConsumer): StreamConsumer {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const handlers: Record<string, TypedHandler<any>> = {};
+    for (const [type, handler] of Object.entries(consumer.handlers)) {
+      handlers[type] = {
+        schema: handler.schema,
+        async handle(event, tx, emit) {
+          try {
+            await handler.handle(event, tx, emit);
+          } catch (error) {
+            // A missed broadcast: the fence found the newer generation.
+            if (error instanceof StaleGeneration) void switchTo(error.current);
+            throw error;
+          }
+        },
+      };
+    }
+    return { ...consumer, handlers };
+  }
+
+  const check = () => void currentGeneration(db).then(switchTo, () => undefined);
+  const announcements = bus.onBroadcast(REBUILD_SUBJECT, check);
+  // A replica that missed the announcement finds the new generation within a few seconds.
+  const poll = setInterval(check, GENERATION_POLL_MS);
+  poll.unref();
+  await switchTo(await currentGeneration(db));
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(poll);
+      await announcements.stop();
+      await switching;
+      for (const subscription of running?.subscriptions ?? []) await subscription.stop();
+    },
+  };
+}
