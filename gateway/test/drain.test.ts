@@ -22,6 +22,8 @@ import {
 // finish, and the process exits 0. No request that was sent gets a reset instead of an answer.
 
 const distributed = Boolean(process.env.DATABASE_URL && process.env.NATS_URL);
+// The load here is one client as fast as it can go: the rate limit is not what is tested.
+const UNLIMITED = "100000000";
 
 interface LoadResult {
   statuses: Map<number, number>;
@@ -121,7 +123,7 @@ describe("npm start: SIGTERM to the printed pid drains under load; killing npm s
 
   async function npmStart(): Promise<{ npm: RunningProcess; pid: number; url: string; admin: AdminClient }> {
     const [port, adminPort] = await Promise.all([freePort(), freePort()]);
-    const env = testEnv({ DATA_DIR: dataDir, PORT: String(port), ADMIN_PORT: String(adminPort), LOG_LEVEL: "info", SHUTDOWN_DELAY_SECONDS: "5" });
+    const env = testEnv({ DATA_DIR: dataDir, PORT: String(port), ADMIN_PORT: String(adminPort), LOG_LEVEL: "info", SHUTDOWN_DELAY_SECONDS: "5", RATE_LIMIT_PER_MINUTE: UNLIMITED });
     const npm = runProcess("npm", ["start", "--silent"], env, { detached: true });
     started.push(npm);
     const url = `http://127.0.0.1:${port}`;
@@ -188,7 +190,7 @@ describe.skipIf(!distributed)("distributed mode: each service and the gateway dr
   it("a service and then the gateway stop under continuous load: 503s at most, exit 0; a killed service is a 503", async () => {
     const names = ["crm", "jobs", "fieldops", "comms", "analytics"];
     const ports = await Promise.all([...names, ...names, "gateway", "admin"].map(() => freePort()));
-    const env = testEnv({ SHUTDOWN_DELAY_SECONDS: "5", LOG_LEVEL: "info" });
+    const env = testEnv({ SHUTDOWN_DELAY_SECONDS: "5", LOG_LEVEL: "info", RATE_LIMIT_PER_MINUTE: UNLIMITED });
     names.forEach((name, i) => (env[`${name.toUpperCase()}_SERVICE_ADDR`] = `http://127.0.0.1:${ports[i]}`));
     const startService = (name: string) => {
       const i = names.indexOf(name);
