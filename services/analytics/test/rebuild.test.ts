@@ -17,6 +17,7 @@ const ROUTES = [
   "/api/statistics/metrics/time-series?metric=service_requests&days=7",
   "/api/statistics/upcoming?days=30",
   "/api/statistics/portal-sessions",
+  "/api/statistics/activities/by-type?hours_back=24",
 ];
 
 function runRebuild(env: Record<string, string | undefined>): Promise<{ code: number | null; out: string; err: string }> {
@@ -72,13 +73,29 @@ describe.skipIf(!databaseUrl || !natsUrl)("npm run analytics:rebuild", () => {
     const closed = expectStatus(await t.owner.post("/api/service-requests", { description: "Done" }), 201);
     expectStatus(await t.owner.put(`/api/service-requests/${closed.id}`, { status: "completed" }), 200);
 
+    expectStatus(await t.owner.request("POST", "/api/activities", { body: { activity_type: "CALL_ENDED" }, headers: { "x-internal-key": env.INTERNAL_API_KEY ?? "" } }), 201);
+    const technician = expectStatus(await t.owner.post("/api/technicians", { name: "Rebuilt tech", is_on_call: true }), 200);
+    expectStatus(await t.owner.post("/api/technicians/dispatch", { service_request_id: request.id, technician_id: technician.id }), 200);
+
     const live = await eventually(async () => {
       const now = await figures(t);
       const dashboard = now["/api/statistics/dashboard"] as Record<string, number>;
       const roi = now["/api/statistics/roi?days=30"] as Record<string, number>;
-      const byStatus = now["/api/statistics/service-requests/by-status"] as Record<string, number>;
+      const byStatus = now["/api/statistics/service-requests/by-status"] as { counts: Record<string, number>; total: number };
       const upcoming = now["/api/statistics/upcoming?days=30"] as Record<string, number>;
-      return dashboard.customers_total === 1 && dashboard.service_requests_open === 1 && byStatus.total === 2 && upcoming.total === 2 && roi.estimated_value_cents === 16_500 && (now["/api/statistics/portal-sessions"] as Record<string, number>).active_portal_tokens === 1 ? now : undefined;
+      const settled =
+        dashboard.customers_total === 1 &&
+        dashboard.service_requests_open === 1 &&
+        dashboard.calls_today === 1 &&
+        dashboard.dispatches_active === 1 &&
+        dashboard.technicians_on_call === 1 &&
+        byStatus.total === 2 &&
+        byStatus.counts.completed === 1 &&
+        upcoming.total === 2 &&
+        roi.estimated_value_cents === 16_500 &&
+        (now["/api/statistics/portal-sessions"] as Record<string, number>).active_portal_tokens === 1;
+      // The routes are read one after another: a snapshot counts only when a second read agrees.
+      return settled && JSON.stringify(await figures(t)) === JSON.stringify(now) ? now : undefined;
     }, 150_000);
 
     // Damage the read models, so that only a real rebuild can bring the figures back.
