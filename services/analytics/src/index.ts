@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { SERVICE_PORTS, type ServiceModule } from "@voiceops/platform";
 import { AnalyticsService } from "@voiceops/proto/voiceops/analytics/v1/analytics_service_pb";
+import { commsConsumer } from "./consumers/comms.js";
 import { crmConsumer } from "./consumers/crm.js";
 import { fieldopsConsumer } from "./consumers/fieldops.js";
 import { jobsConsumer } from "./consumers/jobs.js";
@@ -22,5 +23,5 @@ export const analyticsService: ServiceModule = {
     };
   },
   // Consumers run in the read models' generation, so that a rebuild can replay the streams.
-  background: (context) => runConsumers(context, [crmConsumer, jobsConsumer, fieldopsConsumer]),
+  background: (context) => runConsumers(context, [crmConsumer, jobsConsumer, fieldopsConsumer, commsConsumer]),
 };

@@ -1,0 +1,67 @@
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { enumToJson, handlerOf, type Queryable, type StreamConsumer } from "@voiceops/platform";
+import { ActivityCreatedSchema, CallDeletedSchema } from "@voiceops/proto/voiceops/comms/v1/comms_events_pb";
+import { ActivityTypeSchema } from "@voiceops/proto/voiceops/comms/v1/comms_service_pb";
+import { OutboundCallFinishedSchema, OutboundCallRequestedSchema } from "@voiceops/proto/voiceops/comms/v1/outbound_events_pb";
+import type { CallRequest } from "@voiceops/proto/voiceops/comms/v1/outbound_service_pb";
+import { addToBuckets, quarterOf } from "../model/buckets.js";
+import { isOpenAt } from "../model/local-days.js";
+import { Metric } from "../model/names.js";
+import type { OrgSettings } from "../model/org-settings.js";
+import { applyRecord } from "../model/records.js";
+import { setUpcoming } from "../model/upcoming.js";
+
+/** What an activity adds to the buckets (sign -1 takes it back out). */
+function activityValues(type: string, at: Date, sign: 1 | -1) {
+  return (settings: OrgSettings) => {
+    const values: Record<string, number> = { [Metric.activities]: sign, [Metric.activity(type)]: sign };
+    // Judged per quarter hour, as the re-sum after a change of opening hours judges it.
+    if (type === "CALL_ENDED" && !isOpenAt(settings, quarterOf(at))) values[Metric.callsAfterHours] = sign;
+    return values;
+  };
+}
+
+/** Takes a deleted activity back out of the figures, once. */
+async function removeActivity(tx: Queryable, orgId: string, activityId: string): Promise<void> {
+  const previous = await applyRecord(tx, orgId, "activity", activityId.toLowerCase(), null);
+  const type = previous?.attrs.type;
+  const at = previous?.attrs.at;
+  if (typeof type !== "string" || typeof at !== "string") return;
+  const when = new Date(at);
+  await addToBuckets(tx, orgId, when, activityValues(type, when, -1));
+}
+
+/** A campaign's call comes up at the moment it may be made, until its result is known. */
+async function applyCallRequest(tx: Queryable, orgId: string, call: CallRequest, finished: boolean): Promise<void> {
+  if (!call.campaignId) return;
+  const at = call.scheduledFor ? timestampDate(call.scheduledFor) : undefined;
+  const entry = !finished && at ? { at, title: `Campaign call to ${call.phoneNumber}`, contactId: call.contactId ?? null } : null;
+  await setUpcoming(tx, orgId, "campaign_call", call.id, entry);
+}
+
+/** Activities (calls, messages, notes...) and outbound campaign calls, as comms published them. */
+export const commsConsumer: StreamConsumer = {
+  durable: "analytics-comms",
+  subject: "comms.>",
+  handlers: {
+    "comms.activity.created": handlerOf(ActivityCreatedSchema, async (event, tx) => {
+      const activity = event.payload.activity;
+      const type = activity ? enumToJson(ActivityTypeSchema, activity.activityType) : null;
+      if (!activity || !type) return;
+      const at = activity.occurredAt ? timestampDate(activity.occurredAt) : event.occurredAt;
+      // The record remembers what to take back out when the activity is deleted.
+      const previous = await applyRecord(tx, event.orgId, "activity", activity.id.toLowerCase(), { counters: [], attrs: { type, at: at.toISOString() } });
+      if (previous !== null) return; // seen before (a redelivery), or already deleted
+      await addToBuckets(tx, event.orgId, at, activityValues(type, at, 1));
+    }),
+    "comms.call.deleted": handlerOf(CallDeletedSchema, async (event, tx) => {
+      for (const id of event.payload.activityIds) await removeActivity(tx, event.orgId, id);
+    }),
+    "comms.outbound_call.requested": handlerOf(OutboundCallRequestedSchema, async (event, tx) => {
+      if (event.payload.callRequest) await applyCallRequest(tx, event.orgId, event.payload.callRequest, false);
+    }),
+    "comms.outbound_call.finished": handlerOf(OutboundCallFinishedSchema, async (event, tx) => {
+      if (event.payload.callRequest) await applyCallRequest(tx, event.orgId, event.payload.callRequest, true);
+    }),
+  },
+};
