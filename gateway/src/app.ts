@@ -38,6 +38,8 @@ export interface PublicAppDeps {
 export function createPublicApp(deps: PublicAppDeps) {
   const app = express();
   app.disable("x-powered-by");
+  // No ETag: hashing every JSON body costs more than the conditional GETs no client of this API sends.
+  app.set("etag", false);
   app.set("trust proxy", deps.trustProxy ?? false);
   app.use(requestContext(deps.logger));
   const limits = rateLimits({ limit: deps.rateLimitPerMinute, windowMs: 60_000 });
