@@ -116,3 +116,23 @@ describe("statistics from field operations", () => {
     await settle(t.owner, "/api/statistics/upcoming", (b) => b.total === 0);
   });
 });
+
+/** A fixed-offset zone where it is about noon now, so that a call is inside every calling window. */
+function middayZone(): string {
+  let offset = 12 - new Date().getUTCHours();
+  if (offset > 14) offset -= 24;
+  if (offset < -12) offset += 24;
+  // Etc/GMT names count the other way: Etc/GMT-3 is three hours ahead of UTC.
+  return offset === 0 ? "UTC" : `Etc/GMT${offset > 0 ? "-" : "+"}${Math.abs(offset)}`;
+}
+
+describe("statistics from outbound calls", () => {
+  it("a call handed to the voice runtime is upcoming until its result is known", async () => {
+    const t = await tenantFactory({ timezone: middayZone() })();
+    const call = expectStatus(await t.owner.post("/api/campaigns/quick-call", { phone_number: "+15550409001" }), 202);
+    const upcoming = await settle(t.owner, "/api/statistics/upcoming", (b) => b.total === 1);
+    expect(upcoming.items[0]).toMatchObject({ type: "campaign_call", ref_id: call.id, title: "Call +15550409001" });
+    expectStatus(await t.owner.post(`/api/call-requests/${call.id}/cancel`), 200);
+    await settle(t.owner, "/api/statistics/upcoming", (b) => b.total === 0);
+  });
+});

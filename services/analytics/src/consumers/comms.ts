@@ -31,11 +31,13 @@ async function removeActivity(tx: Queryable, orgId: string, activityId: string):
   await addToBuckets(tx, orgId, when, activityValues(type, when, -1));
 }
 
-/** A campaign's call comes up at the moment it may be made, until its result is known. */
+/**
+ * An outbound call (a campaign's, or a quick or entity call) is upcoming from the moment it is
+ * handed to the voice runtime until its result is known.
+ */
 async function applyCallRequest(tx: Queryable, orgId: string, call: CallRequest, finished: boolean): Promise<void> {
-  if (!call.campaignId) return;
   const at = call.scheduledFor ? timestampDate(call.scheduledFor) : undefined;
-  const entry = !finished && at ? { at, title: `Campaign call to ${call.phoneNumber}`, contactId: call.contactId ?? null } : null;
+  const entry = !finished && at ? { at, title: `Call ${call.phoneNumber}`, contactId: call.contactId ?? null } : null;
   await setUpcoming(tx, orgId, "campaign_call", call.id, entry);
 }
 

@@ -215,8 +215,11 @@ export function statisticsHandlers(service: ServiceContext) {
       const org = orgOf(ctx);
       const now = clock.now();
       const result = await db.query<{ type: string; ref_id: string; at: Date; title: string; contact_id: string | null; total: number }>(
-        `SELECT type, ref_id, at, title, contact_id, count(*) OVER ()::int AS total
-         FROM analytics.upcoming WHERE org_id = $1 AND at >= $2 AND at < $3
+        // A call handed to the voice runtime is due now until its result comes, however long ago it was due.
+        `SELECT type, ref_id, at, title, contact_id, count(*) OVER ()::int AS total FROM (
+           SELECT type, ref_id, CASE WHEN type = 'campaign_call' THEN greatest(at, $2) ELSE at END AS at, title, contact_id
+           FROM analytics.upcoming WHERE org_id = $1 AND (at >= $2 OR type = 'campaign_call') AND at < $3
+         ) AS due
          ORDER BY at, type, ref_id LIMIT $4`,
         [org.orgId, now, new Date(now.getTime() + (req.days ?? 7) * DAY_MS), req.limit ?? 50],
       );
