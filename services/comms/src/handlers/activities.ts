@@ -1,7 +1,7 @@
 import { create, type JsonObject } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import { blankToNull, enumToJson, invalidArgument, newEvent, orgOf, violation, type ServiceContext } from "@voiceops/platform";
+import { type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import { blankToNull, enumToJson, invalidArgument, newEvent, orgOf, violation, type ServiceContext, notFound } from "@voiceops/platform";
 import { ActivityCreatedSchema, CallEndedSchema } from "@voiceops/proto/voiceops/comms/v1/comms_events_pb";
 import {
   ActivityTypeSchema,
@@ -21,10 +21,6 @@ import type { ReferenceChecker } from "./references.js";
 
 /** How far ahead of now the voice runtime's clock may be when it dates an activity. */
 const CLOCK_SKEW_MS = 5 * 60_000;
-
-export function activityNotFound(): ConnectError {
-  return new ConnectError("Activity not found", Code.NotFound);
-}
 
 export const hoursBefore = (now: Date, hours: number | undefined): Date | undefined => (hours === undefined ? undefined : new Date(now.getTime() - hours * 3_600_000));
 
@@ -114,7 +110,7 @@ export function activityHandlers(
     async getActivity(req: GetActivityRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       const row = await activities.get(db, org.orgId, req.activityId.toLowerCase());
-      if (!row) throw activityNotFound();
+      if (!row) throw notFound("Activity");
       return { activity: toActivity(row) };
     },
   } satisfies Partial<ServiceImpl<typeof CommsService>>;

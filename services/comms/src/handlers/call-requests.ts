@@ -1,6 +1,6 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import { blankToNull, enumToJson, invalidArgument, normalizePhone, orgOf, violation, type OrgContext, type ServiceContext, type Violation } from "@voiceops/platform";
+import { blankToNull, enumToJson, invalidArgument, normalizePhone, orgOf, violation, type OrgContext, type ServiceContext, type Violation, notFound } from "@voiceops/platform";
 import {
   CallRequestStatusSchema,
   type CancelCallRequestRequest,
@@ -15,10 +15,6 @@ import { hasNul } from "../outbound/contact-rows.js";
 import { ONE_OFF_MAX_ATTEMPTS, type OutboundEngine } from "../outbound/engine.js";
 import { toCallRequest } from "../store/outbound-rows.js";
 import type { CrmLookup } from "./crm-lookup.js";
-
-export function callRequestNotFound(): ConnectError {
-  return new ConnectError("Call request not found", Code.NotFound);
-}
 
 function onDncList(): ConnectError {
   return new ConnectError("The phone number is on the do-not-call list", Code.FailedPrecondition);
@@ -105,7 +101,7 @@ export function callRequestHandlers(service: ServiceContext, engine: OutboundEng
 
     async getCallRequest(req: GetCallRequestRequest, ctx: HandlerContext) {
       const row = await requests.get(db, orgOf(ctx).orgId, req.callRequestId);
-      if (!row) throw callRequestNotFound();
+      if (!row) throw notFound("Call request");
       return { callRequest: toCallRequest(row) };
     },
 
@@ -113,7 +109,7 @@ export function callRequestHandlers(service: ServiceContext, engine: OutboundEng
       const org = orgOf(ctx);
       const row = await service.write(async (tx, emit) => {
         const current = await requests.get(tx, org.orgId, req.callRequestId, "FOR UPDATE");
-        if (!current) throw callRequestNotFound();
+        if (!current) throw notFound("Call request");
         if (current.campaign_id) throw new ConnectError("A campaign's call is withdrawn by pausing or cancelling the campaign", Code.FailedPrecondition);
         if (current.status !== "queued") throw new ConnectError(`A ${current.status} call request cannot be cancelled`, Code.FailedPrecondition);
         const cancelled = await requests.finish(tx, current.id, "cancelled", service.clock.now());

@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import { enumToJson, invalidArgument, newEvent, orgOf, violation, type Emit, type ServiceContext } from "@voiceops/platform";
+import { enumToJson, invalidArgument, newEvent, orgOf, violation, type Emit, type ServiceContext, notFound } from "@voiceops/platform";
 import { CallDeletedSchema, RecordingStoredSchema } from "@voiceops/proto/voiceops/comms/v1/comms_events_pb";
 import {
   CallChannelSchema,
@@ -17,10 +17,6 @@ import { recordingOf, toCall, toCallDetail } from "../store/call-rows.js";
 import type { CallStore, DeletedCalls } from "../store/calls.js";
 import { hoursBefore } from "./activities.js";
 import { isOwnObject, type Recordings } from "./recordings.js";
-
-export function callNotFound(): ConnectError {
-  return new ConnectError("Call not found", Code.NotFound);
-}
 
 function emitDeleted(orgId: string, removed: DeletedCalls, emit: Emit): void {
   for (const [sessionId, activityIds] of removed.sessions) {
@@ -49,7 +45,7 @@ export function callHandlers(service: ServiceContext, deps: { calls: CallStore; 
       const org = orgOf(ctx);
       return db.transaction(async (tx) => {
         const row = await calls.get(tx, org.orgId, req.sessionId);
-        if (!row) throw callNotFound();
+        if (!row) throw notFound("Call");
         const activities = await calls.sessionActivities(tx, org.orgId, req.sessionId);
         return { call: toCallDetail(row, activities.map(toActivity)) };
       });
@@ -59,7 +55,7 @@ export function callHandlers(service: ServiceContext, deps: { calls: CallStore; 
       const org = orgOf(ctx);
       const removed = await service.write(async (tx, emit) => {
         const result = await calls.deleteSession(tx, org.orgId, req.sessionId);
-        if (result.activities === 0) throw callNotFound();
+        if (result.activities === 0) throw notFound("Call");
         emitDeleted(org.orgId, result, emit);
         return result;
       });
@@ -89,7 +85,7 @@ export function callHandlers(service: ServiceContext, deps: { calls: CallStore; 
     async getCallRecording(req: GetCallRecordingRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       const row = await calls.get(db, org.orgId, req.sessionId);
-      if (!row) throw callNotFound();
+      if (!row) throw notFound("Call");
       const recording = recordingOf(row.metadata ?? {});
       if (!recording) throw new ConnectError("The call has no recording", Code.NotFound);
       const contentType = typeof row.metadata.recording_content_type === "string" ? row.metadata.recording_content_type : undefined;
@@ -111,7 +107,7 @@ export function callHandlers(service: ServiceContext, deps: { calls: CallStore; 
       const recording = { key: audio.objectKey, contentType: audio.contentType.toLowerCase(), bytes: Number(audio.bytes) };
       const previous = await service.write(async (tx, emit) => {
         const changed = await calls.setRecording(tx, org.orgId, req.sessionId, recording);
-        if (!changed) throw callNotFound();
+        if (!changed) throw notFound("Call");
         emit(
           newEvent(
             org.orgId,

@@ -2,7 +2,7 @@ import { create, type JsonObject } from "@bufbuild/protobuf";
 import type { UploadedFile } from "@voiceops/proto/voiceops/api/v1/upload_pb";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
-import { blankToNull, enumToJson, invalidArgument, orgOf, violation, type Emit, type Queryable, type ServiceContext, type Violation } from "@voiceops/platform";
+import { blankToNull, enumToJson, invalidArgument, orgOf, violation, type Emit, type Queryable, type ServiceContext, type Violation, notFound } from "@voiceops/platform";
 import {
   CampaignContactStatusSchema,
   CampaignStatusSchema,
@@ -30,10 +30,6 @@ import type { CrmLookup } from "./crm-lookup.js";
 
 /** Most data rows one upload may hold. */
 const MAX_ROWS = 10_000;
-
-export function campaignNotFound(): ConnectError {
-  return new ConnectError("Campaign not found", Code.NotFound);
-}
 
 /** The window a create asks for, with defaults for omitted parts, clamped; or its violations. */
 function windowInput(input: CallingWindowInput | undefined, violations: Violation[]): CallingWindow {
@@ -71,7 +67,7 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
   async function transition(orgId: string, id: string, change: (row: CampaignRow, tx: Queryable, emit: Emit) => Promise<CampaignRow>) {
     const row = await service.write(async (tx, emit) => {
       const current = await campaigns.get(tx, orgId, id, "FOR UPDATE");
-      if (!current) throw campaignNotFound();
+      if (!current) throw notFound("Campaign");
       const changed = await change(current, tx, emit);
       await engine.campaignChanged(tx, emit, changed);
       return changed;
@@ -116,7 +112,7 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
 
     async getCampaign(req: GetCampaignRequest, ctx: HandlerContext) {
       const row = await campaigns.get(db, orgOf(ctx).orgId, req.campaignId);
-      if (!row) throw campaignNotFound();
+      if (!row) throw notFound("Campaign");
       return present(row);
     },
 
@@ -150,7 +146,7 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
     async addCampaignContacts(req: AddCampaignContactsRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       const existing = await campaigns.get(db, org.orgId, req.campaignId);
-      if (!existing) throw campaignNotFound();
+      if (!existing) throw notFound("Campaign");
       assertOpen(existing);
       if (req.contactIds.length > 0 && req.contacts.length > 0) {
         throw invalidArgument([violation("", "value_error", "Value error, give contact_ids or contacts, not both", undefined)]);
@@ -176,7 +172,7 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
 
     async listCampaignContacts(req: ListCampaignContactsRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      if (!(await campaigns.get(db, org.orgId, req.campaignId))) throw campaignNotFound();
+      if (!(await campaigns.get(db, org.orgId, req.campaignId))) throw notFound("Campaign");
       const page = req.page ?? 1;
       const pageSize = req.pageSize ?? 50;
       const status = req.status === undefined ? undefined : (enumToJson(CampaignContactStatusSchema, req.status) ?? undefined);
@@ -248,7 +244,7 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
     const firsts = valid.filter((c) => (seen.has(c.phoneNumber) ? false : (seen.add(c.phoneNumber), true)));
     const added = await service.write(async (tx) => {
       const campaign = await campaigns.get(tx, orgId, campaignId, "FOR SHARE");
-      if (!campaign) throw campaignNotFound();
+      if (!campaign) throw notFound("Campaign");
       assertOpen(campaign);
       const listed = await dnc.blocked(tx, orgId, firsts.map((c) => c.phoneNumber), service.clock.now());
       const rows: NewCampaignContact[] = firsts.map((c) => ({ ...c, status: listed.has(c.phoneNumber) ? "skipped_dnc" : "pending" }));

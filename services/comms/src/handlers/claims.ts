@@ -1,9 +1,8 @@
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import { orgOf, type ServiceContext } from "@voiceops/platform";
+import { orgOf, type ServiceContext, notFound } from "@voiceops/platform";
 import type { ClaimCallsRequest, OutboundCallsService, RenewCallLeaseRequest } from "@voiceops/proto/voiceops/comms/v1/outbound_service_pb";
 import { LEASE_MS, type OutboundEngine } from "../outbound/engine.js";
-import { callRequestNotFound } from "./call-requests.js";
 
 /** The voice runtime's side: claiming due calls under a lease, and keeping a long call's lease. */
 export function claimHandlers(service: ServiceContext, engine: OutboundEngine) {
@@ -19,7 +18,7 @@ export function claimHandlers(service: ServiceContext, engine: OutboundEngine) {
       const leaseUntil = new Date(service.clock.now().getTime() + LEASE_MS);
       const renewed = await service.write((tx) => engine.stores.requests.renewLease(tx, org.orgId, req.callRequestId.toLowerCase(), leaseUntil));
       if (!renewed) {
-        if (!(await engine.stores.requests.get(service.db, org.orgId, req.callRequestId.toLowerCase()))) throw callRequestNotFound();
+        if (!(await engine.stores.requests.get(service.db, org.orgId, req.callRequestId.toLowerCase()))) throw notFound("Call request");
         throw new ConnectError("The call request is not dialing: its lease cannot be renewed", Code.FailedPrecondition);
       }
       return { leaseExpiresAt: timestampFromDate(leaseUntil) };

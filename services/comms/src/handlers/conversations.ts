@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import { enumToJson, invalidArgument, newEvent, normalizePhone, orgOf, violation, type Emit, type OrgContext, type ServiceContext } from "@voiceops/platform";
+import { enumToJson, invalidArgument, newEvent, normalizePhone, orgOf, violation, type Emit, type OrgContext, type ServiceContext, notFound } from "@voiceops/platform";
 import {
   ConversationChangedSchema,
   ConversationDeletedSchema,
@@ -23,10 +23,6 @@ import {
 } from "@voiceops/proto/voiceops/comms/v1/comms_service_pb";
 import { toConversation, toConversationMessage, type ConversationRow } from "../store/conversation-rows.js";
 import { SUMMARY, SUMMARY_UPDATED_AT, type ConversationStore } from "../store/conversations.js";
-
-export function conversationNotFound(): ConnectError {
-  return new ConnectError("Conversation not found", Code.NotFound);
-}
 
 function changed(orgId: string, verb: "created" | "updated" | "ended", row: ConversationRow) {
   return newEvent(orgId, `comms.conversation.${verb}`, ConversationChangedSchema, create(ConversationChangedSchema, { conversation: toConversation(row) }));
@@ -78,7 +74,7 @@ export function conversationHandlers(service: ServiceContext, store: Conversatio
     async getConversation(req: GetConversationRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       const row = await store.get(db, org.orgId, req.conversationId.toLowerCase());
-      if (!row) throw conversationNotFound();
+      if (!row) throw notFound("Conversation");
       return { conversation: toConversation(row) };
     },
 
@@ -86,7 +82,7 @@ export function conversationHandlers(service: ServiceContext, store: Conversatio
       const org = orgOf(ctx);
       const id = req.conversationId.toLowerCase();
       await service.write(async (tx, emit) => {
-        if (!(await store.delete(tx, org.orgId, id))) throw conversationNotFound();
+        if (!(await store.delete(tx, org.orgId, id))) throw notFound("Conversation");
         emit(newEvent(org.orgId, "comms.conversation.deleted", ConversationDeletedSchema, create(ConversationDeletedSchema, { conversationId: id })));
       });
       return {};
@@ -98,7 +94,7 @@ export function conversationHandlers(service: ServiceContext, store: Conversatio
       // One transaction, so the total and the messages are read from one snapshot.
       return db.transaction(async (tx) => {
         const conversation = await store.get(tx, org.orgId, id);
-        if (!conversation) throw conversationNotFound();
+        if (!conversation) throw notFound("Conversation");
         const rows = await store.latestMessages(tx, org.orgId, id, req.limit ?? 20);
         return { items: rows.map(toConversationMessage), total: conversation.message_count };
       });
@@ -110,7 +106,7 @@ export function conversationHandlers(service: ServiceContext, store: Conversatio
       const role = enumToJson(MessageRoleSchema, req.role) ?? "";
       const added = await service.write(async (tx, emit) => {
         const result = await store.addMessage(tx, org.orgId, id, { role, content: req.content, metadata: req.metadata ?? {} }, service.clock.now());
-        if (result === "missing") throw conversationNotFound();
+        if (result === "missing") throw notFound("Conversation");
         if (result === "ended") throw new ConnectError("Conversation has ended", Code.FailedPrecondition);
         emit(
           newEvent(
@@ -129,7 +125,7 @@ export function conversationHandlers(service: ServiceContext, store: Conversatio
       const org = orgOf(ctx);
       const row = await service.write(async (tx, emit) => {
         const ended = await store.end(tx, org.orgId, req.conversationId.toLowerCase(), service.clock.now());
-        if (!ended) throw conversationNotFound();
+        if (!ended) throw notFound("Conversation");
         if (ended.changed) emit(changed(org.orgId, "ended", ended.row));
         return ended.row;
       });

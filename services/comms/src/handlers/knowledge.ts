@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
-import { blankToNull, invalidArgument, newEvent, orgOf, violation, type ServiceContext, type Violation } from "@voiceops/platform";
+import { type ServiceImpl } from "@connectrpc/connect";
+import { blankToNull, invalidArgument, newEvent, orgOf, violation, type ServiceContext, type Violation, notFound } from "@voiceops/platform";
 import { KnowledgeSourceCreatedSchema, KnowledgeSourceDeletedSchema } from "@voiceops/proto/voiceops/comms/v1/knowledge_events_pb";
 import {
   KnowledgeSearchMode,
@@ -16,10 +16,6 @@ import { resolveAll, urlProblem } from "../knowledge/fetch-url.js";
 import { toKnowledgeSource, type SourceStatus, type SourceType } from "../store/knowledge-rows.js";
 import { KnowledgeSearchStore } from "../store/knowledge-search.js";
 import type { KnowledgeSourceStore, NewSource } from "../store/knowledge-sources.js";
-
-function sourceNotFound(): ConnectError {
-  return new ConnectError("Knowledge source not found", Code.NotFound);
-}
 
 const STATUS_NAME: Partial<Record<KnowledgeSourceStatus, SourceStatus>> = {
   [KnowledgeSourceStatus.PROCESSING]: "processing",
@@ -150,7 +146,7 @@ export function knowledgeHandlers(
     async getKnowledgeSource(req, ctx) {
       const org = orgOf(ctx);
       const row = await store.get(db, org.orgId, req.sourceId);
-      if (!row) throw sourceNotFound();
+      if (!row) throw notFound("Knowledge source");
       return { source: toKnowledgeSource(row) };
     },
 
@@ -158,7 +154,7 @@ export function knowledgeHandlers(
       const org = orgOf(ctx);
       const deleted = await service.write(async (tx, emit) => {
         const row = await store.delete(tx, org.orgId, req.sourceId);
-        if (!row) throw sourceNotFound();
+        if (!row) throw notFound("Knowledge source");
         emit(newEvent(org.orgId, "comms.knowledge_source.deleted", KnowledgeSourceDeletedSchema, create(KnowledgeSourceDeletedSchema, { sourceId: row.id })));
         return row;
       });

@@ -10,8 +10,7 @@ import {
   updatedFields,
   violation,
   type Emit,
-  type ServiceContext,
-} from "@voiceops/platform";
+  type ServiceContext, notFound } from "@voiceops/platform";
 import { ContactCreatedSchema, ContactDeletedSchema, ContactUpdatedSchema, LeadDeletedSchema } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
 import {
   ContactFieldsSchema,
@@ -37,10 +36,6 @@ const SORTS: Record<ContactSort, SortName> = {
   [ContactSort.NAME_DESC]: "name_desc",
   [ContactSort.NEWEST]: "newest",
 };
-
-export function contactNotFound(): ConnectError {
-  return new ConnectError("Contact not found", Code.NotFound);
-}
 
 function duplicatePhone(existing: ContactRow | undefined, phone: string): ConnectError {
   return new ConnectError(`A contact with phone number ${phone} already exists: ${existing?.id ?? "unknown"}`, Code.AlreadyExists);
@@ -104,7 +99,7 @@ export function contactHandlers(service: ServiceContext, stores: CrmStores) {
     async getContact(req: GetContactRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       const row = await store.get(db, org.orgId, req.contactId);
-      if (!row) throw contactNotFound();
+      if (!row) throw notFound("Contact");
       return { contact: toContact(row) };
     },
 
@@ -117,7 +112,7 @@ export function contactHandlers(service: ServiceContext, stores: CrmStores) {
         // The contact must exist in the caller's org before anything else is judged: an unknown
         // id (or another org's) is a 404 even when the new phone number is taken here.
         const existing = await store.get(tx, org.orgId, req.contactId);
-        if (!existing) throw contactNotFound();
+        if (!existing) throw notFound("Contact");
         if (fields.length === 0) return existing;
         const phone = typeof values.phone_number === "string" ? values.phone_number : undefined;
         if (phone) {
@@ -133,7 +128,7 @@ export function contactHandlers(service: ServiceContext, stores: CrmStores) {
           if (phone && pgErrorCode(error) === PgErrorCode.uniqueViolation) throw duplicatePhone(undefined, phone);
           throw error;
         }
-        if (!updated) throw contactNotFound();
+        if (!updated) throw notFound("Contact");
         if (!updated.name && !updated.phone_number) {
           throw invalidArgument([violation("contact", "value_error", "Value error, a contact needs a name or a phone_number", null)]);
         }
@@ -147,7 +142,7 @@ export function contactHandlers(service: ServiceContext, stores: CrmStores) {
       const org = orgOf(ctx);
       await service.write(async (tx, emit) => {
         const deleted = await store.delete(tx, org.orgId, [req.contactId]);
-        if (deleted.contactIds.length === 0) throw contactNotFound();
+        if (deleted.contactIds.length === 0) throw notFound("Contact");
         emitDeletions(org.orgId, deleted, emit);
       });
       return {};

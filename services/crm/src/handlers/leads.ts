@@ -14,8 +14,7 @@ import {
   type ServiceContext,
   updatedFields,
   violation,
-  type Violation,
-} from "@voiceops/platform";
+  type Violation, notFound } from "@voiceops/platform";
 import { ContactCreatedSchema, ContactUpdatedSchema, LeadCreatedSchema, LeadDeletedSchema, LeadUpdatedSchema } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
 import {
   LeadFieldsSchema,
@@ -36,10 +35,6 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const LEAD_INPUT_FIELDS = ["status", "source", "notes", "estimated_value_cents", "next_step", "next_step_due_at", "lost_reason"] as const;
 type LeadInputField = (typeof LEAD_INPUT_FIELDS)[number];
 
-
-function leadNotFound(): ConnectError {
-  return new ConnectError("Lead not found", Code.NotFound);
-}
 
 /** Column values for the named writable lead fields. */
 function leadValues(input: LeadFields | CreateLeadRequest, fields: readonly LeadInputField[]): LeadValues {
@@ -156,7 +151,7 @@ export function leadHandlers(service: ServiceContext, stores: CrmStores, pipelin
 
   async function readLead(tx: Queryable, orgId: string, id: string): Promise<LeadRow> {
     const row = await leads.get(tx, orgId, id);
-    if (!row) throw leadNotFound();
+    if (!row) throw notFound("Lead");
     return row;
   }
 
@@ -250,7 +245,7 @@ export function leadHandlers(service: ServiceContext, stores: CrmStores, pipelin
       const org = orgOf(ctx);
       await service.write(async (tx, emit) => {
         const deleted = await leads.delete(tx, org.orgId, req.leadId);
-        if (!deleted) throw leadNotFound();
+        if (!deleted) throw notFound("Lead");
         emit(newEvent(org.orgId, "crm.lead.deleted", LeadDeletedSchema, create(LeadDeletedSchema, { leadId: req.leadId, contactId: deleted.contact_id })));
       });
       return {};

@@ -1,11 +1,10 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import { newEvent, newSecret, orgOf, type ServiceContext } from "@voiceops/platform";
+import { newEvent, newSecret, orgOf, type ServiceContext, notFound } from "@voiceops/platform";
 import { PortalTokenCreatedSchema, PortalTokensRevokedSchema } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
 import type { CreatePortalTokenRequest, CrmService, RevokePortalTokenRequest } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 import type { CrmStores } from "../store/index.js";
-import { contactNotFound } from "./contacts.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -19,7 +18,7 @@ export function portalTokenHandlers(service: ServiceContext, stores: CrmStores) 
       const { secret, hash } = newSecret("pt_");
       await service.write(async (tx, emit) => {
         const contact = await contacts.get(tx, org.orgId, req.contactId);
-        if (!contact) throw contactNotFound();
+        if (!contact) throw notFound("Contact");
         const revokedTokenIds = await tokens.revokeActive(tx, org.orgId, contact.id, now);
         const tokenId = await tokens.insert(tx, org.orgId, contact.id, hash, expiresAt);
         emit(
@@ -33,7 +32,7 @@ export function portalTokenHandlers(service: ServiceContext, stores: CrmStores) 
       const org = orgOf(ctx);
       await service.write(async (tx, emit) => {
         const contact = await contacts.get(tx, org.orgId, req.contactId);
-        if (!contact) throw contactNotFound();
+        if (!contact) throw notFound("Contact");
         const tokenIds = await tokens.revokeActive(tx, org.orgId, contact.id, service.clock.now());
         if (tokenIds.length > 0) emit(newEvent(org.orgId, "crm.portal_token.revoked", PortalTokensRevokedSchema, create(PortalTokensRevokedSchema, { contactId: contact.id, tokenIds })));
       });

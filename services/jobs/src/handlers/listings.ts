@@ -1,15 +1,11 @@
 import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
-import { blankToNull, invalidArgument, newEvent, orgOf, updatedFields, violation, type ServiceContext, type Violation } from "@voiceops/platform";
+import { type ServiceImpl } from "@connectrpc/connect";
+import { blankToNull, invalidArgument, newEvent, orgOf, updatedFields, violation, type ServiceContext, type Violation, notFound } from "@voiceops/platform";
 import { ServiceListingChangedSchema } from "@voiceops/proto/voiceops/jobs/v1/jobs_events_pb";
 import { ServiceListingFieldsSchema, type JobsService } from "@voiceops/proto/voiceops/jobs/v1/jobs_service_pb";
 import { toServiceListing } from "../store/listing-rows.js";
 import { LISTING_FIELDS, type ListingField, type ListingValues } from "../store/listings.js";
 import type { JobsStores } from "../store/index.js";
-
-function listingNotFound(): ConnectError {
-  return new ConnectError("Service listing not found", Code.NotFound);
-}
 
 /** The writable listing fields, as both the create request and ServiceListingFields carry them. */
 interface ListingInput {
@@ -98,7 +94,7 @@ export function listingHandlers(service: ServiceContext, stores: JobsStores) {
     async getServiceListing(req, ctx) {
       const org = orgOf(ctx);
       const row = await store.get(db, org.orgId, req.listingId);
-      if (!row) throw listingNotFound();
+      if (!row) throw notFound("Service listing");
       return { listing: toServiceListing(row) };
     },
 
@@ -111,11 +107,11 @@ export function listingHandlers(service: ServiceContext, stores: JobsStores) {
         if (Object.keys(values).length === 0) {
           // Nothing to change: answer the listing as it is, without touching updated_at.
           const existing = await store.get(tx, org.orgId, req.listingId);
-          if (!existing) throw listingNotFound();
+          if (!existing) throw notFound("Service listing");
           return existing;
         }
         const updated = await store.update(tx, org.orgId, req.listingId, values);
-        if (!updated) throw listingNotFound();
+        if (!updated) throw notFound("Service listing");
         const listing = toServiceListing(updated);
         emit(newEvent(org.orgId, "jobs.service_listing.updated", ServiceListingChangedSchema, create(ServiceListingChangedSchema, { listingId: updated.id, listing })));
         return updated;
@@ -127,7 +123,7 @@ export function listingHandlers(service: ServiceContext, stores: JobsStores) {
       const org = orgOf(ctx);
       await service.write(async (tx, emit) => {
         const deletedId = await store.delete(tx, org.orgId, req.listingId);
-        if (!deletedId) throw listingNotFound();
+        if (!deletedId) throw notFound("Service listing");
         emit(newEvent(org.orgId, "jobs.service_listing.deleted", ServiceListingChangedSchema, create(ServiceListingChangedSchema, { listingId: deletedId })));
       });
       return {};

@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import { blankToNull, enumToJson, newEvent, orgOf, type ServiceContext } from "@voiceops/platform";
+import { blankToNull, enumToJson, newEvent, orgOf, type ServiceContext, notFound } from "@voiceops/platform";
 import { EmergencyRaisedSchema, QuotePostedSchema, QuoteStatusChangedSchema } from "@voiceops/proto/voiceops/jobs/v1/jobs_events_pb";
 import {
   EmergencyTypeSchema,
@@ -11,7 +11,6 @@ import {
   type JobsService,
 } from "@voiceops/proto/voiceops/jobs/v1/jobs_service_pb";
 import { toQuoteOfRequest, toServiceRequest } from "../store/rows.js";
-import { requestNotFound } from "./requests.js";
 import type { JobsStores } from "../store/index.js";
 
 /** Quotes (posted, then approved, rejected or billed) and emergencies of service requests. */
@@ -27,7 +26,7 @@ export function quoteHandlers(service: ServiceContext, stores: JobsStores) {
           diagnosticFeeCents: req.diagnosticFeeCents === undefined ? null : Number(req.diagnosticFeeCents),
           notes: blankToNull(req.notes),
         });
-        if (!updated) throw requestNotFound();
+        if (!updated) throw notFound("Service request");
         emit(newEvent(org.orgId, "jobs.quote.posted", QuotePostedSchema, create(QuotePostedSchema, { quote: toQuoteOfRequest(updated) })));
         return updated;
       });
@@ -42,7 +41,7 @@ export function quoteHandlers(service: ServiceContext, stores: JobsStores) {
         const updated = await store.setQuoteStatus(tx, org.orgId, req.serviceRequestId, status);
         if (!updated) {
           const exists = await store.get(tx, org.orgId, req.serviceRequestId);
-          throw exists ? new ConnectError("This service request has no quote", Code.NotFound) : requestNotFound();
+          throw exists ? new ConnectError("This service request has no quote", Code.NotFound) : notFound("Service request");
         }
         emit(newEvent(org.orgId, "jobs.quote.status_changed", QuoteStatusChangedSchema, create(QuoteStatusChangedSchema, { quote: toQuoteOfRequest(updated) })));
         return updated;
@@ -60,7 +59,7 @@ export function quoteHandlers(service: ServiceContext, stores: JobsStores) {
           priority: req.emergencyPriority ?? 1,
           notes: blankToNull(req.notes),
         });
-        if (!updated) throw requestNotFound();
+        if (!updated) throw notFound("Service request");
         emit(newEvent(org.orgId, "jobs.emergency.raised", EmergencyRaisedSchema, create(EmergencyRaisedSchema, { serviceRequest: toServiceRequest(updated) })));
         return updated;
       });

@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import { blankToNull, endOfLocalDay, enumToJson, invalidArgument, newEvent, orgOf, updatedFields, type ServiceContext } from "@voiceops/platform";
+import { type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import { blankToNull, endOfLocalDay, enumToJson, invalidArgument, newEvent, orgOf, updatedFields, type ServiceContext, notFound } from "@voiceops/platform";
 import { ServiceRequestCreatedSchema, ServiceRequestDeletedSchema, ServiceRequestUpdatedSchema } from "@voiceops/proto/voiceops/jobs/v1/jobs_events_pb";
 import {
   ServiceRequestFieldsSchema,
@@ -19,10 +19,6 @@ import { REQUEST_FIELDS, type RequestField, type RequestValues } from "../store/
 import { toServiceRequest } from "../store/rows.js";
 import type { ReferenceChecker } from "./references.js";
 import type { JobsStores } from "../store/index.js";
-
-export function requestNotFound(): ConnectError {
-  return new ConnectError("Service request not found", Code.NotFound);
-}
 
 /** Column values of the named fields of a create or update payload. */
 function requestValues(input: ServiceRequestFields | CreateServiceRequestRequest, fields: readonly RequestField[]): RequestValues {
@@ -94,7 +90,7 @@ export function requestHandlers(service: ServiceContext, stores: JobsStores, che
     async getServiceRequest(req: GetServiceRequestRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       const row = await store.get(db, org.orgId, req.serviceRequestId);
-      if (!row) throw requestNotFound();
+      if (!row) throw notFound("Service request");
       return { serviceRequest: toServiceRequest(row) };
     },
 
@@ -103,7 +99,7 @@ export function requestHandlers(service: ServiceContext, stores: JobsStores, che
       const fields = updatedFields(ServiceRequestFieldsSchema, req.serviceRequest, req.updateMask, REQUEST_FIELDS);
       const values = requestValues(req.serviceRequest ?? create(ServiceRequestFieldsSchema), fields);
       // An unknown request is a 404 before any check of what the body links to.
-      if (!(await store.get(db, org.orgId, req.serviceRequestId))) throw requestNotFound();
+      if (!(await store.get(db, org.orgId, req.serviceRequestId))) throw notFound("Service request");
       const violations = await checkReferences(
         org,
         { contactId: values.contact_id as string | null | undefined, providerId: values.provider_id as string | null | undefined },
@@ -112,7 +108,7 @@ export function requestHandlers(service: ServiceContext, stores: JobsStores, che
       if (violations.length > 0) throw invalidArgument(violations);
       const row = await service.write(async (tx, emit) => {
         const updated = fields.length === 0 ? await store.get(tx, org.orgId, req.serviceRequestId) : await store.update(tx, org.orgId, req.serviceRequestId, values);
-        if (!updated) throw requestNotFound();
+        if (!updated) throw notFound("Service request");
         if (fields.length > 0) {
           emit(newEvent(org.orgId, "jobs.service_request.updated", ServiceRequestUpdatedSchema, create(ServiceRequestUpdatedSchema, { serviceRequest: toServiceRequest(updated) })));
         }
@@ -124,7 +120,7 @@ export function requestHandlers(service: ServiceContext, stores: JobsStores, che
     async deleteServiceRequest(req: DeleteServiceRequestRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       await service.write(async (tx, emit) => {
-        if (!(await store.delete(tx, org.orgId, req.serviceRequestId))) throw requestNotFound();
+        if (!(await store.delete(tx, org.orgId, req.serviceRequestId))) throw notFound("Service request");
         emit(newEvent(org.orgId, "jobs.service_request.deleted", ServiceRequestDeletedSchema, create(ServiceRequestDeletedSchema, { serviceRequestId: req.serviceRequestId })));
       });
       return {};

@@ -50,3 +50,8 @@ export function violationsOf(error: ConnectError): Violation[] {
     })),
   );
 }
+
+/** The 404 of a record the caller's organization does not have ("Contact not found"). */
+export function notFound(what: string): ConnectError {
+  return new ConnectError(`${what} not found`, Code.NotFound);
+}
