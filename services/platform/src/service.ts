@@ -145,12 +145,13 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-export async function startService(module: ServiceModule, runtime: ServiceRuntime): Promise<RunningService> {
-  const logger = runtime.logger.child({ service: module.name });
+/**
+ * The context a service's handlers and consumers run with: its events go to its outbox in the
+ * writing transaction, and the relay is nudged after the commit.
+ */
+export function createServiceContext(module: ServiceModule, runtime: Omit<ServiceRuntime, "host" | "port">, logger: Logger, relay: OutboxRelay): ServiceContext {
   const { db, bus } = runtime;
-  await migrate(db, module.schema, readMigrations(module.migrationsDir));
-  const relay = new OutboxRelay({ db, bus, schema: module.schema, logger });
-  const context: ServiceContext = {
+  return {
     name: module.name,
     schema: module.schema,
     db,
@@ -172,6 +173,14 @@ export async function startService(module: ServiceModule, runtime: ServiceRuntim
       return result;
     },
   };
+}
+
+export async function startService(module: ServiceModule, runtime: ServiceRuntime): Promise<RunningService> {
+  const logger = runtime.logger.child({ service: module.name });
+  const { db, bus } = runtime;
+  await migrate(db, module.schema, readMigrations(module.migrationsDir));
+  const relay = new OutboxRelay({ db, bus, schema: module.schema, logger });
+  const context = createServiceContext(module, runtime, logger, relay);
   const subscriptions: Subscription[] = [];
   for (const consumer of module.consumers?.(context) ?? []) {
     subscriptions.push(await startConsumer({ bus, db, schema: module.schema, logger, onEmitted: () => relay.nudge() }, consumer));

@@ -160,3 +160,4 @@ export * from "./expect.js";
 export * from "./system.js";
 export * from "./processes.js";
 export * from "./s3.js";
+export * from "./handlers.js";
