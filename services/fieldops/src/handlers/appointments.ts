@@ -61,9 +61,24 @@ function rulesOf(type: AppointmentTypeRow): SlotRules {
   };
 }
 
-/** RFC 3339 with the zone's offset at that instant, to the second. */
-function localIso(ms: number, zone: string): string {
-  return DateTime.fromMillis(ms, { zone }).toISO({ suppressMilliseconds: true }) ?? new Date(ms).toISOString();
+/**
+ * Writes instants as RFC 3339 with the zone's offset at each, to the second, as luxon does. The
+ * offset is looked up once per quarter hour (zones change offset on quarter hours at the
+ * finest), not once per slot.
+ */
+function localIsoWriter(zone: string): (ms: number) => string {
+  const offsets = new Map<number, { offsetMs: number; suffix: string }>();
+  return (ms) => {
+    const quarter = Math.floor(ms / 900_000);
+    let known = offsets.get(quarter);
+    if (!known) {
+      const local = DateTime.fromMillis(ms, { zone });
+      const iso = local.toISO({ suppressMilliseconds: true }) ?? new Date(ms).toISOString();
+      known = { offsetMs: local.offset * 60_000, suffix: iso.slice(19) };
+      offsets.set(quarter, known);
+    }
+    return new Date(ms + known.offsetMs).toISOString().slice(0, 19) + known.suffix;
+  };
 }
 
 /** A YYYY-MM-DD field, or a violation naming it. */
@@ -237,10 +252,11 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
       if (technicianId !== undefined && !snapshot.askedTechnicianExists) throw invalidArgument([unknownTechnician("technician_id", req.technicianId ?? technicianId)]);
       // An asked technician stands alone: without them there is nobody (not the business).
       const slots = technicianId !== undefined && snapshot.technicians.length === 0 ? [] : freeSlots(snapshot, candidates, rules, org.timezone, now);
+      const write = localIsoWriter(zone);
       return {
         appointmentTypeId: type.id,
         timezone: zone,
-        slots: slots.map((slot) => ({ start: localIso(slot.start, zone), end: localIso(slot.end, zone), technicianIds: slot.technicianIds })),
+        slots: slots.map((slot) => ({ start: write(slot.start), end: write(slot.end), technicianIds: slot.technicianIds })),
       };
     },
 

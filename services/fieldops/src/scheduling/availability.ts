@@ -21,11 +21,11 @@ export function freeSlots(snapshot: SchedulingSnapshot, candidates: Span[], rule
   const resources = snapshot.hasTechnicians ? snapshot.technicians.map((technician) => technician.id) : [BUSINESS];
   const busy = new Map<string, Span[]>(resources.map((id) => [id, []]));
   for (const appointment of snapshot.appointments) {
-    busy.get(appointment.technician_id ?? BUSINESS)?.push({ start: appointment.held_from.getTime(), end: appointment.held_to.getTime() });
+    busy.get(appointment.technician_id ?? BUSINESS)?.push({ start: appointment.heldFrom, end: appointment.heldTo });
   }
   const endOfToday = endOfLocalDay(orgZone, 0, now).getTime();
   for (const dispatch of snapshot.dispatches) {
-    busy.get(dispatch.technician_id)?.push({ start: Math.min(dispatch.created_at.getTime(), now.getTime()), end: endOfToday });
+    busy.get(dispatch.technician_id)?.push({ start: Math.min(dispatch.since, now.getTime()), end: endOfToday });
   }
   const calendars = resources.map((id) => ({ id, calendar: new BusyCalendar(busy.get(id) ?? []) }));
   const slots: FreeSlot[] = [];
@@ -45,7 +45,7 @@ export function freeSlots(snapshot: SchedulingSnapshot, candidates: Span[], rule
 export function rankForBooking(snapshot: SchedulingSnapshot, free: string[], day: Span): string[] {
   const counts = new Map<string, number>();
   for (const appointment of snapshot.appointments) {
-    const start = appointment.start_at.getTime();
+    const start = appointment.start;
     if (appointment.technician_id && start >= day.start && start < day.end) counts.set(appointment.technician_id, (counts.get(appointment.technician_id) ?? 0) + 1);
   }
   const order = new Map(snapshot.technicians.map((technician, index) => [technician.id, index]));

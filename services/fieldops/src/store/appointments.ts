@@ -67,10 +67,10 @@ export interface SchedulingSnapshot {
   askedTechnicianExists: boolean;
   /** Active technicians having every required skill (only the asked one, when one is), by name. */
   technicians: { id: string; name: string }[];
-  /** Active appointments whose held time meets the range; technician_id null = the business. */
-  appointments: { id: string; technician_id: string | null; held_from: Date; held_to: Date; start_at: Date }[];
-  /** Active dispatches: their technician and since when. */
-  dispatches: { technician_id: string; created_at: Date }[];
+  /** Active appointments of those technicians (or of the business: technician_id null) whose held time meets the range; epoch ms. */
+  appointments: { id: string; technician_id: string | null; heldFrom: number; heldTo: number; start: number }[];
+  /** Active dispatches of those technicians: who and since when (epoch ms). */
+  dispatches: { technician_id: string; since: number }[];
 }
 
 export interface SnapshotQuery {
@@ -87,9 +87,9 @@ interface SnapshotRow {
   id: string | null;
   resource: string | null;
   name: string | null;
-  from_at: Date | null;
-  to_at: Date | null;
-  start_at: Date | null;
+  from_ms: number | string | null;
+  to_ms: number | string | null;
+  start_ms: number | string | null;
 }
 
 export interface AppointmentListQuery {
@@ -108,13 +108,15 @@ export class AppointmentStore {
    * index scans), for the slot arithmetic that follows in memory.
    */
   async snapshot(db: Queryable, orgId: string, query: SnapshotQuery): Promise<SchedulingSnapshot> {
+    // Instants come back as epoch milliseconds (float8): thousands of rows parse far faster than as dates.
     const result = await db.query<SnapshotRow>(
-      `SELECT 'technician' AS kind, p.id, p.id AS resource, p.name, NULL::timestamptz AS from_at, NULL::timestamptz AS to_at, NULL::timestamptz AS start_at
-         FROM fieldops.service_providers p
+      `WITH techs AS (
+         SELECT p.id, p.name FROM fieldops.service_providers p
          WHERE p.org_id = $1 AND p.status = 'active' AND ($5::uuid IS NULL OR p.id = $5::uuid)
            AND NOT EXISTS (
              SELECT 1 FROM unnest($4::text[]) AS wanted
-             WHERE NOT EXISTS (SELECT 1 FROM unnest(p.skills) AS skill WHERE lower(skill) = lower(wanted)))
+             WHERE NOT EXISTS (SELECT 1 FROM unnest(p.skills) AS skill WHERE lower(skill) = lower(wanted))))
+       SELECT 'technician' AS kind, t.id, t.id AS resource, t.name, NULL::float8 AS from_ms, NULL::float8 AS to_ms, NULL::float8 AS start_ms FROM techs t
        UNION ALL
        SELECT 'any_technician', NULL, NULL, NULL, NULL, NULL, NULL
          WHERE EXISTS (SELECT 1 FROM fieldops.service_providers WHERE org_id = $1)
@@ -122,13 +124,15 @@ export class AppointmentStore {
        SELECT 'asked_technician', NULL, NULL, NULL, NULL, NULL, NULL
          WHERE EXISTS (SELECT 1 FROM fieldops.service_providers WHERE org_id = $1 AND id = $5::uuid)
        UNION ALL
-       SELECT 'appointment', a.id, a.technician_id, NULL, lower(a.blocked), upper(a.blocked), a.start_at
+       SELECT 'appointment', a.id, a.technician_id, NULL,
+              extract(epoch FROM lower(a.blocked)) * 1000, extract(epoch FROM upper(a.blocked)) * 1000, extract(epoch FROM a.start_at) * 1000
          FROM fieldops.appointments a
          WHERE a.org_id = $1 AND a.${ACTIVE} AND a.blocked && tstzrange($2, $3) AND ($6::uuid IS NULL OR a.id <> $6::uuid)
+           AND (a.technician_id IS NULL OR a.technician_id IN (SELECT id FROM techs))
        UNION ALL
-       SELECT 'dispatch', d.id, d.technician_id, NULL, d.created_at, NULL, NULL
+       SELECT 'dispatch', d.id, d.technician_id, NULL, extract(epoch FROM d.created_at) * 1000, NULL, NULL
          FROM fieldops.dispatches d
-         WHERE d.org_id = $1 AND d.${ACTIVE_DISPATCH} AND d.technician_id IS NOT NULL`,
+         WHERE d.org_id = $1 AND d.${ACTIVE_DISPATCH} AND d.technician_id IN (SELECT id FROM techs)`,
       [orgId, query.from, query.to, query.requiredSkills, query.technicianId ?? null, query.ignoreAppointmentId ?? null],
     );
     const snapshot: SchedulingSnapshot = { hasTechnicians: false, askedTechnicianExists: false, technicians: [], appointments: [], dispatches: [] };
@@ -137,8 +141,8 @@ export class AppointmentStore {
       else if (row.kind === "any_technician") snapshot.hasTechnicians = true;
       else if (row.kind === "asked_technician") snapshot.askedTechnicianExists = true;
       else if (row.kind === "appointment") {
-        snapshot.appointments.push({ id: row.id as string, technician_id: row.resource, held_from: row.from_at as Date, held_to: row.to_at as Date, start_at: row.start_at as Date });
-      } else snapshot.dispatches.push({ technician_id: row.resource as string, created_at: row.from_at as Date });
+        snapshot.appointments.push({ id: row.id as string, technician_id: row.resource, heldFrom: Number(row.from_ms), heldTo: Number(row.to_ms), start: Number(row.start_ms) });
+      } else snapshot.dispatches.push({ technician_id: row.resource as string, since: Number(row.from_ms) });
     }
     snapshot.technicians.sort((a, b) => a.name.toLowerCase().localeCompare(b.name.toLowerCase()) || (a.id < b.id ? -1 : 1));
     return snapshot;
