@@ -5,7 +5,7 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { createClient, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
-import { createLogger, grpcUnaryTransport, orgHeaders, startRpcServer } from "@voiceops/platform";
+import { createLogger, DEFAULT_BUSINESS_HOURS, grpcUnaryTransport, orgHeaders, startRpcServer } from "@voiceops/platform";
 import { plainGrpcClient } from "@voiceops/platform/testing";
 import { ContactSchema, ContactStatus, CrmService } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 
@@ -58,7 +58,7 @@ async function serve(): Promise<void> {
 }
 
 async function client(kind: string, url: string, seconds: number): Promise<void> {
-  const headers = orgHeaders({ orgId: ORG, timezone: "UTC", country: "US", role: "owner", requestId: "bench" }, TOKEN);
+  const headers = orgHeaders({ orgId: ORG, timezone: "UTC", country: "US", businessHours: DEFAULT_BUSINESS_HOURS, role: "owner", requestId: "bench" }, TOKEN);
   let call: () => Promise<unknown>;
   if (kind === "grpc-js") {
     const c = plainGrpcClient(url);

@@ -1,5 +1,5 @@
+import { DEFAULT_BUSINESS_HOURS } from "@voiceops/platform";
 import { AdminClient, eventually, isolatedDatabase, newTenant, testEnv } from "@voiceops/platform/testing";
-import { DEFAULT_BUSINESS_HOURS } from "../../services/analytics/src/model/local-days.js";
 import { startSystem } from "../src/system.js";
 
 // Statistics on a year of history, against real PostgreSQL (DATABASE_URL): seeds the analytics

@@ -1,4 +1,5 @@
 import { describe, expect, inject, it } from "vitest";
+import { DEFAULT_BUSINESS_HOURS } from "@voiceops/platform";
 import { locs, testAdmin } from "@voiceops/platform/testing";
 
 const admin = testAdmin();
@@ -15,7 +16,14 @@ describe("admin API", () => {
   it("creates an organization with defaults, reads and patches it", async () => {
     const created = await admin.request("POST", "/admin/organizations", { name: "Defaults Plumbing" });
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ id: expect.any(String), name: "Defaults Plumbing", timezone: "UTC", default_country: "US", created_at: expect.any(String) });
+    expect(created.body).toEqual({
+      id: expect.any(String),
+      name: "Defaults Plumbing",
+      timezone: "UTC",
+      default_country: "US",
+      business_hours: DEFAULT_BUSINESS_HOURS,
+      created_at: expect.any(String),
+    });
     const read = await admin.request("GET", `/admin/organizations/${created.body.id}`);
     expect(read.body).toEqual(created.body);
     const patched = await admin.request("PATCH", `/admin/organizations/${created.body.id}`, { timezone: "Europe/Berlin", default_country: "de" });

@@ -47,8 +47,9 @@ export function createAdminApp(deps: { store: IdentityStore; cache: PrincipalCac
       const name = input.string("name", { required: true, max: 200 });
       const timezone = input.timezone("timezone") ?? "UTC";
       const country = input.country("default_country") ?? "US";
+      const businessHours = input.businessHours("business_hours");
       if (input.errors.length > 0 || name === undefined) return sendValidation(res, input.errors);
-      res.status(201).json(await store.createOrganization({ name: name.trim(), timezone, defaultCountry: country }));
+      res.status(201).json(await store.createOrganization({ name: name.trim(), timezone, defaultCountry: country, businessHours }));
     }),
   );
 
@@ -86,8 +87,9 @@ export function createAdminApp(deps: { store: IdentityStore; cache: PrincipalCac
       const name = input.string("name", { max: 200 });
       const timezone = input.timezone("timezone");
       const defaultCountry = input.country("default_country");
+      const businessHours = input.businessHours("business_hours");
       if (input.errors.length > 0) return sendValidation(res, input.errors);
-      const org = await store.updateOrganization(id, { name: name?.trim(), timezone, defaultCountry });
+      const org = await store.updateOrganization(id, { name: name?.trim(), timezone, defaultCountry, businessHours });
       if (!org) return sendDetail(res, 404, "Organization not found");
       cache.invalidate({ orgId: org.id });
       res.json(org);

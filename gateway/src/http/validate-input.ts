@@ -1,7 +1,7 @@
 import { IANAZone } from "luxon";
 import { getCountries } from "libphonenumber-js";
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
-import { isUuid, NUL_MESSAGE } from "@voiceops/platform";
+import { isUuid, NUL_MESSAGE, parseBusinessHours, type WeeklyHours } from "@voiceops/platform";
 import { parseTimestamp } from "../transcoder/json-codec.js";
 import type { ValidationEntry } from "../transcoder/request.js";
 
@@ -82,6 +82,17 @@ export class InputChecker {
       return undefined;
     }
     return timestampDate(parsed.value as Timestamp);
+  }
+
+  /** A week of opening hours (see parseBusinessHours); each problem is placed under the field. */
+  businessHours(name: string): WeeklyHours | undefined {
+    const value = this.body[name];
+    if (value === undefined) return undefined;
+    const { hours, problems } = parseBusinessHours(value);
+    for (const problem of problems) {
+      this.errors.push({ loc: ["body", name, ...problem.path], msg: problem.msg, type: problem.type, ...(problem.input === undefined ? {} : { input: problem.input }) });
+    }
+    return hours;
   }
 
   /** A datetime that must lie after `now` (an expiry). */

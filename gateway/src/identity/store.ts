@@ -1,4 +1,4 @@
-import { newId, type Database, type Role } from "@voiceops/platform";
+import { DEFAULT_BUSINESS_HOURS, newId, type Database, type Role, type WeeklyHours } from "@voiceops/platform";
 import { generateApiKey } from "./keys.js";
 
 export interface Organization {
@@ -6,6 +6,7 @@ export interface Organization {
   name: string;
   timezone: string;
   default_country: string;
+  business_hours: WeeklyHours;
   created_at: string;
 }
 
@@ -27,6 +28,7 @@ export interface Principal {
   role: Role;
   timezone: string;
   country: string;
+  businessHours: WeeklyHours;
   expiresAt: number | undefined;
 }
 
@@ -35,6 +37,7 @@ interface OrgRow {
   name: string;
   timezone: string;
   default_country: string;
+  business_hours: WeeklyHours;
   created_at: Date;
 }
 
@@ -52,7 +55,14 @@ interface KeyRow {
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
 function toOrganization(row: OrgRow): Organization {
-  return { id: row.id, name: row.name, timezone: row.timezone, default_country: row.default_country, created_at: row.created_at.toISOString() };
+  return {
+    id: row.id,
+    name: row.name,
+    timezone: row.timezone,
+    default_country: row.default_country,
+    business_hours: row.business_hours,
+    created_at: row.created_at.toISOString(),
+  };
 }
 
 function toKey(row: KeyRow): ApiKeyRecord {
@@ -68,17 +78,17 @@ function toKey(row: KeyRow): ApiKeyRecord {
   };
 }
 
-const ORG_COLUMNS = "id, name, timezone, default_country, created_at";
+const ORG_COLUMNS = "id, name, timezone, default_country, business_hours, created_at";
 const KEY_COLUMNS = "id, org_id, name, prefix, role, expires_at, revoked_at, created_at";
 
 /** Organizations and API keys, in the gateway's own schema. */
 export class IdentityStore {
   constructor(private readonly db: Database) {}
 
-  async createOrganization(input: { name: string; timezone: string; defaultCountry: string }): Promise<Organization> {
+  async createOrganization(input: { name: string; timezone: string; defaultCountry: string; businessHours?: WeeklyHours }): Promise<Organization> {
     const result = await this.db.query<OrgRow>(
-      `INSERT INTO identity.organizations (id, name, timezone, default_country) VALUES ($1, $2, $3, $4) RETURNING ${ORG_COLUMNS}`,
-      [newId(), input.name, input.timezone, input.defaultCountry],
+      `INSERT INTO identity.organizations (id, name, timezone, default_country, business_hours) VALUES ($1, $2, $3, $4, $5) RETURNING ${ORG_COLUMNS}`,
+      [newId(), input.name, input.timezone, input.defaultCountry, JSON.stringify(input.businessHours ?? DEFAULT_BUSINESS_HOURS)],
     );
     return toOrganization(result.rows[0] as OrgRow);
   }
@@ -96,13 +106,14 @@ export class IdentityStore {
     return result.rows.map(toOrganization);
   }
 
-  async updateOrganization(id: string, changes: { name?: string; timezone?: string; defaultCountry?: string }): Promise<Organization | undefined> {
+  /** Changes the given fields; business hours are replaced as a whole week. */
+  async updateOrganization(id: string, changes: { name?: string; timezone?: string; defaultCountry?: string; businessHours?: WeeklyHours }): Promise<Organization | undefined> {
     const result = await this.db.query<OrgRow>(
       `UPDATE identity.organizations
        SET name = coalesce($2, name), timezone = coalesce($3, timezone),
-           default_country = coalesce($4, default_country), updated_at = now()
+           default_country = coalesce($4, default_country), business_hours = coalesce($5::jsonb, business_hours), updated_at = now()
        WHERE id = $1 RETURNING ${ORG_COLUMNS}`,
-      [id, changes.name ?? null, changes.timezone ?? null, changes.defaultCountry ?? null],
+      [id, changes.name ?? null, changes.timezone ?? null, changes.defaultCountry ?? null, changes.businessHours ? JSON.stringify(changes.businessHours) : null],
     );
     return result.rows[0] ? toOrganization(result.rows[0]) : undefined;
   }
@@ -136,8 +147,8 @@ export class IdentityStore {
 
   /** The principal of a key hash, or undefined for an unknown or revoked key (one round trip). */
   async principalByHash(hash: string): Promise<Principal | undefined> {
-    const result = await this.db.query<{ id: string; org_id: string; role: Role; expires_at: Date | null; timezone: string; default_country: string }>(
-      `SELECT k.id, k.org_id, k.role, k.expires_at, o.timezone, o.default_country
+    const result = await this.db.query<{ id: string; org_id: string; role: Role; expires_at: Date | null; timezone: string; default_country: string; business_hours: WeeklyHours }>(
+      `SELECT k.id, k.org_id, k.role, k.expires_at, o.timezone, o.default_country, o.business_hours
        FROM identity.api_keys k JOIN identity.organizations o ON o.id = k.org_id
        WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
       [hash],
@@ -150,6 +161,7 @@ export class IdentityStore {
       role: row.role,
       timezone: row.timezone,
       country: row.default_country,
+      businessHours: row.business_hours,
       expiresAt: row.expires_at ? row.expires_at.getTime() : undefined,
     };
   }

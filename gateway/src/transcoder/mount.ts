@@ -59,7 +59,14 @@ function callRoute(route: Route, message: unknown, req: Request, res: Response, 
   const principal = req.principal;
   if (!principal) throw new Error("callRoute needs an authenticated request");
   const headers = orgHeaders(
-    { orgId: principal.orgId, timezone: principal.timezone, country: principal.country, role: principal.role, requestId: req.requestId },
+    {
+      orgId: principal.orgId,
+      timezone: principal.timezone,
+      country: principal.country,
+      businessHours: principal.businessHours,
+      role: principal.role,
+      requestId: req.requestId,
+    },
     deps.internalToken,
   );
   let transport;

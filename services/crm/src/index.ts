@@ -2,6 +2,7 @@ import { fileURLToPath } from "node:url";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { envInt, SERVICE_PORTS, type ServiceModule } from "@voiceops/platform";
 import { CrmService } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
+import { contactUpsertHandlers } from "./handlers/contact-upsert.js";
 import { contactHandlers } from "./handlers/contacts.js";
 import { leadHandlers } from "./handlers/leads.js";
 import { portalTokenHandlers } from "./handlers/portal-tokens.js";
@@ -19,6 +20,7 @@ export const crmService: ServiceModule = {
     // Every RPC of the service, or it does not compile.
     const impl: ServiceImpl<typeof CrmService> = {
       ...contactHandlers(context, stores),
+      ...contactUpsertHandlers(context, stores),
       ...leadHandlers(context, stores, pipelineDays),
       ...portalTokenHandlers(context, stores),
     };

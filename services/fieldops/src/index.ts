@@ -4,6 +4,8 @@ import { SERVICE_PORTS, type ServiceModule } from "@voiceops/platform";
 import { FieldopsService } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
 import { fieldopsConsumers } from "./consumers.js";
 import { alertHandlers } from "./handlers/alerts.js";
+import { appointmentTypeHandlers } from "./handlers/appointment-types.js";
+import { appointmentHandlers } from "./handlers/appointments.js";
 import { dispatchHandlers } from "./handlers/dispatches.js";
 import { providerHandlers } from "./handlers/providers.js";
 import { peerLookups } from "./handlers/references.js";
@@ -15,7 +17,8 @@ const stores = fieldopsStores();
 
 /**
  * The field-operations service: service providers, who are the technicians of the on-call
- * schedule and of emergency dispatch, and urgent alerts.
+ * schedule and of emergency dispatch, urgent alerts, and scheduling (appointment types,
+ * availability, bookings).
  */
 export const fieldopsService: ServiceModule = {
   name: "fieldops",
@@ -31,6 +34,8 @@ export const fieldopsService: ServiceModule = {
       ...scheduleHandlers(context, stores),
       ...dispatchHandlers(context, stores, lookups),
       ...alertHandlers(context, stores, lookups),
+      ...appointmentTypeHandlers(context, stores),
+      ...appointmentHandlers(context, stores, lookups),
     };
     return (router) => router.service(FieldopsService, impl);
   },

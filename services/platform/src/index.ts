@@ -3,6 +3,7 @@ export * from "./log.js";
 export * from "./ids.js";
 export * from "./phone.js";
 export * from "./time.js";
+export * from "./business-hours.js";
 export * from "./clock.js";
 export * from "./secrets.js";
 export * from "./objects/store.js";

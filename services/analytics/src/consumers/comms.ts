@@ -5,7 +5,7 @@ import { ActivityTypeSchema } from "@voiceops/proto/voiceops/comms/v1/comms_serv
 import { OutboundCallFinishedSchema, OutboundCallRequestedSchema } from "@voiceops/proto/voiceops/comms/v1/outbound_events_pb";
 import type { CallRequest } from "@voiceops/proto/voiceops/comms/v1/outbound_service_pb";
 import { addToBuckets, quarterOf } from "../model/buckets.js";
-import { isOpenAt } from "../model/local-days.js";
+import { isOpenAt } from "@voiceops/platform";
 import { Metric } from "../model/names.js";
 import type { OrgSettings } from "../model/org-settings.js";
 import { applyRecord } from "../model/records.js";

@@ -15,7 +15,7 @@ import {
 import { ServiceRequestPrioritySchema, ServiceRequestStatusSchema } from "@voiceops/proto/voiceops/jobs/v1/jobs_service_pb";
 import { ACTIVITY_TYPES, MESSAGE_TYPES, SMS_TYPES } from "../model/activity-types.js";
 import { addSums, sumDaysPerMetric, sumPerDay, sumQuartersPerMetric } from "../model/buckets.js";
-import { DEFAULT_BUSINESS_HOURS, lastLocalDates, shiftDate, startOfLocalDate } from "../model/local-days.js";
+import { lastLocalDates, shiftDate, startOfLocalDate } from "../model/local-days.js";
 import { Counter, Metric } from "../model/names.js";
 import { SettingsKeeper } from "../model/org-settings.js";
 import { readCounters } from "../model/records.js";
@@ -43,7 +43,7 @@ export function statisticsHandlers(service: ServiceContext) {
   /** The caller's organization, its day sums settled in its zone and opening hours. */
   async function settledOrg(ctx: HandlerContext) {
     const org = orgOf(ctx);
-    await settings.settle(org.orgId, { timezone: org.timezone, hours: DEFAULT_BUSINESS_HOURS });
+    await settings.settle(org.orgId, { timezone: org.timezone, hours: org.businessHours });
     return org;
   }
 

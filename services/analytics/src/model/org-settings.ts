@@ -1,6 +1,5 @@
-import type { Database, Queryable } from "@voiceops/platform";
+import { DEFAULT_BUSINESS_HOURS, isOpenAt, WEEKDAYS, type Database, type Queryable, type WeeklyHours } from "@voiceops/platform";
 import { DateTime } from "luxon";
-import { DEFAULT_BUSINESS_HOURS, isOpenAt, WEEKDAYS, type WeeklyHours } from "./local-days.js";
 import { Metric } from "./names.js";
 
 /** What the day sums depend on: the organization's time zone and opening hours. */

@@ -9,13 +9,14 @@ import {
   newEvent,
   type OrgContext,
   orgOf,
-  phoneInput,
   type Queryable,
   type ServiceContext,
   updatedFields,
   violation,
-  type Violation, notFound } from "@voiceops/platform";
-import { ContactCreatedSchema, ContactUpdatedSchema, LeadCreatedSchema, LeadDeletedSchema, LeadUpdatedSchema } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
+  type Violation,
+  notFound,
+} from "@voiceops/platform";
+import { ContactUpdatedSchema, LeadCreatedSchema, LeadDeletedSchema, LeadUpdatedSchema } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
 import {
   LeadFieldsSchema,
   LeadStatus,
@@ -28,7 +29,8 @@ import {
   type CrmService,
 } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 import type { LeadValues } from "../store/leads.js";
-import { leadStatusText, toContact, toLead, type ContactRow, type LeadRow } from "../store/rows.js";
+import { contactInput, upsertContact } from "./contact-upsert.js";
+import { leadStatusText, toContact, toLead, type LeadRow } from "../store/rows.js";
 import type { CrmStores } from "../store/index.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -95,53 +97,6 @@ export function leadHandlers(service: ServiceContext, stores: CrmStores, pipelin
   const { db } = service;
   const { leads, contacts } = stores;
 
-  /** The contact fields of a lead request, and what is wrong with them (all of it). */
-  function contactInput(org: OrgContext, req: CreateLeadRequest): { name: string | null; email: string | null; phone: string | null; violations: Violation[] } {
-    const name = blankToNull(req.name);
-    const email = blankToNull(req.email);
-    const violations: Violation[] = [];
-    const phone = phoneInput(req.phoneNumber, org.country, "phone_number", violations);
-    if (req.contactId) return { name, email, phone: phone ?? null, violations: [] };
-    if (phone === undefined) return { name, email, phone: null, violations };
-    if (!name && !phone && !email) {
-      violations.push(violation("", "value_error", "Value error, one of contact_id, name, phone_number or email is required", null));
-    }
-    return { name, email, phone, violations };
-  }
-
-  /**
-   * The lead's contact: the given one, else the one with the phone, else with the email, else a
-   * new one. `violations` are the request's other failures, reported together with a missing
-   * contact_id; with none, the contact fields are known to be valid.
-   */
-  async function upsertContact(tx: Queryable, org: OrgContext, req: CreateLeadRequest, emit: Emit, violations: Violation[]): Promise<ContactRow> {
-    if (req.contactId) {
-      const contact = await contacts.get(tx, org.orgId, req.contactId);
-      if (!contact) throw invalidArgument([violation("contact_id", "value_error", "Value error, contact not found", req.contactId), ...violations]);
-      if (violations.length > 0) throw invalidArgument(violations);
-      return contact;
-    }
-    if (violations.length > 0) throw invalidArgument(violations);
-    const { name, email, phone } = contactInput(org, req);
-    let contact = (phone ? await contacts.findByPhone(tx, org.orgId, phone) : undefined) ?? (email ? await contacts.findByEmail(tx, org.orgId, email) : undefined);
-    if (!contact) {
-      contact = (await contacts.insert(tx, org.orgId, { name, phone_number: phone, email, status: "lead" })) ?? (phone ? await contacts.findByPhone(tx, org.orgId, phone) : undefined);
-      if (!contact) throw new ConnectError("contact could not be stored", Code.Aborted);
-      emit(newEvent(org.orgId, "crm.contact.created", ContactCreatedSchema, create(ContactCreatedSchema, { contact: toContact(contact) })));
-      return contact;
-    }
-    // Fill what the existing contact lacks; never overwrite what it has.
-    const fill: Record<string, string> = {};
-    if (!contact.name && name) fill.name = name;
-    if (!contact.email && email) fill.email = email;
-    if (!contact.phone_number && phone && !(await contacts.findByPhone(tx, org.orgId, phone))) fill.phone_number = phone;
-    if (Object.keys(fill).length > 0) {
-      contact = (await contacts.update(tx, org.orgId, contact.id, fill)) ?? contact;
-      emit(newEvent(org.orgId, "crm.contact.updated", ContactUpdatedSchema, create(ContactUpdatedSchema, { contact: toContact(contact) })));
-    }
-    return contact;
-  }
-
   async function markCustomer(tx: Queryable, org: OrgContext, contactId: string, emit: Emit): Promise<void> {
     const contact = await contacts.get(tx, org.orgId, contactId);
     if (!contact || contact.status === "customer") return;
@@ -179,7 +134,7 @@ export function leadHandlers(service: ServiceContext, stores: CrmStores, pipelin
       // the transaction) a contact_id that is not in the org. Nothing is written when any fails.
       const violations = [...contactInput(org, req).violations, ...applyOutcome({ ...values }, undefined, "", "").violations];
       const row = await service.write(async (tx, emit) => {
-        const contact = await upsertContact(tx, org, req, emit, violations);
+        const contact = await upsertContact(tx, contacts, org, req, emit, violations);
         const { won } = applyOutcome(values, undefined, contact.id, "");
         if (won) await markCustomer(tx, org, contact.id, emit);
         const id = await leads.insert(tx, org.orgId, contact.id, values);

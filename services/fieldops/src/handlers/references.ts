@@ -1,5 +1,6 @@
-import { peerClient, foundOrUndefined, type OrgContext, type PeerClient, type ServiceContext } from "@voiceops/platform";
-import { CrmService } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { foundOrUndefined, invalidArgument, peerClient, violationsOf, type OrgContext, type PeerClient, type ServiceContext } from "@voiceops/platform";
+import { CrmService, type Contact, type UpsertContactRequest } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 import { JobsService, type ServiceRequest } from "@voiceops/proto/voiceops/jobs/v1/jobs_service_pb";
 
 /**
@@ -21,6 +22,25 @@ export function peerLookups(service: ServiceContext) {
     async contactExists(org: OrgContext, contactId: string): Promise<boolean> {
       crm ??= peerClient(CrmService, service.peer("crm"), service.internalToken);
       return (await foundOrUndefined(crm.client.getContact({ contactId }, crm.as(org)))) !== undefined;
+    },
+
+    /**
+     * The contact of a booking, found or created by the CRM as POST /api/leads does. The CRM's
+     * 422s are placed on the booking's fields: contact_id, or contact.<field>.
+     */
+    async upsertContact(org: OrgContext, reference: Partial<UpsertContactRequest>): Promise<Contact> {
+      crm ??= peerClient(CrmService, service.peer("crm"), service.internalToken);
+      try {
+        const response = await crm.client.upsertContact(reference, crm.as(org));
+        if (!response.contact) throw new ConnectError("the CRM answered no contact", Code.Internal);
+        return response.contact;
+      } catch (error) {
+        const failure = ConnectError.from(error);
+        if (failure.code !== Code.InvalidArgument) throw error;
+        throw invalidArgument(
+          violationsOf(failure).map((v) => ({ ...v, field: v.field === "contact_id" ? v.field : v.field ? `contact.${v.field}` : "contact" })),
+        );
+      }
     },
   };
 }

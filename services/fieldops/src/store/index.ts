@@ -1,4 +1,6 @@
 import { AlertStore } from "./alerts.js";
+import { AppointmentTypeStore } from "./appointment-types.js";
+import { AppointmentStore } from "./appointments.js";
 import { DispatchStore } from "./dispatches.js";
 import { ServiceProviderStore } from "./providers.js";
 import { ScheduleStore } from "./schedules.js";
@@ -11,6 +13,8 @@ export interface FieldopsStores {
   schedules: ScheduleStore;
   dispatches: DispatchStore;
   alerts: AlertStore;
+  appointmentTypes: AppointmentTypeStore;
+  appointments: AppointmentStore;
 }
 
 export function fieldopsStores(): FieldopsStores {
@@ -20,5 +24,7 @@ export function fieldopsStores(): FieldopsStores {
     schedules: new ScheduleStore(),
     dispatches: new DispatchStore(),
     alerts: new AlertStore(),
+    appointmentTypes: new AppointmentTypeStore(),
+    appointments: new AppointmentStore(),
   };
 }

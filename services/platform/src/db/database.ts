@@ -25,6 +25,8 @@ export interface Database extends Queryable {
 export const PgErrorCode = {
   uniqueViolation: "23505",
   foreignKeyViolation: "23503",
+  /** An exclusion constraint: two rows whose ranges may not overlap. */
+  exclusionViolation: "23P01",
 } as const;
 
 export function pgErrorCode(error: unknown): string | undefined {

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PGlite, type Transaction } from "@electric-sql/pglite";
 import { btree_gin } from "@electric-sql/pglite/contrib/btree_gin";
+import { btree_gist } from "@electric-sql/pglite/contrib/btree_gist";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import type { Database, QueryResult, Queryable, Row } from "./database.js";
 
@@ -55,7 +56,7 @@ export function parseTimestamptz(text: string): Date | number {
 }
 
 async function openPglite(dataDir: string | undefined): Promise<PGlite> {
-  const options = { extensions: { pg_trgm, btree_gin }, startParams: PGLITE_START_PARAMS, parsers: { [TIMESTAMPTZ_OID]: parseTimestamptz } };
+  const options = { extensions: { pg_trgm, btree_gin, btree_gist }, startParams: PGLITE_START_PARAMS, parsers: { [TIMESTAMPTZ_OID]: parseTimestamptz } };
   if (dataDir === undefined) {
     if (existsSync(PGLITE_TEMPLATE_TAR)) {
       try {

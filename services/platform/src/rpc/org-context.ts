@@ -1,4 +1,5 @@
 import { Code, ConnectError, createContextKey, type HandlerContext } from "@connectrpc/connect";
+import { decodeBusinessHours, encodeBusinessHours, type WeeklyHours } from "../business-hours.js";
 
 export type Role = "owner" | "admin" | "member";
 export const ROLES: readonly Role[] = ["owner", "admin", "member"];
@@ -10,6 +11,8 @@ export interface OrgContext {
   timezone: string;
   /** ISO 3166 alpha-2 country used to normalize phone numbers written without a country code. */
   country: string;
+  /** Opening hours in `timezone` (the default week when the caller sent none). */
+  businessHours: WeeklyHours;
   role: Role;
   requestId: string;
 }
@@ -19,6 +22,7 @@ export const MetadataKeys = {
   orgId: "x-org-id",
   timezone: "x-org-timezone",
   country: "x-org-country",
+  businessHours: "x-org-business-hours",
   role: "x-role",
   requestId: "x-request-id",
   internalToken: "x-internal-token",
@@ -34,6 +38,7 @@ export function orgContextFromHeaders(headers: Headers): OrgContext | undefined 
     orgId,
     timezone: headers.get(MetadataKeys.timezone) || "UTC",
     country: headers.get(MetadataKeys.country) || "US",
+    businessHours: decodeBusinessHours(headers.get(MetadataKeys.businessHours)),
     role: role && ROLES.includes(role) ? role : "member",
     requestId: headers.get(MetadataKeys.requestId) ?? "",
   };
@@ -45,6 +50,7 @@ export function orgHeaders(org: OrgContext, internalToken: string): Record<strin
     [MetadataKeys.orgId]: org.orgId,
     [MetadataKeys.timezone]: org.timezone,
     [MetadataKeys.country]: org.country,
+    [MetadataKeys.businessHours]: encodeBusinessHours(org.businessHours),
     [MetadataKeys.role]: org.role,
     [MetadataKeys.requestId]: org.requestId,
     [MetadataKeys.internalToken]: internalToken,

@@ -13,6 +13,7 @@ import { OutboxRelay } from "../events/relay.js";
 import { createLogger } from "../log.js";
 import { FileObjectStore } from "../objects/file-store.js";
 import { UrlSigner } from "../objects/signing.js";
+import { DEFAULT_BUSINESS_HOURS } from "../business-hours.js";
 import { orgHeaders, type OrgContext } from "../rpc/org-context.js";
 import { serverInterceptors, serviceRoutes } from "../rpc/server.js";
 import { createServiceContext, PeerRegistry, type ServiceContext, type ServiceModule } from "../service.js";
@@ -48,7 +49,7 @@ export async function handlerTestbed(module: ServiceModule, options: { clock?: C
     context,
     db,
     client<S extends DescService>(service: S, org: Partial<OrgContext> = {}) {
-      const headers = orgHeaders({ orgId: randomUUID(), timezone: "UTC", country: "US", role: "owner", requestId: randomUUID(), ...org }, internalToken);
+      const headers = orgHeaders({ orgId: randomUUID(), timezone: "UTC", country: "US", role: "owner", requestId: randomUUID(), businessHours: DEFAULT_BUSINESS_HOURS, ...org }, internalToken);
       // What the gateway sends with every call: the organization's context and the internal token.
       const withOrg: Interceptor = (next) => (req) => {
         for (const [name, value] of Object.entries(headers)) req.header.set(name, value);

@@ -4,7 +4,7 @@
 
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Dispatch, DispatchStatus, OnCallSchedule, ServiceProvider, UrgentAlert } from "./fieldops_service_pb.js";
+import type { Appointment, AppointmentStatus, AppointmentType, Dispatch, DispatchStatus, OnCallSchedule, ServiceProvider, UrgentAlert } from "./fieldops_service_pb.js";
 import { file_voiceops_fieldops_v1_fieldops_service } from "./fieldops_service_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file voiceops/fieldops/v1/fieldops_events.proto.
  */
 export const file_voiceops_fieldops_v1_fieldops_events: GenFile = /*@__PURE__*/
-  fileDesc("Cip2b2ljZW9wcy9maWVsZG9wcy92MS9maWVsZG9wc19ldmVudHMucHJvdG8SFHZvaWNlb3BzLmZpZWxkb3BzLnYxIlEKFlNlcnZpY2VQcm92aWRlckNyZWF0ZWQSNwoIcHJvdmlkZXIYASABKAsyJS52b2ljZW9wcy5maWVsZG9wcy52MS5TZXJ2aWNlUHJvdmlkZXIiUQoWU2VydmljZVByb3ZpZGVyVXBkYXRlZBI3Cghwcm92aWRlchgBIAEoCzIlLnZvaWNlb3BzLmZpZWxkb3BzLnYxLlNlcnZpY2VQcm92aWRlciItChZTZXJ2aWNlUHJvdmlkZXJEZWxldGVkEhMKC3Byb3ZpZGVyX2lkGAEgASgJIk8KFU9uQ2FsbFNjaGVkdWxlQ3JlYXRlZBI2CghzY2hlZHVsZRgBIAEoCzIkLnZvaWNlb3BzLmZpZWxkb3BzLnYxLk9uQ2FsbFNjaGVkdWxlIk8KFU9uQ2FsbFNjaGVkdWxlVXBkYXRlZBI2CghzY2hlZHVsZRgBIAEoCzIkLnZvaWNlb3BzLmZpZWxkb3BzLnYxLk9uQ2FsbFNjaGVkdWxlIlEKF09uQ2FsbFNjaGVkdWxlQ2FuY2VsbGVkEjYKCHNjaGVkdWxlGAEgASgLMiQudm9pY2VvcHMuZmllbGRvcHMudjEuT25DYWxsU2NoZWR1bGUiQwoPRGlzcGF0Y2hDcmVhdGVkEjAKCGRpc3BhdGNoGAEgASgLMh4udm9pY2VvcHMuZmllbGRvcHMudjEuRGlzcGF0Y2giggEKD0Rpc3BhdGNoVXBkYXRlZBIwCghkaXNwYXRjaBgBIAEoCzIeLnZvaWNlb3BzLmZpZWxkb3BzLnYxLkRpc3BhdGNoEj0KD3ByZXZpb3VzX3N0YXR1cxgCIAEoDjIkLnZvaWNlb3BzLmZpZWxkb3BzLnYxLkRpc3BhdGNoU3RhdHVzIoQBChFEaXNwYXRjaENhbmNlbGxlZBIwCghkaXNwYXRjaBgBIAEoCzIeLnZvaWNlb3BzLmZpZWxkb3BzLnYxLkRpc3BhdGNoEj0KD3ByZXZpb3VzX3N0YXR1cxgCIAEoDjIkLnZvaWNlb3BzLmZpZWxkb3BzLnYxLkRpc3BhdGNoU3RhdHVzIkYKElVyZ2VudEFsZXJ0Q3JlYXRlZBIwCgVhbGVydBgBIAEoCzIhLnZvaWNlb3BzLmZpZWxkb3BzLnYxLlVyZ2VudEFsZXJ0IkYKElVyZ2VudEFsZXJ0VXBkYXRlZBIwCgVhbGVydBgBIAEoCzIhLnZvaWNlb3BzLmZpZWxkb3BzLnYxLlVyZ2VudEFsZXJ0IiYKElVyZ2VudEFsZXJ0RGVsZXRlZBIQCghhbGVydF9pZBgBIAEoCWIGcHJvdG8z", [file_voiceops_fieldops_v1_fieldops_service]);
+  fileDesc("Cip2b2ljZW9wcy9maWVsZG9wcy92MS9maWVsZG9wc19ldmVudHMucHJvdG8SFHZvaWNlb3BzLmZpZWxkb3BzLnYxIlEKFlNlcnZpY2VQcm92aWRlckNyZWF0ZWQSNwoIcHJvdmlkZXIYASABKAsyJS52b2ljZW9wcy5maWVsZG9wcy52MS5TZXJ2aWNlUHJvdmlkZXIiUQoWU2VydmljZVByb3ZpZGVyVXBkYXRlZBI3Cghwcm92aWRlchgBIAEoCzIlLnZvaWNlb3BzLmZpZWxkb3BzLnYxLlNlcnZpY2VQcm92aWRlciItChZTZXJ2aWNlUHJvdmlkZXJEZWxldGVkEhMKC3Byb3ZpZGVyX2lkGAEgASgJIk8KFU9uQ2FsbFNjaGVkdWxlQ3JlYXRlZBI2CghzY2hlZHVsZRgBIAEoCzIkLnZvaWNlb3BzLmZpZWxkb3BzLnYxLk9uQ2FsbFNjaGVkdWxlIk8KFU9uQ2FsbFNjaGVkdWxlVXBkYXRlZBI2CghzY2hlZHVsZRgBIAEoCzIkLnZvaWNlb3BzLmZpZWxkb3BzLnYxLk9uQ2FsbFNjaGVkdWxlIlEKF09uQ2FsbFNjaGVkdWxlQ2FuY2VsbGVkEjYKCHNjaGVkdWxlGAEgASgLMiQudm9pY2VvcHMuZmllbGRvcHMudjEuT25DYWxsU2NoZWR1bGUiQwoPRGlzcGF0Y2hDcmVhdGVkEjAKCGRpc3BhdGNoGAEgASgLMh4udm9pY2VvcHMuZmllbGRvcHMudjEuRGlzcGF0Y2giggEKD0Rpc3BhdGNoVXBkYXRlZBIwCghkaXNwYXRjaBgBIAEoCzIeLnZvaWNlb3BzLmZpZWxkb3BzLnYxLkRpc3BhdGNoEj0KD3ByZXZpb3VzX3N0YXR1cxgCIAEoDjIkLnZvaWNlb3BzLmZpZWxkb3BzLnYxLkRpc3BhdGNoU3RhdHVzIoQBChFEaXNwYXRjaENhbmNlbGxlZBIwCghkaXNwYXRjaBgBIAEoCzIeLnZvaWNlb3BzLmZpZWxkb3BzLnYxLkRpc3BhdGNoEj0KD3ByZXZpb3VzX3N0YXR1cxgCIAEoDjIkLnZvaWNlb3BzLmZpZWxkb3BzLnYxLkRpc3BhdGNoU3RhdHVzIkYKElVyZ2VudEFsZXJ0Q3JlYXRlZBIwCgVhbGVydBgBIAEoCzIhLnZvaWNlb3BzLmZpZWxkb3BzLnYxLlVyZ2VudEFsZXJ0IkYKElVyZ2VudEFsZXJ0VXBkYXRlZBIwCgVhbGVydBgBIAEoCzIhLnZvaWNlb3BzLmZpZWxkb3BzLnYxLlVyZ2VudEFsZXJ0IiYKElVyZ2VudEFsZXJ0RGVsZXRlZBIQCghhbGVydF9pZBgBIAEoCSJZChZBcHBvaW50bWVudFR5cGVDcmVhdGVkEj8KEGFwcG9pbnRtZW50X3R5cGUYASABKAsyJS52b2ljZW9wcy5maWVsZG9wcy52MS5BcHBvaW50bWVudFR5cGUiWQoWQXBwb2ludG1lbnRUeXBlVXBkYXRlZBI/ChBhcHBvaW50bWVudF90eXBlGAEgASgLMiUudm9pY2VvcHMuZmllbGRvcHMudjEuQXBwb2ludG1lbnRUeXBlIjUKFkFwcG9pbnRtZW50VHlwZURlbGV0ZWQSGwoTYXBwb2ludG1lbnRfdHlwZV9pZBgBIAEoCSJLChFBcHBvaW50bWVudEJvb2tlZBI2CgthcHBvaW50bWVudBgBIAEoCzIhLnZvaWNlb3BzLmZpZWxkb3BzLnYxLkFwcG9pbnRtZW50IoUBChZBcHBvaW50bWVudFJlc2NoZWR1bGVkEjYKC2FwcG9pbnRtZW50GAEgASgLMiEudm9pY2VvcHMuZmllbGRvcHMudjEuQXBwb2ludG1lbnQSMwoIcHJldmlvdXMYAiABKAsyIS52b2ljZW9wcy5maWVsZG9wcy52MS5BcHBvaW50bWVudCKQAQoUQXBwb2ludG1lbnRDYW5jZWxsZWQSNgoLYXBwb2ludG1lbnQYASABKAsyIS52b2ljZW9wcy5maWVsZG9wcy52MS5BcHBvaW50bWVudBJACg9wcmV2aW91c19zdGF0dXMYAiABKA4yJy52b2ljZW9wcy5maWVsZG9wcy52MS5BcHBvaW50bWVudFN0YXR1cyKOAQoSQXBwb2ludG1lbnRVcGRhdGVkEjYKC2FwcG9pbnRtZW50GAEgASgLMiEudm9pY2VvcHMuZmllbGRvcHMudjEuQXBwb2ludG1lbnQSQAoPcHJldmlvdXNfc3RhdHVzGAIgASgOMicudm9pY2VvcHMuZmllbGRvcHMudjEuQXBwb2ludG1lbnRTdGF0dXNiBnByb3RvMw", [file_voiceops_fieldops_v1_fieldops_service]);
 
 /**
  * ServiceProviderCreated is published as "fieldops.provider.created".
@@ -253,4 +253,155 @@ export type UrgentAlertDeleted = Message<"voiceops.fieldops.v1.UrgentAlertDelete
  */
 export const UrgentAlertDeletedSchema: GenMessage<UrgentAlertDeleted> = /*@__PURE__*/
   messageDesc(file_voiceops_fieldops_v1_fieldops_events, 11);
+
+/**
+ * AppointmentTypeCreated is published as "fieldops.appointment_type.created".
+ *
+ * @generated from message voiceops.fieldops.v1.AppointmentTypeCreated
+ */
+export type AppointmentTypeCreated = Message<"voiceops.fieldops.v1.AppointmentTypeCreated"> & {
+  /**
+   * @generated from field: voiceops.fieldops.v1.AppointmentType appointment_type = 1;
+   */
+  appointmentType?: AppointmentType | undefined;
+};
+
+/**
+ * Describes the message voiceops.fieldops.v1.AppointmentTypeCreated.
+ * Use `create(AppointmentTypeCreatedSchema)` to create a new message.
+ */
+export const AppointmentTypeCreatedSchema: GenMessage<AppointmentTypeCreated> = /*@__PURE__*/
+  messageDesc(file_voiceops_fieldops_v1_fieldops_events, 12);
+
+/**
+ * AppointmentTypeUpdated is published as "fieldops.appointment_type.updated".
+ *
+ * @generated from message voiceops.fieldops.v1.AppointmentTypeUpdated
+ */
+export type AppointmentTypeUpdated = Message<"voiceops.fieldops.v1.AppointmentTypeUpdated"> & {
+  /**
+   * @generated from field: voiceops.fieldops.v1.AppointmentType appointment_type = 1;
+   */
+  appointmentType?: AppointmentType | undefined;
+};
+
+/**
+ * Describes the message voiceops.fieldops.v1.AppointmentTypeUpdated.
+ * Use `create(AppointmentTypeUpdatedSchema)` to create a new message.
+ */
+export const AppointmentTypeUpdatedSchema: GenMessage<AppointmentTypeUpdated> = /*@__PURE__*/
+  messageDesc(file_voiceops_fieldops_v1_fieldops_events, 13);
+
+/**
+ * AppointmentTypeDeleted is published as "fieldops.appointment_type.deleted".
+ *
+ * @generated from message voiceops.fieldops.v1.AppointmentTypeDeleted
+ */
+export type AppointmentTypeDeleted = Message<"voiceops.fieldops.v1.AppointmentTypeDeleted"> & {
+  /**
+   * @generated from field: string appointment_type_id = 1;
+   */
+  appointmentTypeId: string;
+};
+
+/**
+ * Describes the message voiceops.fieldops.v1.AppointmentTypeDeleted.
+ * Use `create(AppointmentTypeDeletedSchema)` to create a new message.
+ */
+export const AppointmentTypeDeletedSchema: GenMessage<AppointmentTypeDeleted> = /*@__PURE__*/
+  messageDesc(file_voiceops_fieldops_v1_fieldops_events, 14);
+
+/**
+ * AppointmentBooked is published as "fieldops.appointment.booked".
+ *
+ * @generated from message voiceops.fieldops.v1.AppointmentBooked
+ */
+export type AppointmentBooked = Message<"voiceops.fieldops.v1.AppointmentBooked"> & {
+  /**
+   * @generated from field: voiceops.fieldops.v1.Appointment appointment = 1;
+   */
+  appointment?: Appointment | undefined;
+};
+
+/**
+ * Describes the message voiceops.fieldops.v1.AppointmentBooked.
+ * Use `create(AppointmentBookedSchema)` to create a new message.
+ */
+export const AppointmentBookedSchema: GenMessage<AppointmentBooked> = /*@__PURE__*/
+  messageDesc(file_voiceops_fieldops_v1_fieldops_events, 15);
+
+/**
+ * AppointmentRescheduled is published as "fieldops.appointment.rescheduled" (alone: no booked
+ * or cancelled event accompanies it): the new appointment, and the old one, now cancelled with
+ * cancel_reason "rescheduled".
+ *
+ * @generated from message voiceops.fieldops.v1.AppointmentRescheduled
+ */
+export type AppointmentRescheduled = Message<"voiceops.fieldops.v1.AppointmentRescheduled"> & {
+  /**
+   * @generated from field: voiceops.fieldops.v1.Appointment appointment = 1;
+   */
+  appointment?: Appointment | undefined;
+
+  /**
+   * @generated from field: voiceops.fieldops.v1.Appointment previous = 2;
+   */
+  previous?: Appointment | undefined;
+};
+
+/**
+ * Describes the message voiceops.fieldops.v1.AppointmentRescheduled.
+ * Use `create(AppointmentRescheduledSchema)` to create a new message.
+ */
+export const AppointmentRescheduledSchema: GenMessage<AppointmentRescheduled> = /*@__PURE__*/
+  messageDesc(file_voiceops_fieldops_v1_fieldops_events, 16);
+
+/**
+ * AppointmentCancelled is published as "fieldops.appointment.cancelled".
+ *
+ * @generated from message voiceops.fieldops.v1.AppointmentCancelled
+ */
+export type AppointmentCancelled = Message<"voiceops.fieldops.v1.AppointmentCancelled"> & {
+  /**
+   * @generated from field: voiceops.fieldops.v1.Appointment appointment = 1;
+   */
+  appointment?: Appointment | undefined;
+
+  /**
+   * @generated from field: voiceops.fieldops.v1.AppointmentStatus previous_status = 2;
+   */
+  previousStatus: AppointmentStatus;
+};
+
+/**
+ * Describes the message voiceops.fieldops.v1.AppointmentCancelled.
+ * Use `create(AppointmentCancelledSchema)` to create a new message.
+ */
+export const AppointmentCancelledSchema: GenMessage<AppointmentCancelled> = /*@__PURE__*/
+  messageDesc(file_voiceops_fieldops_v1_fieldops_events, 17);
+
+/**
+ * AppointmentUpdated is published as "fieldops.appointment.updated" when an appointment is
+ * confirmed, completed or marked no_show.
+ *
+ * @generated from message voiceops.fieldops.v1.AppointmentUpdated
+ */
+export type AppointmentUpdated = Message<"voiceops.fieldops.v1.AppointmentUpdated"> & {
+  /**
+   * @generated from field: voiceops.fieldops.v1.Appointment appointment = 1;
+   */
+  appointment?: Appointment | undefined;
+
+  /**
+   * @generated from field: voiceops.fieldops.v1.AppointmentStatus previous_status = 2;
+   */
+  previousStatus: AppointmentStatus;
+};
+
+/**
+ * Describes the message voiceops.fieldops.v1.AppointmentUpdated.
+ * Use `create(AppointmentUpdatedSchema)` to create a new message.
+ */
+export const AppointmentUpdatedSchema: GenMessage<AppointmentUpdated> = /*@__PURE__*/
+  messageDesc(file_voiceops_fieldops_v1_fieldops_events, 18);
 

@@ -1,0 +1,344 @@
+import { create } from "@bufbuild/protobuf";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import { DateTime } from "luxon";
+import {
+  blankToNull,
+  invalidArgument,
+  localDate,
+  newEvent,
+  orgOf,
+  pgErrorCode,
+  PgErrorCode,
+  violation,
+  type DomainEvent,
+  type OrgContext,
+  type Queryable,
+  type ServiceContext,
+  type Violation,
+} from "@voiceops/platform";
+import {
+  AppointmentBookedSchema,
+  AppointmentCancelledSchema,
+  AppointmentRescheduledSchema,
+  AppointmentUpdatedSchema,
+} from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
+import {
+  AppointmentAction,
+  type BookAppointmentRequest,
+  type CheckAvailabilityRequest,
+  type FieldopsService,
+  type ListAppointmentsRequest,
+  type ManageAppointmentRequest,
+} from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
+import { freeSlots, rankForBooking } from "../scheduling/availability.js";
+import { candidateSlots, daysBetween, heldSpan, isCalendarDate, localDateRange, shiftDate, type SlotRules, type Span } from "../scheduling/slots.js";
+import { slotInterval, type AppointmentTypeRow } from "../store/appointment-types.js";
+import { appointmentStatusOf, appointmentStatusText, toAppointment, type AppointmentRow, type NewAppointment } from "../store/appointments.js";
+import type { FieldopsStores } from "../store/index.js";
+import { unknownTechnician } from "./schedules.js";
+import type { PeerLookups } from "./references.js";
+
+const MAX_RANGE_DAYS = 31;
+const FINISHED = new Set(["completed", "cancelled", "no_show"]);
+
+function appointmentNotFound(): ConnectError {
+  return new ConnectError("Appointment not found", Code.NotFound);
+}
+
+function slotTaken(): ConnectError {
+  return new ConnectError("Slot no longer available", Code.AlreadyExists);
+}
+
+function rulesOf(type: AppointmentTypeRow): SlotRules {
+  return {
+    durationMinutes: type.duration_minutes,
+    intervalMinutes: slotInterval(type),
+    bufferBeforeMinutes: type.buffer_before_minutes,
+    bufferAfterMinutes: type.buffer_after_minutes,
+    minNoticeMinutes: type.min_notice_minutes,
+    maxDaysAhead: type.max_days_ahead,
+  };
+}
+
+/**
+ * Writes instants as RFC 3339 with the zone's offset at each, to the second, as luxon does. The
+ * offset is looked up once per quarter hour (zones change offset on quarter hours at the
+ * finest), not once per slot.
+ */
+function localIsoWriter(zone: string): (ms: number) => string {
+  const offsets = new Map<number, { offsetMs: number; suffix: string }>();
+  return (ms) => {
+    const quarter = Math.floor(ms / 900_000);
+    let known = offsets.get(quarter);
+    if (!known) {
+      const local = DateTime.fromMillis(ms, { zone });
+      const iso = local.toISO({ suppressMilliseconds: true }) ?? new Date(ms).toISOString();
+      known = { offsetMs: local.offset * 60_000, suffix: iso.slice(19) };
+      offsets.set(quarter, known);
+    }
+    return new Date(ms + known.offsetMs).toISOString().slice(0, 19) + known.suffix;
+  };
+}
+
+/** A YYYY-MM-DD field, or a violation naming it. */
+function dateField(field: string, value: string | undefined, violations: Violation[]): string | undefined {
+  if (value === undefined) return undefined;
+  if (!isCalendarDate(value)) {
+    violations.push(violation(field, "date_from_datetime_parsing", "Input should be a valid date in the format YYYY-MM-DD", value));
+    return undefined;
+  }
+  return value;
+}
+
+function appointmentEvent(orgId: string, row: AppointmentRow, previous?: AppointmentRow): DomainEvent {
+  const appointment = toAppointment(row);
+  if (!previous) return newEvent(orgId, "fieldops.appointment.booked", AppointmentBookedSchema, create(AppointmentBookedSchema, { appointment }));
+  const previousStatus = appointmentStatusOf(previous.status);
+  if (row.status === "cancelled") {
+    return newEvent(orgId, "fieldops.appointment.cancelled", AppointmentCancelledSchema, create(AppointmentCancelledSchema, { appointment, previousStatus }));
+  }
+  return newEvent(orgId, "fieldops.appointment.updated", AppointmentUpdatedSchema, create(AppointmentUpdatedSchema, { appointment, previousStatus }));
+}
+
+/** A bookable start: its slot, what it holds, and who may take it, best first (null = the business). */
+interface BookingPlan {
+  slot: Span;
+  held: Span;
+  candidates: (string | null)[];
+}
+
+export function appointmentHandlers(service: ServiceContext, stores: FieldopsStores, lookups: PeerLookups) {
+  const { db, clock } = service;
+  const { appointments, appointmentTypes } = stores;
+
+  /** The active appointment type of a request, or a violation on appointment_type_id. */
+  async function activeType(orgId: string, id: string, violations: Violation[]): Promise<AppointmentTypeRow | undefined> {
+    const type = await appointmentTypes.get(db, orgId, id);
+    if (type?.is_active) return type;
+    violations.push(violation("appointment_type_id", "value_error", type ? "Value error, the appointment type is not active" : "Value error, appointment type not found", id));
+    return undefined;
+  }
+
+  /**
+   * Checks that `start` is a slot of the type (422 on `start` otherwise) and that somebody is
+   * free then (409 otherwise), preferring `keep` (a rescheduled appointment's technician).
+   */
+  async function planBooking(
+    tx: Queryable,
+    org: OrgContext,
+    type: AppointmentTypeRow,
+    start: Date,
+    options: { technicianId?: string; ignoreAppointmentId?: string; keep?: string | null },
+  ): Promise<BookingPlan> {
+    const now = clock.now();
+    const rules = rulesOf(type);
+    const day = DateTime.fromJSDate(start, { zone: org.timezone }).startOf("day");
+    const daySpan = { start: day.toMillis(), end: day.plus({ days: 1 }).toMillis() };
+    const slot = candidateSlots(org.businessHours, org.timezone, daySpan, rules, now).find((candidate) => candidate.start === start.getTime());
+    if (!slot) {
+      throw invalidArgument([
+        violation("start", "value_error", "Value error, not a slot of this appointment type: inside business hours, on the slot grid, after the minimum notice and within max_days_ahead", start.toISOString()),
+      ]);
+    }
+    const held = heldSpan(slot, rules);
+    const snapshot = await appointments.snapshot(tx, org.orgId, {
+      from: new Date(Math.min(daySpan.start, held.start)),
+      to: new Date(Math.max(daySpan.end, held.end)),
+      requiredSkills: type.required_skills,
+      technicianId: options.technicianId,
+      ignoreAppointmentId: options.ignoreAppointmentId,
+    });
+    if (options.technicianId !== undefined && !snapshot.technicians.some((technician) => technician.id === options.technicianId)) {
+      throw invalidArgument([
+        snapshot.askedTechnicianExists
+          ? violation("technician_id", "value_error", "Value error, the technician is not active or lacks a required skill of the appointment type", options.technicianId)
+          : unknownTechnician("technician_id", options.technicianId),
+      ]);
+    }
+    const free = freeSlots(snapshot, [slot], rules, org.timezone, now)[0];
+    if (!free) throw slotTaken();
+    if (!snapshot.hasTechnicians) return { slot, held, candidates: [null] };
+    const ranked = rankForBooking(snapshot, free.technicianIds, daySpan);
+    const keep = options.keep ? ranked.indexOf(options.keep) : -1;
+    if (keep > 0) ranked.unshift(...ranked.splice(keep, 1));
+    return { slot, held, candidates: ranked };
+  }
+
+  /**
+   * Runs `attempt` with each candidate in turn, each in its own transaction, until one commits;
+   * the exclusion constraint refusing every one of them (taken meanwhile) is a 409.
+   */
+  async function firstThatFits<T>(candidates: (string | null)[], attempt: (technicianId: string | null) => Promise<T>): Promise<T> {
+    for (const technicianId of candidates) {
+      try {
+        return await attempt(technicianId);
+      } catch (error) {
+        if (pgErrorCode(error) !== PgErrorCode.exclusionViolation) throw error;
+      }
+    }
+    throw slotTaken();
+  }
+
+  function newAppointment(type: AppointmentTypeRow, plan: BookingPlan, technicianId: string | null, rest: Omit<NewAppointment, "appointment_type_id" | "technician_id" | "start_at" | "end_at" | "held_from" | "held_to">): NewAppointment {
+    return {
+      ...rest,
+      appointment_type_id: type.id,
+      technician_id: technicianId,
+      start_at: new Date(plan.slot.start),
+      end_at: new Date(plan.slot.end),
+      held_from: new Date(plan.held.start),
+      held_to: new Date(plan.held.end),
+    };
+  }
+
+  async function reschedule(org: OrgContext, req: ManageAppointmentRequest, current: AppointmentRow): Promise<AppointmentRow> {
+    if (!req.start) throw invalidArgument([violation("start", "missing", "Field required: the new start of a rescheduled appointment", null)]);
+    const start = timestampDate(req.start);
+    const type = await appointmentTypes.get(db, org.orgId, current.appointment_type_id);
+    if (!type?.is_active) throw new ConnectError("The appointment type is no longer bookable", Code.FailedPrecondition);
+    const plan = await planBooking(db, org, type, start, { ignoreAppointmentId: current.id, keep: current.technician_id });
+    return firstThatFits(plan.candidates, (technicianId) =>
+      service.write(async (tx, emit) => {
+        // One transaction: the old one is cancelled and the new one booked, or neither.
+        const old = await appointments.get(tx, org.orgId, current.id, { forUpdate: true });
+        if (!old) throw appointmentNotFound();
+        if (FINISHED.has(old.status)) throw new ConnectError(`The appointment is ${old.status} and cannot change`, Code.FailedPrecondition);
+        const now = clock.now();
+        const cancelled = await appointments.setStatus(tx, org.orgId, old.id, "cancelled", "rescheduled", now);
+        if (!cancelled) throw appointmentNotFound();
+        const values = newAppointment(type, plan, technicianId, {
+          contact_id: old.contact_id,
+          contact_name: old.contact_name,
+          contact_phone: old.contact_phone,
+          service_request_id: old.service_request_id,
+          notes: old.notes,
+          rescheduled_from_id: old.id,
+        });
+        const booked = await appointments.insert(tx, org.orgId, values, now);
+        const payload = create(AppointmentRescheduledSchema, { appointment: toAppointment(booked), previous: toAppointment(cancelled) });
+        emit(newEvent(org.orgId, "fieldops.appointment.rescheduled", AppointmentRescheduledSchema, payload));
+        return booked;
+      }),
+    );
+  }
+
+  return {
+    async checkAvailability(req: CheckAvailabilityRequest, ctx: HandlerContext) {
+      const org = orgOf(ctx);
+      const now = clock.now();
+      const zone = req.timezone ?? org.timezone;
+      const violations: Violation[] = [];
+      const type = await activeType(org.orgId, req.appointmentTypeId, violations);
+      const dateFrom = dateField("date_from", req.dateFrom, violations) ?? (req.dateFrom === undefined ? localDate(now, zone) : undefined);
+      const dateTo = dateField("date_to", req.dateTo, violations) ?? (req.dateTo === undefined && dateFrom ? shiftDate(dateFrom, 6) : undefined);
+      if (dateFrom && dateTo) {
+        const days = daysBetween(dateFrom, dateTo);
+        if (days < 0) violations.push(violation("date_to", "value_error", "Value error, date_to must not be before date_from", dateTo));
+        else if (days > MAX_RANGE_DAYS) violations.push(violation("date_to", "value_error", `Value error, date_to may be at most ${MAX_RANGE_DAYS} days after date_from`, dateTo));
+      }
+      if (violations.length > 0 || !type || !dateFrom || !dateTo) throw invalidArgument(violations);
+      const technicianId = req.technicianId?.toLowerCase();
+      const rules = rulesOf(type);
+      const candidates = candidateSlots(org.businessHours, org.timezone, localDateRange(zone, dateFrom, dateTo), rules, now);
+      const first = candidates[0];
+      const last = candidates[candidates.length - 1];
+      const snapshot = await appointments.snapshot(db, org.orgId, {
+        from: new Date(first ? heldSpan(first, rules).start : now.getTime()),
+        to: new Date(last ? heldSpan(last, rules).end : now.getTime() + 1),
+        requiredSkills: type.required_skills,
+        technicianId,
+      });
+      if (technicianId !== undefined && !snapshot.askedTechnicianExists) throw invalidArgument([unknownTechnician("technician_id", req.technicianId ?? technicianId)]);
+      // An asked technician stands alone: without them there is nobody (not the business).
+      const slots = technicianId !== undefined && snapshot.technicians.length === 0 ? [] : freeSlots(snapshot, candidates, rules, org.timezone, now);
+      const write = localIsoWriter(zone);
+      return {
+        appointmentTypeId: type.id,
+        timezone: zone,
+        slots: slots.map((slot) => ({ start: write(slot.start), end: write(slot.end), technicianIds: slot.technicianIds })),
+      };
+    },
+
+    async bookAppointment(req: BookAppointmentRequest, ctx: HandlerContext) {
+      const org = orgOf(ctx);
+      const violations: Violation[] = [];
+      const technicianId = req.technicianId?.toLowerCase();
+      const [type, request] = await Promise.all([
+        activeType(org.orgId, req.appointmentTypeId, violations),
+        req.serviceRequestId === undefined ? undefined : lookups.serviceRequest(org, req.serviceRequestId),
+      ]);
+      if (req.serviceRequestId !== undefined && !request) violations.push(violation("service_request_id", "value_error", "Value error, service request not found", req.serviceRequestId));
+      if (req.contactId === undefined && !req.contact) violations.push(violation("contact_id", "missing", "Field required: contact_id or contact", null));
+      if (!req.start) violations.push(violation("start", "missing", "Field required", null));
+      if (violations.length > 0 || !type || !req.start) throw invalidArgument(violations);
+      const plan = await planBooking(db, org, type, timestampDate(req.start), { technicianId });
+      const contact = await lookups.upsertContact(
+        org,
+        req.contactId !== undefined ? { contactId: req.contactId } : { name: req.contact?.name, phoneNumber: req.contact?.phoneNumber, email: req.contact?.email },
+      );
+      const row = await firstThatFits(plan.candidates, (candidate) =>
+        service.write(async (tx, emit) => {
+          const values = newAppointment(type, plan, candidate, {
+            contact_id: contact.id,
+            contact_name: contact.name ?? null,
+            contact_phone: contact.phoneNumber ?? null,
+            service_request_id: request?.id ?? null,
+            notes: blankToNull(req.notes),
+            rescheduled_from_id: null,
+          });
+          const booked = await appointments.insert(tx, org.orgId, values, clock.now());
+          emit(appointmentEvent(org.orgId, booked));
+          return booked;
+        }),
+      );
+      return { appointment: toAppointment(row) };
+    },
+
+    async manageAppointment(req: ManageAppointmentRequest, ctx: HandlerContext) {
+      const org = orgOf(ctx);
+      const current = await appointments.get(db, org.orgId, req.appointmentId);
+      if (!current) throw appointmentNotFound();
+      if (FINISHED.has(current.status)) throw new ConnectError(`The appointment is ${current.status} and cannot change`, Code.FailedPrecondition);
+      if (req.action === AppointmentAction.RESCHEDULE) return { appointment: toAppointment(await reschedule(org, req, current)) };
+      const target = { [AppointmentAction.CANCEL]: "cancelled", [AppointmentAction.CONFIRM]: "confirmed", [AppointmentAction.COMPLETE]: "completed", [AppointmentAction.NO_SHOW]: "no_show" }[
+        req.action as number
+      ];
+      if (!target) throw invalidArgument([violation("action", "enum", "Input should be 'reschedule', 'cancel', 'confirm', 'complete' or 'no_show'", null)]);
+      const row = await service.write(async (tx, emit) => {
+        const locked = await appointments.get(tx, org.orgId, current.id, { forUpdate: true });
+        if (!locked) throw appointmentNotFound();
+        if (FINISHED.has(locked.status)) throw new ConnectError(`The appointment is ${locked.status} and cannot change`, Code.FailedPrecondition);
+        if (locked.status === target) return locked;
+        const reason = target === "cancelled" ? blankToNull(req.reason) : locked.cancel_reason;
+        const updated = await appointments.setStatus(tx, org.orgId, locked.id, target, reason, clock.now());
+        if (!updated) throw appointmentNotFound();
+        emit(appointmentEvent(org.orgId, updated, locked));
+        return updated;
+      });
+      return { appointment: toAppointment(row) };
+    },
+
+    async listAppointments(req: ListAppointmentsRequest, ctx: HandlerContext) {
+      const org = orgOf(ctx);
+      const violations: Violation[] = [];
+      const dateFrom = dateField("date_from", req.dateFrom, violations) ?? localDate(clock.now(), org.timezone);
+      const dateTo = dateField("date_to", req.dateTo, violations);
+      if (dateTo && daysBetween(dateFrom, dateTo) < 0) violations.push(violation("date_to", "value_error", "Value error, date_to must not be before date_from", dateTo));
+      if (violations.length > 0) throw invalidArgument(violations);
+      const range = localDateRange(org.timezone, dateFrom, dateTo ?? dateFrom);
+      const page = req.page ?? 1;
+      const pageSize = req.pageSize ?? 50;
+      const { rows, total } = await appointments.list(db, org.orgId, {
+        page,
+        pageSize,
+        from: new Date(range.start),
+        to: dateTo ? new Date(range.end) : undefined,
+        status: req.status === undefined ? undefined : appointmentStatusText(req.status),
+        contactId: req.contactId,
+        technicianId: req.technicianId,
+      });
+      return { items: rows.map(toAppointment), total, page, pageSize };
+    },
+  } satisfies Partial<ServiceImpl<typeof FieldopsService>>;
+}
