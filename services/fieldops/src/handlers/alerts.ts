@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import { blankToNull, enumToJson, invalidArgument, newEvent, orgOf, violation, type DomainEvent, type OrgContext, type ServiceContext, type Violation } from "@voiceops/platform";
+import { type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import { blankToNull, enumToJson, invalidArgument, newEvent, orgOf, violation, type DomainEvent, type OrgContext, type ServiceContext, type Violation, notFound } from "@voiceops/platform";
 import { UrgentAlertCreatedSchema, UrgentAlertDeletedSchema, UrgentAlertUpdatedSchema } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
 import {
   UrgentAlertResolutionStatusSchema,
@@ -15,10 +15,6 @@ import {
 import { toUrgentAlert, type AlertRow, type AlertValues } from "../store/alerts.js";
 import type { FieldopsStores } from "../store/index.js";
 import type { PeerLookups } from "./references.js";
-
-export function alertNotFound(): ConnectError {
-  return new ConnectError("Urgent alert not found", Code.NotFound);
-}
 
 /** The event of an alert written by a request or a consumer: fieldops.urgent_alert.created or .updated. */
 export function alertEvent(orgId: string, verb: "created" | "updated", row: AlertRow): DomainEvent {
@@ -88,7 +84,7 @@ export function alertHandlers(service: ServiceContext, stores: FieldopsStores, l
 
     async getUrgentAlert(req: GetUrgentAlertRequest, ctx: HandlerContext) {
       const row = await alerts.get(db, orgOf(ctx).orgId, req.alertId);
-      if (!row) throw alertNotFound();
+      if (!row) throw notFound("Urgent alert");
       return { alert: toUrgentAlert(row) };
     },
 
@@ -96,11 +92,11 @@ export function alertHandlers(service: ServiceContext, stores: FieldopsStores, l
       const org = orgOf(ctx);
       const values = alertValues(req.alert);
       // An unknown alert is a 404 before any check of what the body links to.
-      if (!(await alerts.get(db, org.orgId, req.alertId))) throw alertNotFound();
+      if (!(await alerts.get(db, org.orgId, req.alertId))) throw notFound("Urgent alert");
       await checkLinks(org, values);
       const row = await service.write(async (tx, emit) => {
         const replaced = await alerts.replace(tx, org.orgId, req.alertId, values, clock.now());
-        if (!replaced) throw alertNotFound();
+        if (!replaced) throw notFound("Urgent alert");
         emit(alertEvent(org.orgId, "updated", replaced));
         return replaced;
       });
@@ -111,7 +107,7 @@ export function alertHandlers(service: ServiceContext, stores: FieldopsStores, l
       const org = orgOf(ctx);
       await service.write(async (tx, emit) => {
         const alertId = await alerts.delete(tx, org.orgId, req.alertId);
-        if (!alertId) throw alertNotFound();
+        if (!alertId) throw notFound("Urgent alert");
         emit(newEvent(org.orgId, "fieldops.urgent_alert.deleted", UrgentAlertDeletedSchema, create(UrgentAlertDeletedSchema, { alertId })));
       });
       return {};

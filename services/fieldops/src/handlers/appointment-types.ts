@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import { blankToNull, distinctLabels, invalidArgument, newEvent, orgOf, updatedFields, violation, type DomainEvent, type ServiceContext } from "@voiceops/platform";
+import { type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import { blankToNull, distinctLabels, invalidArgument, newEvent, orgOf, updatedFields, violation, type DomainEvent, type ServiceContext, notFound } from "@voiceops/platform";
 import { AppointmentTypeCreatedSchema, AppointmentTypeDeletedSchema, AppointmentTypeUpdatedSchema } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
 import {
   AppointmentTypeFieldsSchema,
@@ -13,10 +13,6 @@ import {
 } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
 import { APPOINTMENT_TYPE_FIELDS, toAppointmentType, type AppointmentTypeRow, type AppointmentTypeValues } from "../store/appointment-types.js";
 import type { FieldopsStores } from "../store/index.js";
-
-export function appointmentTypeNotFound(): ConnectError {
-  return new ConnectError("Appointment type not found", Code.NotFound);
-}
 
 function typeEvent(orgId: string, verb: "created" | "updated", row: AppointmentTypeRow): DomainEvent {
   const appointmentType = toAppointmentType(row);
@@ -112,10 +108,10 @@ export function appointmentTypeHandlers(service: ServiceContext, stores: Fieldop
       const input = req.appointmentType ?? create(AppointmentTypeFieldsSchema);
       const row = await service.write(async (tx, emit) => {
         const current = await store.get(tx, org.orgId, req.appointmentTypeId, { forUpdate: true });
-        if (!current) throw appointmentTypeNotFound();
+        if (!current) throw notFound("Appointment type");
         if (fields.length === 0) return current;
         const updated = await store.update(tx, org.orgId, current.id, updatedValues(current, input, fields), clock.now());
-        if (!updated) throw appointmentTypeNotFound();
+        if (!updated) throw notFound("Appointment type");
         emit(typeEvent(org.orgId, "updated", updated));
         return updated;
       });
@@ -125,7 +121,7 @@ export function appointmentTypeHandlers(service: ServiceContext, stores: Fieldop
     async deleteAppointmentType(req: DeleteAppointmentTypeRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       await service.write(async (tx, emit) => {
-        if (!(await store.delete(tx, org.orgId, req.appointmentTypeId, clock.now()))) throw appointmentTypeNotFound();
+        if (!(await store.delete(tx, org.orgId, req.appointmentTypeId, clock.now()))) throw notFound("Appointment type");
         const payload = create(AppointmentTypeDeletedSchema, { appointmentTypeId: req.appointmentTypeId.toLowerCase() });
         emit(newEvent(org.orgId, "fieldops.appointment_type.deleted", AppointmentTypeDeletedSchema, payload));
       });

@@ -16,6 +16,7 @@ import {
   type Queryable,
   type ServiceContext,
   type Violation,
+  notFound,
 } from "@voiceops/platform";
 import {
   AppointmentBookedSchema,
@@ -41,10 +42,6 @@ import type { PeerLookups } from "./references.js";
 
 const MAX_RANGE_DAYS = 31;
 const FINISHED = new Set(["completed", "cancelled", "no_show"]);
-
-function appointmentNotFound(): ConnectError {
-  return new ConnectError("Appointment not found", Code.NotFound);
-}
 
 function slotTaken(): ConnectError {
   return new ConnectError("Slot no longer available", Code.AlreadyExists);
@@ -202,11 +199,11 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
       service.write(async (tx, emit) => {
         // One transaction: the old one is cancelled and the new one booked, or neither.
         const old = await appointments.get(tx, org.orgId, current.id, { forUpdate: true });
-        if (!old) throw appointmentNotFound();
+        if (!old) throw notFound("Appointment");
         if (FINISHED.has(old.status)) throw new ConnectError(`The appointment is ${old.status} and cannot change`, Code.FailedPrecondition);
         const now = clock.now();
         const cancelled = await appointments.setStatus(tx, org.orgId, old.id, "cancelled", "rescheduled", now);
-        if (!cancelled) throw appointmentNotFound();
+        if (!cancelled) throw notFound("Appointment");
         const values = newAppointment(type, plan, technicianId, {
           contact_id: old.contact_id,
           contact_name: old.contact_name,
@@ -298,7 +295,7 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
     async manageAppointment(req: ManageAppointmentRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       const current = await appointments.get(db, org.orgId, req.appointmentId);
-      if (!current) throw appointmentNotFound();
+      if (!current) throw notFound("Appointment");
       if (FINISHED.has(current.status)) throw new ConnectError(`The appointment is ${current.status} and cannot change`, Code.FailedPrecondition);
       if (req.action === AppointmentAction.RESCHEDULE) return { appointment: toAppointment(await reschedule(org, req, current)) };
       const target = { [AppointmentAction.CANCEL]: "cancelled", [AppointmentAction.CONFIRM]: "confirmed", [AppointmentAction.COMPLETE]: "completed", [AppointmentAction.NO_SHOW]: "no_show" }[
@@ -307,12 +304,12 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
       if (!target) throw invalidArgument([violation("action", "enum", "Input should be 'reschedule', 'cancel', 'confirm', 'complete' or 'no_show'", null)]);
       const row = await service.write(async (tx, emit) => {
         const locked = await appointments.get(tx, org.orgId, current.id, { forUpdate: true });
-        if (!locked) throw appointmentNotFound();
+        if (!locked) throw notFound("Appointment");
         if (FINISHED.has(locked.status)) throw new ConnectError(`The appointment is ${locked.status} and cannot change`, Code.FailedPrecondition);
         if (locked.status === target) return locked;
         const reason = target === "cancelled" ? blankToNull(req.reason) : locked.cancel_reason;
         const updated = await appointments.setStatus(tx, org.orgId, locked.id, target, reason, clock.now());
-        if (!updated) throw appointmentNotFound();
+        if (!updated) throw notFound("Appointment");
         emit(appointmentEvent(org.orgId, updated, locked));
         return updated;
       });

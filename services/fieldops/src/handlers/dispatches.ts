@@ -17,6 +17,7 @@ import {
   type Queryable,
   type ServiceContext,
   type Violation,
+  notFound,
 } from "@voiceops/platform";
 import { DispatchCancelledSchema, DispatchCreatedSchema, DispatchUpdatedSchema } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
 import {
@@ -41,10 +42,6 @@ const DISPATCH_FIELDS = ["status", "eta_at", "technician_id", "notes"] as const;
 const FORWARD = ["pending", "assigned", "en_route", "on_site", "completed"];
 const FINISHED = new Set(["completed", "cancelled"]);
 
-export function dispatchNotFound(): ConnectError {
-  return new ConnectError("Dispatch not found", Code.NotFound);
-}
-
 function finishedDispatch(row: DispatchRow): ConnectError {
   return new ConnectError(`The dispatch is ${row.status} and cannot change`, Code.FailedPrecondition);
 }
@@ -63,7 +60,7 @@ function dispatchEvent(orgId: string, row: DispatchRow, previous?: DispatchRow):
 /** Cancels an active dispatch in the caller's transaction, with its event. */
 export async function cancelDispatch(tx: Queryable, emit: (event: DomainEvent) => void, store: DispatchStore, orgId: string, row: DispatchRow, now: Date): Promise<DispatchRow> {
   const cancelled = await store.update(tx, orgId, row.id, { ...dispatchValuesOf(row), status: "cancelled", cancelled_at: now }, now);
-  if (!cancelled) throw dispatchNotFound();
+  if (!cancelled) throw notFound("Dispatch");
   emit(dispatchEvent(orgId, cancelled, row));
   return cancelled;
 }
@@ -150,7 +147,7 @@ export function dispatchHandlers(service: ServiceContext, stores: FieldopsStores
 
     async getDispatch(req: GetDispatchRequest, ctx: HandlerContext) {
       const row = await dispatches.get(db, orgOf(ctx).orgId, req.dispatchId);
-      if (!row) throw dispatchNotFound();
+      if (!row) throw notFound("Dispatch");
       return { dispatch: toDispatch(row) };
     },
 
@@ -160,7 +157,7 @@ export function dispatchHandlers(service: ServiceContext, stores: FieldopsStores
       const input = req.dispatch ?? create(DispatchFieldsSchema);
       const row = await service.write(async (tx, emit) => {
         const current = await dispatches.get(tx, org.orgId, req.dispatchId, { forUpdate: true });
-        if (!current) throw dispatchNotFound();
+        if (!current) throw notFound("Dispatch");
         if (FINISHED.has(current.status)) throw finishedDispatch(current);
         if (fields.length === 0) return current;
         const now = clock.now();
@@ -187,7 +184,7 @@ export function dispatchHandlers(service: ServiceContext, stores: FieldopsStores
         if (next.status === "completed") next.completed_at = now;
         if (next.status === "cancelled") next.cancelled_at = now;
         const updated = await dispatches.update(tx, org.orgId, current.id, next, now);
-        if (!updated) throw dispatchNotFound();
+        if (!updated) throw notFound("Dispatch");
         emit(dispatchEvent(org.orgId, updated, current));
         return updated;
       });
@@ -198,7 +195,7 @@ export function dispatchHandlers(service: ServiceContext, stores: FieldopsStores
       const org = orgOf(ctx);
       await service.write(async (tx, emit) => {
         const current = await dispatches.get(tx, org.orgId, req.dispatchId, { forUpdate: true });
-        if (!current) throw dispatchNotFound();
+        if (!current) throw notFound("Dispatch");
         // Cancelling a cancelled dispatch again succeeds; a completed one cannot be cancelled.
         if (current.status === "cancelled") return;
         if (current.status === "completed") throw finishedDispatch(current);

@@ -15,6 +15,7 @@ import {
   updatedFields,
   violation,
   type Violation,
+  notFound,
 } from "@voiceops/platform";
 import {
   ServiceProviderCreatedSchema,
@@ -47,10 +48,6 @@ export interface ProviderInput {
   status?: ServiceProviderStatus;
   isOnCall?: boolean;
   notes?: string;
-}
-
-export function providerNotFound(): ConnectError {
-  return new ConnectError("Service provider not found", Code.NotFound);
 }
 
 /**
@@ -117,18 +114,18 @@ export async function updateProvider(
   emit: Emit,
   store: ServiceProviderStore,
   org: OrgContext,
-  update: { id: string; fields: ServiceProviderFields | undefined; mask: FieldMask | undefined; message: string; notFound: () => ConnectError },
+  update: { id: string; fields: ServiceProviderFields | undefined; mask: FieldMask | undefined; message: string; /** The record as a 404 names it ("Technician"). */ entity: string },
 ): Promise<ServiceProviderRow> {
   const fields = updatedFields(ServiceProviderFieldsSchema, update.fields, update.mask, PROVIDER_FIELDS);
   const { values, violations } = providerValues(update.fields ?? { skills: [] }, fields, org.country, `${update.message}.`);
   if (violations.length > 0) throw invalidArgument(violations);
   if (Object.keys(values).length === 0) {
     const existing = await store.get(tx, org.orgId, update.id);
-    if (!existing) throw update.notFound();
+    if (!existing) throw notFound(update.entity);
     return existing;
   }
   const updated = await store.update(tx, org.orgId, update.id, values);
-  if (!updated) throw update.notFound();
+  if (!updated) throw notFound(update.entity);
   emit(newEvent(org.orgId, "fieldops.provider.updated", ServiceProviderUpdatedSchema, create(ServiceProviderUpdatedSchema, { provider: toServiceProvider(updated) })));
   return updated;
 }
@@ -137,10 +134,10 @@ export async function updateProvider(
  * Deletes a provider (a technician): refused (409) while on an active dispatch; the on-call
  * schedules that have not ended are cancelled, each with its event. Resolves the stored id.
  */
-export function removeProvider(service: ServiceContext, stores: FieldopsStores, org: OrgContext, id: string, notFound: () => ConnectError): Promise<string> {
+export function removeProvider(service: ServiceContext, stores: FieldopsStores, org: OrgContext, id: string, entity: string): Promise<string> {
   return service.write(async (tx, emit) => {
     const row = await stores.technicians.lock(tx, org.orgId, id);
-    if (!row) throw notFound();
+    if (!row) throw notFound(entity);
     if (await stores.technicians.hasActiveDispatch(tx, org.orgId, row.id)) {
       throw new ConnectError(`${row.name} is on an active dispatch: complete or cancel it first`, Code.FailedPrecondition);
     }
@@ -180,20 +177,20 @@ export function providerHandlers(service: ServiceContext, stores: FieldopsStores
     async getServiceProvider(req: GetServiceProviderRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       const row = await store.get(db, org.orgId, req.providerId);
-      if (!row) throw providerNotFound();
+      if (!row) throw notFound("Service provider");
       return { provider: toServiceProvider(row) };
     },
 
     async updateServiceProvider(req: UpdateServiceProviderRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       const row = await service.write((tx, emit) =>
-        updateProvider(tx, emit, store, org, { id: req.providerId, fields: req.provider, mask: req.updateMask, message: "provider", notFound: providerNotFound }),
+        updateProvider(tx, emit, store, org, { id: req.providerId, fields: req.provider, mask: req.updateMask, message: "provider", entity: "Service provider" }),
       );
       return { provider: toServiceProvider(row) };
     },
 
     async deleteServiceProvider(req: DeleteServiceProviderRequest, ctx: HandlerContext) {
-      await removeProvider(service, stores, orgOf(ctx), req.providerId, providerNotFound);
+      await removeProvider(service, stores, orgOf(ctx), req.providerId, "Service provider");
       return {};
     },
   } satisfies Partial<ServiceImpl<typeof FieldopsService>>;

@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import { blankToNull, invalidArgument, newEvent, orgOf, updatedFields, violation, type DomainEvent, type OrgContext, type Queryable, type ServiceContext, type Violation } from "@voiceops/platform";
+import { blankToNull, invalidArgument, newEvent, orgOf, updatedFields, violation, type DomainEvent, type OrgContext, type Queryable, type ServiceContext, type Violation, notFound } from "@voiceops/platform";
 import {
   OnCallScheduleCancelledSchema,
   OnCallScheduleCreatedSchema,
@@ -19,10 +19,6 @@ import { toOnCallSchedule, type ScheduleRow, type ScheduleValues } from "../stor
 import type { FieldopsStores } from "../store/index.js";
 
 const SCHEDULE_FIELDS = ["technician_id", "start_at", "end_at", "notes"] as const;
-
-export function scheduleNotFound(): ConnectError {
-  return new ConnectError("On-call schedule not found", Code.NotFound);
-}
 
 /** The 422 entry of a technician id that names no technician of the organization. */
 export function unknownTechnician(field: string, id: string): Violation {
@@ -92,7 +88,7 @@ export function scheduleHandlers(service: ServiceContext, stores: FieldopsStores
       const input = req.schedule ?? create(OnCallScheduleFieldsSchema);
       const row = await service.write(async (tx, emit) => {
         const before = await schedules.get(tx, org.orgId, req.scheduleId);
-        if (!before) throw scheduleNotFound();
+        if (!before) throw notFound("On-call schedule");
         if (before.status !== "scheduled") throw new ConnectError("The on-call schedule is cancelled and cannot be changed", Code.FailedPrecondition);
         if (fields.length === 0) return before;
         // Technicians first, then the schedule (the order a technician's deletion takes too), in
@@ -104,7 +100,7 @@ export function scheduleHandlers(service: ServiceContext, stores: FieldopsStores
           if (!locked && id === wanted) violations.push(unknownTechnician("schedule.technician_id", input.technicianId ?? id));
         }
         const current = await schedules.get(tx, org.orgId, req.scheduleId, { forUpdate: true });
-        if (!current) throw scheduleNotFound();
+        if (!current) throw notFound("On-call schedule");
         if (current.status !== "scheduled" || current.technician_id !== before.technician_id) {
           throw new ConnectError("The on-call schedule changed meanwhile; read it again", Code.Aborted);
         }
@@ -121,7 +117,7 @@ export function scheduleHandlers(service: ServiceContext, stores: FieldopsStores
         if (violations.length > 0) throw invalidArgument(violations);
         await refuseOverlap(tx, org, values, current.id);
         const updated = await schedules.update(tx, org.orgId, current.id, values, clock.now());
-        if (!updated) throw scheduleNotFound();
+        if (!updated) throw notFound("On-call schedule");
         emit(scheduleEvent(org.orgId, "updated", updated));
         return updated;
       });
@@ -134,7 +130,7 @@ export function scheduleHandlers(service: ServiceContext, stores: FieldopsStores
         const cancelled = await schedules.cancel(tx, org.orgId, req.scheduleId, clock.now());
         if (cancelled) emit(scheduleEvent(org.orgId, "cancelled", cancelled));
         // Cancelling a cancelled schedule again succeeds; an unknown one is a 404.
-        else if (!(await schedules.get(tx, org.orgId, req.scheduleId))) throw scheduleNotFound();
+        else if (!(await schedules.get(tx, org.orgId, req.scheduleId))) throw notFound("On-call schedule");
       });
       return {};
     },

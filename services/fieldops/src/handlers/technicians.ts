@@ -1,5 +1,5 @@
-import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import { orgOf, type OrgContext, type Queryable, type ServiceContext } from "@voiceops/platform";
+import { type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import { orgOf, type OrgContext, type Queryable, type ServiceContext, notFound } from "@voiceops/platform";
 import type {
   CreateTechnicianRequest,
   DeleteTechnicianRequest,
@@ -13,10 +13,6 @@ import type { FieldopsStores } from "../store/index.js";
 import { toOnCallTechnician, toTechnician, type TechnicianRow } from "../store/technicians.js";
 import { insertProvider, removeProvider, updateProvider } from "./providers.js";
 
-export function technicianNotFound(): ConnectError {
-  return new ConnectError("Technician not found", Code.NotFound);
-}
-
 /** Technicians are service providers: the same rows, shown with who is on call and available now. */
 export function technicianHandlers(service: ServiceContext, stores: FieldopsStores) {
   const { db, clock } = service;
@@ -25,7 +21,7 @@ export function technicianHandlers(service: ServiceContext, stores: FieldopsStor
   /** The technician as stored by the transaction that just wrote it. */
   async function reread(tx: Queryable, org: OrgContext, id: string): Promise<TechnicianRow> {
     const row = await technicians.get(tx, org.orgId, id, clock.now());
-    if (!row) throw technicianNotFound();
+    if (!row) throw notFound("Technician");
     return row;
   }
 
@@ -49,7 +45,7 @@ export function technicianHandlers(service: ServiceContext, stores: FieldopsStor
     async getTechnician(req: GetTechnicianRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       const row = await technicians.get(db, org.orgId, req.technicianId, clock.now());
-      if (!row) throw technicianNotFound();
+      if (!row) throw notFound("Technician");
       return { technician: toTechnician(row) };
     },
 
@@ -61,7 +57,7 @@ export function technicianHandlers(service: ServiceContext, stores: FieldopsStor
           fields: req.technician,
           mask: req.updateMask,
           message: "technician",
-          notFound: technicianNotFound,
+          entity: "Technician",
         });
         return reread(tx, org, updated.id);
       });
@@ -69,7 +65,7 @@ export function technicianHandlers(service: ServiceContext, stores: FieldopsStor
     },
 
     async deleteTechnician(req: DeleteTechnicianRequest, ctx: HandlerContext) {
-      const id = await removeProvider(service, stores, orgOf(ctx), req.technicianId, technicianNotFound);
+      const id = await removeProvider(service, stores, orgOf(ctx), req.technicianId, "Technician");
       return { id, deleted: true };
     },
 
