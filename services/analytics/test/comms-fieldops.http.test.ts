@@ -136,3 +136,27 @@ describe("statistics from outbound calls", () => {
     await settle(t.owner, "/api/statistics/upcoming", (b) => b.total === 0);
   });
 });
+
+describe("statistics from appointments", () => {
+  it("counts bookings, statuses and upcoming appointments; a reschedule moves a booking, it is not a new one", async () => {
+    const t = await tenant();
+    const type = expectStatus(await t.owner.post("/api/scheduling/types", { name: "Boiler check", duration_minutes: 60, min_notice_minutes: 0 }), 201);
+    const { slots } = expectStatus(await t.owner.post("/api/scheduling/check-availability", { appointment_type_id: type.id }), 200);
+    expect(slots.length).toBeGreaterThan(2);
+    const [a, b, c] = slots as { start: string }[];
+    const first = expectStatus(await t.owner.post("/api/scheduling/book", { appointment_type_id: type.id, start: a?.start, contact: { name: "Ann", phone_number: "+13125550177" } }), 201);
+    const second = expectStatus(await t.owner.post("/api/scheduling/book", { appointment_type_id: type.id, start: b?.start, contact: { name: "Ben" } }), 201);
+
+    await settle(t.owner, "/api/statistics/dashboard", (d) => d.appointments_upcoming === 2);
+    const upcoming = await settle(t.owner, "/api/statistics/upcoming", (u) => u.items.filter((i: { type: string }) => i.type === "appointment").length === 2);
+    expect(upcoming.items.find((i: { ref_id: string }) => i.ref_id === first.id)).toMatchObject({ type: "appointment", title: "Boiler check with Ann", contact_id: first.contact_id });
+    await settle(t.owner, "/api/statistics/roi?days=7", (r) => r.appointments_booked === 2);
+
+    expectStatus(await t.owner.post("/api/scheduling/manage", { appointment_id: second.id, action: "cancel", reason: "no longer needed" }), 200);
+    expectStatus(await t.owner.post("/api/scheduling/manage", { appointment_id: first.id, action: "reschedule", start: c?.start }), 200);
+    const stats = await settle(t.owner, "/api/statistics/appointment-stats", (s) => s.total === 3 && s.counts.cancelled === 2);
+    expect(stats.counts).toEqual({ scheduled: 1, confirmed: 0, completed: 0, cancelled: 2, no_show: 0 });
+    expect((await settle(t.owner, "/api/statistics/dashboard", (d) => d.appointments_upcoming === 1)).appointments_upcoming).toBe(1);
+    expect(expectStatus(await t.owner.get("/api/statistics/roi?days=7"), 200).appointments_booked).toBe(2);
+  });
+});

@@ -1,6 +1,10 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { handlerOf, type Queryable, type StreamConsumer } from "@voiceops/platform";
+import { enumToJson, handlerOf, type Queryable, type StreamConsumer } from "@voiceops/platform";
 import {
+  AppointmentBookedSchema,
+  AppointmentCancelledSchema,
+  AppointmentRescheduledSchema,
+  AppointmentUpdatedSchema,
   DispatchCancelledSchema,
   DispatchCreatedSchema,
   DispatchUpdatedSchema,
@@ -12,13 +16,16 @@ import {
   ServiceProviderUpdatedSchema,
 } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
 import {
+  AppointmentStatusSchema,
   DispatchStatus,
   OnCallScheduleStatus,
+  type Appointment,
   type Dispatch,
   type OnCallSchedule,
   type ServiceProvider,
 } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
-import { Counter } from "../model/names.js";
+import { addToBuckets } from "../model/buckets.js";
+import { Counter, Metric } from "../model/names.js";
 import { applyRecord } from "../model/records.js";
 import { setUpcoming } from "../model/upcoming.js";
 
@@ -54,7 +61,31 @@ async function applySchedule(tx: Queryable, orgId: string, schedule: OnCallSched
   );
 }
 
-/** Technicians and their on-call flag and shifts, and emergency dispatches, as field ops published them. */
+const ACTIVE_APPOINTMENT = new Set(["scheduled", "confirmed"]);
+
+/** An appointment counts under its status, and comes up at its start while it is active. */
+async function applyAppointment(tx: Queryable, orgId: string, appointment: Appointment): Promise<void> {
+  const status = enumToJson(AppointmentStatusSchema, appointment.status) ?? "scheduled";
+  const applied = await applyRecord(tx, orgId, "appointment", appointment.id, {
+    counters: [Counter.appointmentStatus(status)],
+    version: appointment.updatedAt ? timestampDate(appointment.updatedAt) : undefined,
+  });
+  if (applied === undefined) return;
+  const start = appointment.startAt ? timestampDate(appointment.startAt) : undefined;
+  const who = appointment.contact?.name;
+  const what = appointment.appointmentType?.name ?? "Appointment";
+  await setUpcoming(
+    tx,
+    orgId,
+    "appointment",
+    appointment.id,
+    ACTIVE_APPOINTMENT.has(status) && start
+      ? { at: start, title: who ? `${what} with ${who}` : what, contactId: appointment.contactId || null, technicianId: appointment.technicianId ?? null }
+      : null,
+  );
+}
+
+/** Technicians, their on-call flag and shifts, emergency dispatches and appointments, as field ops published them. */
 export const fieldopsConsumer: StreamConsumer = {
   durable: "analytics-fieldops",
   subject: "fieldops.>",
@@ -78,6 +109,25 @@ export const fieldopsConsumer: StreamConsumer = {
     }),
     "fieldops.on_call_schedule.cancelled": handlerOf(OnCallScheduleCancelledSchema, async (event, tx) => {
       if (event.payload.schedule) await setUpcoming(tx, event.orgId, "on_call_shift", event.payload.schedule.id, null);
+    }),
+    "fieldops.appointment.booked": handlerOf(AppointmentBookedSchema, async (event, tx) => {
+      const appointment = event.payload.appointment;
+      if (!appointment) return;
+      const seen = await tx.query(`SELECT 1 FROM analytics.records WHERE org_id = $1 AND kind = 'appointment' AND id = $2`, [event.orgId, appointment.id]);
+      await applyAppointment(tx, event.orgId, appointment);
+      // Booked once: a redelivered event finds its record.
+      if (seen.rows.length === 0) await addToBuckets(tx, event.orgId, appointment.createdAt ? timestampDate(appointment.createdAt) : event.occurredAt, { [Metric.appointmentsBooked]: 1 });
+    }),
+    // A reschedule moves a booking: the old appointment is cancelled, the new one is not a new booking.
+    "fieldops.appointment.rescheduled": handlerOf(AppointmentRescheduledSchema, async (event, tx) => {
+      if (event.payload.previous) await applyAppointment(tx, event.orgId, event.payload.previous);
+      if (event.payload.appointment) await applyAppointment(tx, event.orgId, event.payload.appointment);
+    }),
+    "fieldops.appointment.cancelled": handlerOf(AppointmentCancelledSchema, async (event, tx) => {
+      if (event.payload.appointment) await applyAppointment(tx, event.orgId, event.payload.appointment);
+    }),
+    "fieldops.appointment.updated": handlerOf(AppointmentUpdatedSchema, async (event, tx) => {
+      if (event.payload.appointment) await applyAppointment(tx, event.orgId, event.payload.appointment);
     }),
     "fieldops.dispatch.created": handlerOf(DispatchCreatedSchema, async (event, tx) => {
       if (event.payload.dispatch) await applyDispatch(tx, event.orgId, event.payload.dispatch);
