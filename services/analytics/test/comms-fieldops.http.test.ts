@@ -74,9 +74,14 @@ describe("statistics from comms activities", () => {
     expect(roi.after_hours_calls_answered).toBe(1);
   });
 
-  it("after-hours calls follow the organization's opening hours", async () => {
-    // The call left is at 03:00 local: inside hours only for an organization open then. Here
-    // hours are the default, so it stays after hours; another organization sees nothing.
+  it("after-hours calls follow the organization's opening hours when they change", async () => {
+    // The call left is at 03:00 local: after hours by default, inside hours open around the clock.
+    const day = [{ start: "00:00", end: "24:00" }];
+    const allDay = { mon: day, tue: day, wed: day, thu: day, fri: day, sat: day, sun: day };
+    expectStatus(await t.admin.request("PATCH", `/admin/organizations/${t.orgId}`, { business_hours: allDay }), 200);
+    await settle(t.owner, "/api/statistics/roi?days=7", (b) => b.calls_answered === 1 && b.after_hours_calls_answered === 0);
+    expectStatus(await t.admin.request("PATCH", `/admin/organizations/${t.orgId}`, { business_hours: {} }), 200);
+    await settle(t.owner, "/api/statistics/roi?days=7", (b) => b.calls_answered === 1 && b.after_hours_calls_answered === 1);
     const other = await tenant();
     expect(expectStatus(await other.owner.get("/api/statistics/roi?days=7"), 200)).toMatchObject({ calls_answered: 0, after_hours_calls_answered: 0 });
   });
