@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import net from "node:net";
+import { checkResponse } from "./openapi-check.js";
 
 // Helpers for tests that talk to a running system over real HTTP.
 
@@ -33,7 +34,10 @@ export interface ApiResponse<T = any> {
   body: T;
 }
 
-/** A small JSON client for the REST API. */
+/**
+ * A small JSON client for the REST API. Every response it receives is checked against the
+ * OpenAPI document the gateway serves (openapi-check.ts): a mismatch fails the test.
+ */
 export class ApiClient {
   constructor(
     readonly baseUrl: string,
@@ -53,7 +57,9 @@ export class ApiClient {
     }
     const response = await fetch(`${this.baseUrl}${path}`, { method, headers, body });
     const text = await response.text();
-    return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : undefined) as T };
+    const json = (text ? JSON.parse(text) : undefined) as T;
+    await checkResponse(this.baseUrl, method, path, response.status, json, text !== "");
+    return { status: response.status, headers: response.headers, body: json };
   }
 
   get<T = any>(path: string, headers?: Record<string, string>) {
@@ -160,3 +166,4 @@ export * from "./expect.js";
 export * from "./system.js";
 export * from "./processes.js";
 export * from "./s3.js";
+export * from "./openapi-check.js";
