@@ -77,6 +77,11 @@ export const SHARED_RESPONSES: Record<string, Json> = {
     content: { "application/json": { schema: { $ref: "#/components/schemas/HTTPValidationError" }, example: VALIDATION_EXAMPLE } },
   },
   TooManyRequests: detail("Rate limited: retry after Retry-After seconds.", "Too many requests; retry after the time in Retry-After", apiHeaders("Retry-After")),
+  // Answered by the HTTP server itself, before any route: no request id, no rate-limit headers.
+  HeaderTooLarge: {
+    description: "Request line (a long query string) or headers larger than the server accepts (16 KB).",
+    content: { "application/json": { schema: { $ref: "#/components/schemas/Error" }, example: { detail: "Request header fields too large" } } },
+  },
   Unavailable: detail("A dependency is unavailable; retry with backoff.", "Service temporarily unavailable"),
   Timeout: detail("The service did not answer in time; retry with backoff.", "Upstream timeout"),
 };
@@ -105,6 +110,7 @@ export function errorResponses(route: Route, takesBody: boolean): Record<string,
   }
   responses["422"] = shared("ValidationError");
   responses["429"] = shared("TooManyRequests");
+  responses["431"] = shared("HeaderTooLarge");
   responses["503"] = shared("Unavailable");
   responses["504"] = shared("Timeout");
   return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
