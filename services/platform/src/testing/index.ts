@@ -46,7 +46,6 @@ export class ApiClient {
 
   async request<T = any>(method: string, path: string, options: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { ...options.headers };
-    if (this.apiKey !== undefined) headers["x-api-key"] = this.apiKey;
     let body: string | undefined;
     if (options.rawBody !== undefined) {
       body = options.rawBody;
@@ -55,6 +54,16 @@ export class ApiClient {
       body = JSON.stringify(options.body);
       headers["content-type"] = "application/json";
     }
+    return this.send<T>(method, path, headers, body);
+  }
+
+  /** Sends a file: a multipart form, or a raw body of the given content type. */
+  upload<T = any>(method: string, path: string, body: FormData | Uint8Array | string, contentType?: string): Promise<ApiResponse<T>> {
+    return this.send<T>(method, path, contentType ? { "content-type": contentType } : {}, body);
+  }
+
+  private async send<T>(method: string, path: string, headers: Record<string, string>, body: FormData | Uint8Array | string | undefined): Promise<ApiResponse<T>> {
+    if (this.apiKey !== undefined) headers["x-api-key"] = this.apiKey;
     const response = await fetch(`${this.baseUrl}${path}`, { method, headers, body });
     const text = await response.text();
     const json = (text ? JSON.parse(text) : undefined) as T;
