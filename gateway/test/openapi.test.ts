@@ -58,7 +58,7 @@ describe("OpenAPI document, exact enough to generate clients from", () => {
   it("requires every field of a response, null only where the field is optional", () => {
     const contact = doc.components.schemas.Contact;
     expect(contact.required).toEqual(Object.keys(contact.properties));
-    expect(contact.properties.id).toEqual({ type: "string" });
+    expect(contact.properties.id).toEqual({ type: "string", format: "uuid" });
     expect(contact.properties.created_at).toEqual({ type: "string", format: "date-time" });
     expect(contact.properties.email).toEqual({ type: ["string", "null"] });
     const request = doc.components.schemas.ServiceRequest;
