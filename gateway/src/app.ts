@@ -9,7 +9,7 @@ import { jsonErrors } from "./http/json-errors.js";
 import { rateLimits } from "./http/rate-limit.js";
 import { requestContext } from "./http/request-context.js";
 import type { PrincipalCache } from "./identity/principal-cache.js";
-import { buildOpenApi } from "./openapi.js";
+import { buildOpenApi } from "./openapi/document.js";
 import { mountRoutes } from "./transcoder/mount.js";
 import type { Route } from "./transcoder/routes.js";
 

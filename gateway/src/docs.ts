@@ -34,9 +34,19 @@ fetch(${JSON.stringify(specUrl)}).then(r=>r.json()).then(spec=>{
         for(const p of op.parameters) html.push("<tr><td>"+esc(p.name)+(p.required?" *":"")+"</td><td>"+p.in+"</td><td><code>"+esc(JSON.stringify(p.schema))+"</code></td></tr>");
         html.push("</table>");
       }
-      const body=op.requestBody&&op.requestBody.content["application/json"].schema;
-      if(body) html.push("<p>Body:</p><pre>"+esc(JSON.stringify(resolve(body),null,2))+"</pre>");
-      html.push("<p>Responses: "+Object.keys(op.responses).map(esc).join(", ")+"</p></details>");
+      if(op.description) html.push("<p>"+esc(op.description)+"</p>");
+      const content=op.requestBody?op.requestBody.content:{};
+      const json=content["application/json"];
+      if(json) html.push("<p>Body:</p><pre>"+esc(JSON.stringify(resolve(json.schema),null,2))+"</pre>");
+      const others=Object.keys(content).filter(t=>t!=="application/json");
+      if(others.length) html.push("<p>Or a file: "+others.map(esc).join(", ")+"</p>");
+      html.push("<p>Responses:</p><table>");
+      for(const [status,r] of Object.entries(op.responses)){
+        const resp=r.$ref?spec.components.responses[r.$ref.split("/").pop()]:r;
+        const media=resp.content&&resp.content["application/json"];
+        html.push("<tr><td>"+esc(status)+"</td><td>"+esc(resp.description||"")+(media&&media.example!==undefined?"<pre>"+esc(JSON.stringify(media.example,null,2))+"</pre>":"")+"</td></tr>");
+      }
+      html.push("</table></details>");
     }
   }
   document.getElementById("ops").innerHTML=html.join("");

@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { tenantFactory, type Tenant } from "@voiceops/platform/testing";
+import { responseChecker, tenantFactory, type ResponseChecker, type Tenant } from "@voiceops/platform/testing";
 
 // Hostile input across every operation of the served OpenAPI document: one bad value at a time
 // in each path parameter, query parameter and body field, and bad bodies as a whole. Whatever
-// is sent, the answer is a 4xx (or a success) with a JSON body, never a 5xx.
+// is sent, the answer is a 4xx (or a success) with a JSON body, never a 5xx, and the document
+// declares it: its status and its body's shape.
 
 const baseUrl = inject("baseUrl");
 const tenant = tenantFactory();
@@ -183,16 +184,17 @@ function probesOf(doc: Schema, op: Operation, key: string): Probe[] {
   return probes;
 }
 
-async function send(probe: Probe): Promise<{ status: number; json: boolean }> {
+async function send(probe: Probe, checker: ResponseChecker): Promise<{ status: number; json: boolean; problem: string | undefined }> {
   const response = await fetch(`${baseUrl}${probe.url}`, { method: probe.method, headers: probe.headers, body: probe.body });
   const raw = await response.text();
-  let json = true;
+  let body: unknown;
   try {
-    if (raw !== "") JSON.parse(raw);
+    if (raw !== "") body = JSON.parse(raw);
   } catch {
-    json = false;
+    return { status: response.status, json: false, problem: undefined };
   }
-  return { status: response.status, json: json && (raw === "" ? response.status === 204 : true) };
+  const problem = checker.problem(probe.method, probe.url, response.status, body, raw !== "");
+  return { status: response.status, json: raw === "" ? response.status === 204 : true, problem };
 }
 
 describe("hostile input on every operation of /openapi.json", () => {
@@ -201,7 +203,8 @@ describe("hostile input on every operation of /openapi.json", () => {
     owner = await tenant();
   });
 
-  it("never answers 5xx, and always in JSON", async () => {
+  it("never answers 5xx, always in JSON, always as the document declares", async () => {
+    const checker = await responseChecker(baseUrl);
     const doc = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as Schema;
     const operations = operationsOf(doc).filter((op) => op.path.startsWith("/api/") && !op.path.startsWith("/api/health"));
     expect(operations.length).toBeGreaterThan(10);
@@ -216,9 +219,10 @@ describe("hostile input on every operation of /openapi.json", () => {
       Array.from({ length: 8 }, async () => {
         while (next < chosen.length) {
           const probe = chosen[next++] as Probe;
-          const { status, json } = await send(probe);
+          const { status, json, problem } = await send(probe, checker);
           statuses.set(status, (statuses.get(status) ?? 0) + 1);
           if (status >= 500 || !json) failures.push(`${status}${json ? "" : " (not JSON)"} ${probe.method} ${probe.url.slice(0, 80)} [${probe.what}]`);
+          else if (problem) failures.push(`${probe.method} ${probe.url.slice(0, 80)} [${probe.what}]: ${problem.slice(0, 600)}`);
         }
       }),
     );

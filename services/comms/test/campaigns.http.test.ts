@@ -396,9 +396,8 @@ describe("POST /api/campaigns/{id}/contacts/upload (CSV)", () => {
     const campaign = await createCampaign(t.owner);
     const form = new FormData();
     form.append("file", new Blob(["phone_number,name\n+15550211001,Ann\n+15550211002,Ben\n"], { type: "text/csv" }), "contacts.csv");
-    const res = await fetch(`${t.owner.baseUrl}/api/campaigns/${campaign.id}/contacts/upload`, { method: "POST", headers: { "x-api-key": t.owner.apiKey ?? "" }, body: form });
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ imported: 2, duplicates: 0, invalid: [], on_dnc: 0 });
+    const res = await t.owner.upload("POST", `/api/campaigns/${campaign.id}/contacts/upload`, form);
+    expect(expectStatus(res, 200)).toEqual({ imported: 2, duplicates: 0, invalid: [], on_dnc: 0 });
     expect(expectStatus(await t.owner.get(`/api/campaigns/${campaign.id}`), 200).counts.pending).toBe(2);
   });
 

@@ -235,9 +235,8 @@ describe("POST /api/dnc/bulk (CSV)", () => {
     const form = new FormData();
     form.append("reason", "From the web form");
     form.append("file", new Blob(["phone_number\n+15550109101\n+15550109102\n"], { type: "text/csv" }), "dnc.csv");
-    const res = await fetch(`${t.owner.baseUrl}/api/dnc/bulk`, { method: "POST", headers: { "x-api-key": t.owner.apiKey ?? "" }, body: form });
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ added: 2, already_listed: 0, invalid: [] });
+    const res = await t.owner.upload("POST", "/api/dnc/bulk", form);
+    expect(expectStatus(res, 200)).toEqual({ added: 2, already_listed: 0, invalid: [] });
     expect((await check(t.owner, "+15550109101")).entry?.reason).toBe("From the web form");
   });
 

@@ -16,9 +16,7 @@ async function upload(client: ApiClient, file: { bytes: Buffer; type: string; na
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
   if (file) form.append("file", new Blob([file.bytes], { type: file.type }), file.name);
-  const response = await fetch(`${client.baseUrl}${UPLOAD}`, { method: "POST", headers: client.apiKey ? { "x-api-key": client.apiKey } : {}, body: form });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+  return client.upload("POST", UPLOAD, form);
 }
 
 describe("POST /api/knowledge-base/sources/upload", () => {

@@ -32,16 +32,12 @@ async function endCall(client: ApiClient, sessionId: string, metadata: Record<st
 }
 
 function putAudio(client: ApiClient, sessionId: string, body: string | Buffer, contentType = "audio/mpeg") {
-  const headers: Record<string, string> = { "content-type": contentType };
-  if (client.apiKey) headers["x-api-key"] = client.apiKey;
-  return fetch(`${client.baseUrl}/api/calls/${encodeURIComponent(sessionId)}/recording`, { method: "PUT", headers, body });
+  return client.upload("PUT", `/api/calls/${encodeURIComponent(sessionId)}/recording`, body, contentType);
 }
 
 async function upload(client: ApiClient, sessionId: string, bytes: Buffer = AUDIO, contentType = "audio/mpeg") {
   const res = await putAudio(client, sessionId, bytes, contentType);
-  const body = (await res.json()) as { session_id: string; recording: string; bytes: number; content_type: string };
-  expect(res.status, JSON.stringify(body)).toBe(200);
-  return body;
+  return expectStatus(res, 200) as { session_id: string; recording: string; bytes: number; content_type: string };
 }
 
 async function recordingUrl(client: ApiClient, sessionId: string) {
@@ -147,7 +143,7 @@ describe("call recordings on the shared system", () => {
     await endCall(t.owner, "rec-refused");
     const text = await putAudio(t.owner, "rec-refused", "text", "text/plain");
     expect(text.status).toBe(415);
-    expect(Object.keys((await text.json()) as object)).toEqual(["detail"]);
+    expect(Object.keys(text.body as object)).toEqual(["detail"]);
     const plain = await putAudio(t.owner, "rec-refused", "{}", "application/json");
     expect(plain.status).toBe(415);
     expect(await declareTooLarge(t.owner, "rec-refused")).toBe(413);
@@ -155,14 +151,14 @@ describe("call recordings on the shared system", () => {
 
     const missing = await putAudio(t.owner, "no-such-call", AUDIO);
     expect(missing.status).toBe(404);
-    expect(Object.keys((await missing.json()) as object)).toEqual(["detail"]);
+    expect(Object.keys(missing.body as object)).toEqual(["detail"]);
     const other = await tenant();
     await endCall(other.owner, "rec-foreign");
     expect((await putAudio(t.owner, "rec-foreign", AUDIO)).status).toBe(404);
     expectDetail(await t.owner.get("/api/calls/rec-foreign/recording"), 404);
     const long = await putAudio(t.owner, "x".repeat(201), AUDIO);
     expect(long.status).toBe(422);
-    expect(((await long.json()) as { detail: { loc: unknown[] }[] }).detail.map((d) => d.loc)).toEqual([["path", "session_id"]]);
+    expect((long.body as { detail: { loc: unknown[] }[] }).detail.map((d) => d.loc)).toEqual([["path", "session_id"]]);
     expect((await putAudio(anonymousClient(), "rec-refused", AUDIO)).status).toBe(401);
   });
 

@@ -12,3 +12,15 @@ export function endOfLocalDay(zone: string, days: number, now: Date = new Date()
 export function localDate(instant: Date, zone: string): string {
   return DateTime.fromJSDate(instant, { zone }).toISODate() ?? "";
 }
+
+const CALENDAR_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** Whether a text is a calendar date written YYYY-MM-DD (the `date` field rule). */
+export function isCalendarDate(text: string): boolean {
+  const match = CALENDAR_DATE.exec(text);
+  if (!match) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  return year >= 1 && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}

@@ -1,6 +1,6 @@
 import { DateTime } from "luxon";
 import { describe, expect, it } from "vitest";
-import { endOfLocalDay, localDate } from "../src/time.js";
+import { endOfLocalDay, isCalendarDate, localDate } from "../src/time.js";
 
 const at = (iso: string) => new Date(iso);
 
@@ -30,5 +30,12 @@ describe("endOfLocalDay", () => {
     expect(localDate(now, "America/Los_Angeles")).toBe("2026-11-21");
     const tokyoEnd = DateTime.fromJSDate(endOfLocalDay("Asia/Tokyo", 0, now), { zone: "Asia/Tokyo" });
     expect(tokyoEnd.toISO()).toBe("2026-11-23T00:00:00.000+09:00");
+  });
+});
+
+describe("isCalendarDate (the date field rule)", () => {
+  it("takes real YYYY-MM-DD dates only", () => {
+    for (const text of ["2026-11-21", "2024-02-29", "0001-01-01", "9999-12-31"]) expect(isCalendarDate(text), text).toBe(true);
+    for (const text of ["2026-02-29", "2026-13-01", "2026-11-31", "0000-01-01", "2026-1-5", "2026-11-21T00:00:00Z", "", "tomorrow"]) expect(isCalendarDate(text), text).toBe(false);
   });
 });

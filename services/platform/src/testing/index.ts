@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import net from "node:net";
+import { checkResponse } from "./openapi-check.js";
 
 // Helpers for tests that talk to a running system over real HTTP.
 
@@ -33,7 +34,10 @@ export interface ApiResponse<T = any> {
   body: T;
 }
 
-/** A small JSON client for the REST API. */
+/**
+ * A small JSON client for the REST API. Every response it receives is checked against the
+ * OpenAPI document the gateway serves (openapi-check.ts): a mismatch fails the test.
+ */
 export class ApiClient {
   constructor(
     readonly baseUrl: string,
@@ -42,7 +46,6 @@ export class ApiClient {
 
   async request<T = any>(method: string, path: string, options: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { ...options.headers };
-    if (this.apiKey !== undefined) headers["x-api-key"] = this.apiKey;
     let body: string | undefined;
     if (options.rawBody !== undefined) {
       body = options.rawBody;
@@ -51,9 +54,21 @@ export class ApiClient {
       body = JSON.stringify(options.body);
       headers["content-type"] = "application/json";
     }
+    return this.send<T>(method, path, headers, body);
+  }
+
+  /** Sends a file: a multipart form, or a raw body of the given content type. */
+  upload<T = any>(method: string, path: string, body: FormData | Uint8Array | string, contentType?: string): Promise<ApiResponse<T>> {
+    return this.send<T>(method, path, contentType ? { "content-type": contentType } : {}, body);
+  }
+
+  private async send<T>(method: string, path: string, headers: Record<string, string>, body: FormData | Uint8Array | string | undefined): Promise<ApiResponse<T>> {
+    if (this.apiKey !== undefined) headers["x-api-key"] = this.apiKey;
     const response = await fetch(`${this.baseUrl}${path}`, { method, headers, body });
     const text = await response.text();
-    return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : undefined) as T };
+    const json = (text ? JSON.parse(text) : undefined) as T;
+    await checkResponse(this.baseUrl, method, path, response.status, json, text !== "");
+    return { status: response.status, headers: response.headers, body: json };
   }
 
   get<T = any>(path: string, headers?: Record<string, string>) {
@@ -161,3 +176,4 @@ export * from "./system.js";
 export * from "./processes.js";
 export * from "./s3.js";
 export * from "./handlers.js";
+export * from "./openapi-check.js";

@@ -3,6 +3,7 @@ import { TimestampSchema, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { IANAZone } from "luxon";
 import { isUuid } from "../ids.js";
 import { normalizePhone } from "../phone.js";
+import { isCalendarDate } from "../time.js";
 import { enumFromJson, enumJsonValues, enumToJson, fieldRules } from "../proto-options.js";
 import { violation, type Violation } from "./violations.js";
 
@@ -97,6 +98,9 @@ function checkString(path: string, value: string, field: DescField, out: Violati
   }
   if (rules.phone && value.trim() !== "" && !normalizePhone(value, context.country)) {
     out.push(violation(path, "value_error", "Value error, not a valid phone number", value));
+  }
+  if (rules.date && !isCalendarDate(value)) {
+    out.push(violation(path, "date_parsing", "Input should be a valid date in the format YYYY-MM-DD", value));
   }
   if (rules.timezone && !IANAZone.isValidZone(value)) {
     out.push(violation(path, "value_error", "value is not a valid IANA time zone name", value));

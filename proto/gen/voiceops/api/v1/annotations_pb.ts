@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file voiceops/api/v1/annotations.proto.
  */
 export const file_voiceops_api_v1_annotations: GenFile = /*@__PURE__*/
-  fileDesc("CiF2b2ljZW9wcy9hcGkvdjEvYW5ub3RhdGlvbnMucHJvdG8SD3ZvaWNlb3BzLmFwaS52MSKiAwoKRmllbGRSdWxlcxIQCghyZXF1aXJlZBgBIAEoCBIQCgNtaW4YAiABKANIAIgBARIQCgNtYXgYAyABKANIAYgBARIUCgdtaW5fbGVuGAQgASgNSAKIAQESFAoHbWF4X2xlbhgFIAEoDUgDiAEBEgwKBHV1aWQYBiABKAgSGQoMZGVmYXVsdF9qc29uGAcgASgJSASIAQESCgoCaW4YCCADKAkSFgoJbWluX2l0ZW1zGAkgASgNSAWIAQESFgoJbWF4X2l0ZW1zGAogASgNSAaIAQESEQoJbm90X2JsYW5rGAsgASgIEhAKCHRpbWV6b25lGAwgASgIEhMKC2Rlc2NyaXB0aW9uGA0gASgJEg0KBWVtYWlsGA4gASgIEhAKCG5vdF9udWxsGA8gASgIEg0KBXBob25lGBAgASgIEg4KBmhlYWRlchgRIAEoCUIGCgRfbWluQgYKBF9tYXhCCgoIX21pbl9sZW5CCgoIX21heF9sZW5CDwoNX2RlZmF1bHRfanNvbkIMCgpfbWluX2l0ZW1zQgwKCl9tYXhfaXRlbXMiiAEKC01ldGhvZFJ1bGVzEhYKDnN1Y2Nlc3Nfc3RhdHVzGAEgASgFEg0KBXJvbGVzGAIgAygJEg8KB3N1bW1hcnkYAyABKAkSEwoLZGVzY3JpcHRpb24YBCABKAkSLAoGdXBsb2FkGAUgASgLMhwudm9pY2VvcHMuYXBpLnYxLlVwbG9hZFJ1bGVzInoKC1VwbG9hZFJ1bGVzEg0KBWZpZWxkGAEgASgJEhEKCW1heF9ieXRlcxgCIAEoAxIVCg1jb250ZW50X3R5cGVzGAMgAygJEhIKCmV4dGVuc2lvbnMYBCADKAkSEQoJbXVsdGlwYXJ0GAUgASgIEgsKA3JhdxgGIAEoCCIfCglFbnVtUnVsZXMSEgoKdXBwZXJfY2FzZRgBIAEoCDpSCgVmaWVsZBIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYuY4DIAEoCzIbLnZvaWNlb3BzLmFwaS52MS5GaWVsZFJ1bGVzUgVmaWVsZDpWCgZtZXRob2QSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi5jgMgASgLMhwudm9pY2VvcHMuYXBpLnYxLk1ldGhvZFJ1bGVzUgZtZXRob2Q6TgoEZW51bRIcLmdvb2dsZS5wcm90b2J1Zi5FbnVtT3B0aW9ucxi5jgMgASgLMhoudm9pY2VvcHMuYXBpLnYxLkVudW1SdWxlc1IEZW51bWIGcHJvdG8z", [file_google_protobuf_descriptor]);
+  fileDesc("CiF2b2ljZW9wcy9hcGkvdjEvYW5ub3RhdGlvbnMucHJvdG8SD3ZvaWNlb3BzLmFwaS52MSKwAwoKRmllbGRSdWxlcxIQCghyZXF1aXJlZBgBIAEoCBIQCgNtaW4YAiABKANIAIgBARIQCgNtYXgYAyABKANIAYgBARIUCgdtaW5fbGVuGAQgASgNSAKIAQESFAoHbWF4X2xlbhgFIAEoDUgDiAEBEgwKBHV1aWQYBiABKAgSGQoMZGVmYXVsdF9qc29uGAcgASgJSASIAQESCgoCaW4YCCADKAkSFgoJbWluX2l0ZW1zGAkgASgNSAWIAQESFgoJbWF4X2l0ZW1zGAogASgNSAaIAQESEQoJbm90X2JsYW5rGAsgASgIEhAKCHRpbWV6b25lGAwgASgIEhMKC2Rlc2NyaXB0aW9uGA0gASgJEg0KBWVtYWlsGA4gASgIEhAKCG5vdF9udWxsGA8gASgIEg0KBXBob25lGBAgASgIEg4KBmhlYWRlchgRIAEoCRIMCgRkYXRlGBIgASgIQgYKBF9taW5CBgoEX21heEIKCghfbWluX2xlbkIKCghfbWF4X2xlbkIPCg1fZGVmYXVsdF9qc29uQgwKCl9taW5faXRlbXNCDAoKX21heF9pdGVtcyK2AQoLTWV0aG9kUnVsZXMSFgoOc3VjY2Vzc19zdGF0dXMYASABKAUSDQoFcm9sZXMYAiADKAkSDwoHc3VtbWFyeRgDIAEoCRITCgtkZXNjcmlwdGlvbhgEIAEoCRIsCgZ1cGxvYWQYBSABKAsyHC52b2ljZW9wcy5hcGkudjEuVXBsb2FkUnVsZXMSLAoGZXJyb3JzGAYgAygLMhwudm9pY2VvcHMuYXBpLnYxLkVycm9yU3RhdHVzIjIKC0Vycm9yU3RhdHVzEg4KBnN0YXR1cxgBIAEoBRITCgtkZXNjcmlwdGlvbhgCIAEoCSJ6CgtVcGxvYWRSdWxlcxINCgVmaWVsZBgBIAEoCRIRCgltYXhfYnl0ZXMYAiABKAMSFQoNY29udGVudF90eXBlcxgDIAMoCRISCgpleHRlbnNpb25zGAQgAygJEhEKCW11bHRpcGFydBgFIAEoCBILCgNyYXcYBiABKAgiHwoJRW51bVJ1bGVzEhIKCnVwcGVyX2Nhc2UYASABKAg6UgoFZmllbGQSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGLmOAyABKAsyGy52b2ljZW9wcy5hcGkudjEuRmllbGRSdWxlc1IFZmllbGQ6VgoGbWV0aG9kEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYuY4DIAEoCzIcLnZvaWNlb3BzLmFwaS52MS5NZXRob2RSdWxlc1IGbWV0aG9kOk4KBGVudW0SHC5nb29nbGUucHJvdG9idWYuRW51bU9wdGlvbnMYuY4DIAEoCzIaLnZvaWNlb3BzLmFwaS52MS5FbnVtUnVsZXNSBGVudW1iBnByb3RvMw", [file_google_protobuf_descriptor]);
 
 /**
  * FieldRules declares the constraints of one request field. They are enforced by the
@@ -136,6 +136,13 @@ export type FieldRules = Message<"voiceops.api.v1.FieldRules"> & {
    * @generated from field: string header = 17;
    */
   header: string;
+
+  /**
+   * The string is a calendar date, YYYY-MM-DD (published as format: date).
+   *
+   * @generated from field: bool date = 18;
+   */
+  date: boolean;
 };
 
 /**
@@ -186,6 +193,15 @@ export type MethodRules = Message<"voiceops.api.v1.MethodRules"> & {
    * @generated from field: voiceops.api.v1.UploadRules upload = 5;
    */
   upload?: UploadRules | undefined;
+
+  /**
+   * Error statuses the handler itself answers besides the ones the gateway declares for every
+   * route (401, 422, 429, 503; 403 with roles, 404 with path parameters, 413 and 415 with a
+   * body), each with a {"detail": "..."} body; published in the OpenAPI document.
+   *
+   * @generated from field: repeated voiceops.api.v1.ErrorStatus errors = 6;
+   */
+  errors: ErrorStatus[];
 };
 
 /**
@@ -194,6 +210,32 @@ export type MethodRules = Message<"voiceops.api.v1.MethodRules"> & {
  */
 export const MethodRulesSchema: GenMessage<MethodRules> = /*@__PURE__*/
   messageDesc(file_voiceops_api_v1_annotations, 1);
+
+/**
+ * ErrorStatus is one error answer of a route, e.g. {status: 409, description: "..."}.
+ *
+ * @generated from message voiceops.api.v1.ErrorStatus
+ */
+export type ErrorStatus = Message<"voiceops.api.v1.ErrorStatus"> & {
+  /**
+   * @generated from field: int32 status = 1;
+   */
+  status: number;
+
+  /**
+   * When the route answers it.
+   *
+   * @generated from field: string description = 2;
+   */
+  description: string;
+};
+
+/**
+ * Describes the message voiceops.api.v1.ErrorStatus.
+ * Use `create(ErrorStatusSchema)` to create a new message.
+ */
+export const ErrorStatusSchema: GenMessage<ErrorStatus> = /*@__PURE__*/
+  messageDesc(file_voiceops_api_v1_annotations, 2);
 
 /**
  * UploadRules declares a route that takes a file: the gateway streams it into the object store
@@ -253,7 +295,7 @@ export type UploadRules = Message<"voiceops.api.v1.UploadRules"> & {
  * Use `create(UploadRulesSchema)` to create a new message.
  */
 export const UploadRulesSchema: GenMessage<UploadRules> = /*@__PURE__*/
-  messageDesc(file_voiceops_api_v1_annotations, 2);
+  messageDesc(file_voiceops_api_v1_annotations, 3);
 
 /**
  * EnumRules declares how enum values are spelled in JSON: the value name without the
@@ -273,7 +315,7 @@ export type EnumRules = Message<"voiceops.api.v1.EnumRules"> & {
  * Use `create(EnumRulesSchema)` to create a new message.
  */
 export const EnumRulesSchema: GenMessage<EnumRules> = /*@__PURE__*/
-  messageDesc(file_voiceops_api_v1_annotations, 3);
+  messageDesc(file_voiceops_api_v1_annotations, 4);
 
 /**
  * @generated from extension: voiceops.api.v1.FieldRules field = 51001;
