@@ -365,9 +365,15 @@ function checkPolicies(docs: Doc[], scope: string): void {
         it("gets its required env, with ConfigMap/Secret references that resolve", () => {
           for (const c of containers) {
             const names = (c.env ?? []).map((e) => e.name);
-            expect(names.filter((n, i) => names.indexOf(n) !== i), `${where} ${c.name}: duplicate env`).toEqual([]);
+            expect(
+              names.filter((n, i) => names.indexOf(n) !== i),
+              `${where} ${c.name}: duplicate env`,
+            ).toEqual([]);
             const required = REQUIRED_ENV[name === "gateway" ? "gateway" : "service"];
-            expect(required.filter((n) => !names.includes(n)), `${where} ${c.name}: missing env`).toEqual([]);
+            expect(
+              required.filter((n) => !names.includes(n)),
+              `${where} ${c.name}: missing env`,
+            ).toEqual([]);
             for (const e of c.env ?? []) {
               const cm = e.valueFrom?.configMapKeyRef;
               if (cm) {
@@ -408,7 +414,10 @@ function checkPolicies(docs: Doc[], scope: string): void {
 
         it("is selected by a Service whose target ports exist on the pod", () => {
           const mine = services.filter((s) => selects(s.body.spec?.selector, podLabels));
-          expect(mine.map((s) => s.body.metadata?.name), `${where}: Services`).toContain(name);
+          expect(
+            mine.map((s) => s.body.metadata?.name),
+            `${where}: Services`,
+          ).toContain(name);
           const portNames = new Set(containers.flatMap((c) => (c.ports ?? []).map((p) => p.name)));
           for (const { doc: svcDoc, body: svc } of mine) {
             for (const p of svc.spec?.ports ?? []) {
@@ -441,7 +450,10 @@ for (const path of kustomizationFiles) {
 }
 const manifestDocs = allFiles.filter((p) => !isKustomization(p) && !patchFiles.has(p)).flatMap((p) => docsByFile.get(p) ?? []);
 const overlayDirs = existsSync(OVERLAYS_DIR)
-  ? readdirSync(OVERLAYS_DIR).sort().map((d) => join(OVERLAYS_DIR, d)).filter((d) => statSync(d).isDirectory())
+  ? readdirSync(OVERLAYS_DIR)
+      .sort()
+      .map((d) => join(OVERLAYS_DIR, d))
+      .filter((d) => statSync(d).isDirectory())
   : [];
 
 describe("deploy manifests", () => {
@@ -515,7 +527,10 @@ for (const dir of overlayDirs) {
 
     it("overrides the base image with a pinned tag", () => {
       const images = ofKind<IDeployment>(rendered, "Deployment").flatMap((d) => (d.body.spec?.template.spec?.containers ?? []).map((c) => c.image));
-      expect(images.filter((i) => i === BASE_IMAGE || i?.endsWith(":latest")), "unpinned images").toEqual([]);
+      expect(
+        images.filter((i) => i === BASE_IMAGE || i?.endsWith(":latest")),
+        "unpinned images",
+      ).toEqual([]);
       expect(new Set(images).size, "one image for every component").toBe(1);
     });
   });

@@ -30,7 +30,11 @@ const out = (line = "") => process.stdout.write(`${line}\n`);
 function startServer(env: Record<string, string | undefined>): { child: ChildProcess; output: () => string } {
   const node = [process.execPath, "dist/embedded.js"];
   const [command, ...rest] = PINNED ? ["taskset", "-c", "0", ...node] : node;
-  const child = spawn(command ?? process.execPath, rest, { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env } as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(command ?? process.execPath, rest, {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env } as NodeJS.ProcessEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000));
   child.stdout?.on("data", keep);
@@ -42,7 +46,13 @@ async function waitFor(url: string, server: { child: ChildProcess; output: () =>
   const deadline = Date.now() + 180_000;
   while (Date.now() < deadline) {
     if (server.child.exitCode !== null) throw new Error(`server exited: ${server.output()}`);
-    if (await fetch(url).then((r) => r.ok, () => false)) return;
+    if (
+      await fetch(url).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`server did not answer: ${server.output()}`);
@@ -128,7 +138,13 @@ try {
     const created = await api.post<{ id: string }>("/api/technicians", { name: `Tech ${String(i).padStart(2, "0")}`, skills: ["plumbing", i % 2 ? "gas" : "drains"] });
     technicians.push(created.body.id);
   }
-  const seedType = await api.post<{ id: string }>("/api/scheduling/types", { name: "Seed", duration_minutes: 45, slot_interval_minutes: 60, min_notice_minutes: 0, max_days_ahead: 60 });
+  const seedType = await api.post<{ id: string }>("/api/scheduling/types", {
+    name: "Seed",
+    duration_minutes: 45,
+    slot_interval_minutes: 60,
+    min_notice_minutes: 0,
+    max_days_ahead: 60,
+  });
   const type = await api.post<{ id: string }>("/api/scheduling/types", {
     name: "Visit",
     duration_minutes: 60,
@@ -145,15 +161,22 @@ try {
     const technician = n % TECHNICIANS;
     const day = Math.floor(n / TECHNICIANS) % 14;
     const hour = Math.floor(n / (TECHNICIANS * 14));
-    const start = tomorrow.plus({ days: day }).set({ hour: 7 + hour + (technician % 3) }).toISO({ suppressMilliseconds: true });
-    bookings.push(async () =>
-      (await api.post("/api/scheduling/book", { appointment_type_id: seedType.body.id, start, technician_id: technicians[technician], contact: { name: `Customer ${n}` } })).status,
+    const start = tomorrow
+      .plus({ days: day })
+      .set({ hour: 7 + hour + (technician % 3) })
+      .toISO({ suppressMilliseconds: true });
+    bookings.push(
+      async () =>
+        (await api.post("/api/scheduling/book", { appointment_type_id: seedType.body.id, start, technician_id: technicians[technician], contact: { name: `Customer ${n}` } }))
+          .status,
     );
   }
   const statuses = await inBatches(bookings, 4);
   const booked = statuses.filter((status) => status === 201).length;
   if (booked !== APPOINTMENTS) throw new Error(`seeded ${booked} of ${APPOINTMENTS} appointments: ${[...new Set(statuses)].join(", ")}`);
-  out(`storage ${database ? "PostgreSQL" : "PGlite"}; ${TECHNICIANS} technicians and ${booked} appointments seeded through the API in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  out(
+    `storage ${database ? "PostgreSQL" : "PGlite"}; ${TECHNICIANS} technicians and ${booked} appointments seeded through the API in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
   out(`${cpus().length} cores; server ${PINNED ? "pinned to core 0, autocannon to core 1" : "not pinned"}; load average ${loadavg()[0]?.toFixed(1)}; ${SECONDS} s per run`);
 
   const headers = { "x-api-key": key.key, "content-type": "application/json" };

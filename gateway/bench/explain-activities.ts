@@ -35,8 +35,9 @@ try {
       return fn(tx);
     });
   const seed = (orgId: string, n: number) =>
-    unbounded((tx) => tx.query(
-      `INSERT INTO comms.activities (id, org_id, activity_type, description, contact_id, session_id, metadata, source, occurred_at, created_at, customer_phone)
+    unbounded((tx) =>
+      tx.query(
+        `INSERT INTO comms.activities (id, org_id, activity_type, description, contact_id, session_id, metadata, source, occurred_at, created_at, customer_phone)
        SELECT (lpad(to_hex((extract(epoch FROM ts.at) * 1000)::bigint), 12, '0') || '7000' || '8' || substr(md5($1::uuid::text), 1, 3) || lpad(to_hex(g), 12, '0'))::uuid,
               $1::uuid, t.type,
               'Activity ' || g,
@@ -57,8 +58,9 @@ try {
             LATERAL (SELECT (ARRAY['LOOKUP','LOOKUP','LOOKUP','LOOKUP','LOOKUP','LOOKUP','LOOKUP','LOOKUP','LOOKUP','LOOKUP',
                                    'CALL_ENDED','CALL_ENDED','CALL_STARTED','SMS_RECEIVED','SMS_RECEIVED','SMS_SENT','WEB_CHAT',
                                    'WHATSAPP_RECEIVED','NOTE','SERVICE_REQUEST_CREATED'])[1 + g % 20] AS type) t`,
-      [orgId, n],
-    ));
+        [orgId, n],
+      ),
+    );
   const started = Date.now();
   // Rows go in without the secondary indexes, which are then built from their own definitions
   // (as the migration declares them): far faster than maintaining them row by row.
@@ -75,12 +77,14 @@ try {
     });
   }
   // Each session's call, as recording a CALL_ENDED activity makes it.
-  await unbounded((tx) => tx.query(
-    `INSERT INTO comms.calls (org_id, session_id, activity_id, channel, occurred_at, duration_seconds, has_transcription)
+  await unbounded((tx) =>
+    tx.query(
+      `INSERT INTO comms.calls (org_id, session_id, activity_id, channel, occurred_at, duration_seconds, has_transcription)
      SELECT DISTINCT ON (org_id, session_id) org_id, session_id, id, coalesce(metadata->>'channel', 'phone'), occurred_at,
             (metadata->>'duration_seconds')::float8, metadata ? 'transcription'
      FROM comms.activities WHERE activity_type = 'CALL_ENDED' ORDER BY org_id, session_id, occurred_at DESC`,
-  ));
+    ),
+  );
   await unbounded((tx) => tx.query("ANALYZE comms.activities"));
   await unbounded((tx) => tx.query("ANALYZE comms.calls"));
   const seconds = ((Date.now() - started) / 1000).toFixed(0);
@@ -88,9 +92,7 @@ try {
     `SELECT (SELECT count(*) FROM comms.activities WHERE org_id = $1) AS activities, (SELECT count(*) FROM comms.calls WHERE org_id = $1) AS calls`,
     [tenant.orgId],
   );
-  process.stdout.write(
-    `seeded ${sizes.rows[0]?.activities} activities (${sizes.rows[0]?.calls} calls) in one organization in ${seconds} s; ${runs} runs per request\n\n`,
-  );
+  process.stdout.write(`seeded ${sizes.rows[0]?.activities} activities (${sizes.rows[0]?.calls} calls) in one organization in ${seconds} s; ${runs} runs per request\n\n`);
 
   // The statements the services run, captured as they go through the shared database object.
   let captured: { sql: string; params: readonly unknown[] } | undefined;
@@ -141,7 +143,9 @@ try {
       http.push(performance.now() - t0);
     }
     const f = (n: number) => n.toFixed(1);
-    process.stdout.write(`| GET ${path} | ${f(percentile(sql, 50))} | ${f(percentile(sql, 99))} | ${f(percentile(http, 50))} | ${f(percentile(http, 99))} | ${first.body.total} |\n`);
+    process.stdout.write(
+      `| GET ${path} | ${f(percentile(sql, 50))} | ${f(percentile(sql, 99))} | ${f(percentile(http, 50))} | ${f(percentile(http, 99))} | ${first.body.total} |\n`,
+    );
   }
 
   // The baseline the per-type counts replace: counting the organization's activities to answer

@@ -64,7 +64,9 @@ try {
   for (const index of indexes.rows) await seeder.query(index.definition);
   await seeder.query("ANALYZE crm.contacts");
   const counted = await seeder.query<{ n: number }>("SELECT coalesce(sum(n), 0)::int AS n FROM crm.contact_counts WHERE org_id = $1", [tenant.orgId]);
-  out(`seeded ${total} contacts (${count} in the measured organization; its counter says ${counted.rows[0]?.n}) in ${((seededAt - started) / 1000).toFixed(0)} s, indexes rebuilt in ${((Date.now() - seededAt) / 1000).toFixed(0)} s`);
+  out(
+    `seeded ${total} contacts (${count} in the measured organization; its counter says ${counted.rows[0]?.n}) in ${((seededAt - started) / 1000).toFixed(0)} s, indexes rebuilt in ${((Date.now() - seededAt) / 1000).toFixed(0)} s`,
+  );
   out();
   out(`| request | p50 ms | p99 ms (of ${runs}) | total / items | goal |`);
   out("|---|---|---|---|---|");

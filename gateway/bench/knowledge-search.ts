@@ -66,7 +66,10 @@ while (vocabulary.length < 40_000 - domainWords.length) {
 for (const word of domainWords) vocabulary.splice(Math.floor(rand() * Math.min(5_000, vocabulary.length)), 0, word);
 const cdf: number[] = [];
 let sum = 0;
-for (let rank = 1; rank <= vocabulary.length; rank++) cdf.push((sum += 1 / rank));
+for (let rank = 1; rank <= vocabulary.length; rank++) {
+  sum += 1 / rank;
+  cdf.push(sum);
+}
 function drawWord(): string {
   const x = rand() * sum;
   let lo = 0;
@@ -103,7 +106,11 @@ try {
     await system.db.query("UPDATE comms.knowledge_sources SET claimed_until = now() + interval '1 hour' WHERE id = $1", [row.id]);
     const words = [...new Set(parts.flatMap((c) => wordsOf(`${c.heading} ${c.content}`)))];
     await system.db.transaction((tx) =>
-      store.markReady(tx, { id: row.id, org_id: tenant.orgId, type: "text", title, url: null, filename: null, content_type: null, body: null, object_key: null, attempts: 1 }, { title, contentType: null, bytes: 0, chunks: parts, words }),
+      store.markReady(
+        tx,
+        { id: row.id, org_id: tenant.orgId, type: "text", title, url: null, filename: null, content_type: null, body: null, object_key: null, attempts: 1 },
+        { title, contentType: null, bytes: 0, chunks: parts, words },
+      ),
     );
     chunks += parts.length;
   };
@@ -144,16 +151,35 @@ try {
   };
   process.stdout.write(`\n| requests | n | p50 ms | p95 ms | p99 ms | max ms |\n|---|---|---|---|---|---|\n`);
   const row = (name: string, ms: number[]) =>
-    process.stdout.write(`| ${name} | ${ms.length} | ${percentile(ms, 50).toFixed(1)} | ${percentile(ms, 95).toFixed(1)} | ${percentile(ms, 99).toFixed(1)} | ${Math.max(...ms).toFixed(1)} |\n`);
-  row("search, all", timings.map((t) => t.ms));
-  row("search, fulltext", timings.filter((t) => t.mode === "fulltext").map((t) => t.ms));
-  row("search, fuzzy", timings.filter((t) => t.mode === "fuzzy").map((t) => t.ms));
+    process.stdout.write(
+      `| ${name} | ${ms.length} | ${percentile(ms, 50).toFixed(1)} | ${percentile(ms, 95).toFixed(1)} | ${percentile(ms, 99).toFixed(1)} | ${Math.max(...ms).toFixed(1)} |\n`,
+    );
+  row(
+    "search, all",
+    timings.map((t) => t.ms),
+  );
+  row(
+    "search, fulltext",
+    timings.filter((t) => t.mode === "fulltext").map((t) => t.ms),
+  );
+  row(
+    "search, fuzzy",
+    timings.filter((t) => t.mode === "fuzzy").map((t) => t.ms),
+  );
   row("baseline: GET one source", baseline);
   const all = timings.map((t) => t.ms);
-  process.stdout.write(`\nsearch / baseline: p50 ${(percentile(all, 50) / percentile(baseline, 50)).toFixed(1)}x, p99 ${(percentile(all, 99) / percentile(baseline, 99)).toFixed(1)}x\n`);
+  process.stdout.write(
+    `\nsearch / baseline: p50 ${(percentile(all, 50) / percentile(baseline, 50)).toFixed(1)}x, p99 ${(percentile(all, 99) / percentile(baseline, 99)).toFixed(1)}x\n`,
+  );
   const slowest = new Map<string, number>();
   for (const t of timings) slowest.set(t.q, Math.max(slowest.get(t.q) ?? 0, t.ms));
-  process.stdout.write(`\nslowest questions: ${[...slowest.entries()].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([q, ms]) => `${q} (${ms.toFixed(1)} ms)`).join("; ")}\n`);
+  process.stdout.write(
+    `\nslowest questions: ${[...slowest.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 5)
+      .map(([q, ms]) => `${q} (${ms.toFixed(1)} ms)`)
+      .join("; ")}\n`,
+  );
 } finally {
   await system.stop();
   await database.drop();

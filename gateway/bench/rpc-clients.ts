@@ -109,7 +109,9 @@ async function main(): Promise<void> {
   const rounds = Number(rest[1] ?? 3);
   const script = new URL(import.meta.url).pathname;
   const args = ["--import", "tsx", script];
-  const server = spawn(PINNED ? "taskset" : process.execPath, PINNED ? ["-c", "0", process.execPath, ...args, "server"] : [...args, "server"], { stdio: ["ignore", "pipe", "inherit"] });
+  const server = spawn(PINNED ? "taskset" : process.execPath, PINNED ? ["-c", "0", process.execPath, ...args, "server"] : [...args, "server"], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const urls = await new Promise<{ direct: string; connect: string }>((resolve) => server.stdout.once("data", (chunk: Buffer) => resolve(JSON.parse(chunk.toString()))));
   const pairs: [string, string, string][] = [
     ["Connect gRPC transport -> Connect handler (before)", "connect-grpc", urls.connect],
@@ -136,7 +138,9 @@ async function main(): Promise<void> {
   const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)] ?? Number.NaN;
   process.stdout.write(`| client -> server | calls/s | client CPU µs/call | server CPU µs/call |\n|---|---|---|---|\n`);
   for (const [name, list] of results) {
-    process.stdout.write(`| ${name} | ${median(list.map((r) => r.rate)).toFixed(0)} | ${median(list.map((r) => r.clientUs)).toFixed(0)} | ${median(list.map((r) => r.serverUs)).toFixed(0)} |\n`);
+    process.stdout.write(
+      `| ${name} | ${median(list.map((r) => r.rate)).toFixed(0)} | ${median(list.map((r) => r.clientUs)).toFixed(0)} | ${median(list.map((r) => r.serverUs)).toFixed(0)} |\n`,
+    );
   }
   process.stdout.write(`\n${rounds} interleaved rounds of ${seconds} s; load average median ${median(loads).toFixed(1)} on ${cpus().length} cores\n`);
 }

@@ -123,7 +123,10 @@ async function waitFor(url: string, proc: Proc, timeoutMs = 120_000): Promise<vo
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (proc.child.exitCode !== null) throw new Error(`${proc.name} exited: ${proc.output()}`);
-    const ok = await fetch(url).then((r) => r.ok, () => false);
+    const ok = await fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -139,7 +142,10 @@ interface LoadResult {
 }
 
 /** One autocannon run (its own process, pinned to core 1). */
-function autocannon(url: string, options: { method?: string; body?: string; headers?: Record<string, string>; seconds?: number; connections?: number; rate?: number }): Promise<LoadResult> {
+function autocannon(
+  url: string,
+  options: { method?: string; body?: string; headers?: Record<string, string>; seconds?: number; connections?: number; rate?: number },
+): Promise<LoadResult> {
   const args = [autocannonBin, "-j", "-c", String(options.connections ?? CONNECTIONS), "-d", String(options.seconds ?? SECONDS), "-m", options.method ?? "GET"];
   for (const [name, value] of Object.entries(options.headers ?? {})) args.push("-H", `${name}=${value}`);
   if (options.body) args.push("-b", options.body);
@@ -251,7 +257,10 @@ function cpuMs(pid: number): number {
 }
 
 function rssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:")) ?? "";
+  const line =
+    readFileSync(`/proc/${pid}/status`, "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("VmRSS:")) ?? "";
   return Number(line.replace(/\D+/g, "")) / 1024;
 }
 
@@ -266,7 +275,13 @@ async function startupRound(dataDir: string): Promise<{ wallMs: number; cpuMs: n
   const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
   const url = `http://127.0.0.1:${port}/health/live`;
   for (;;) {
-    if (await fetch(url).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(url).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     if (performance.now() - started > 120_000) throw new Error("npm start did not answer /health/live within 120 s");
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
@@ -300,7 +315,9 @@ async function startupBench(): Promise<void> {
   out("| start | /health/live after, wall ms (median) | CPU ms until then (median) | idle RSS MB (median, 5 s after) | goal |");
   out("|---|---|---|---|---|");
   const row = (name: string, list: typeof cold, goalMs: number) =>
-    out(`| ${name} | ${fmt(median(list.map((r) => r.wallMs)))} | ${fmt(median(list.map((r) => r.cpuMs)))} | ${fmt(median(list.map((r) => r.rssMb)))} | < ${goalMs} ms wall (${fmt(median(list.map((r) => r.wallMs)) / goalMs, 2)}x of it), < 250 MB RSS |`);
+    out(
+      `| ${name} | ${fmt(median(list.map((r) => r.wallMs)))} | ${fmt(median(list.map((r) => r.cpuMs)))} | ${fmt(median(list.map((r) => r.rssMb)))} | < ${goalMs} ms wall (${fmt(median(list.map((r) => r.wallMs)) / goalMs, 2)}x of it), < 250 MB RSS |`,
+    );
   row("cold (new data directory)", cold, 6_000);
   row("warm (restart on the same data)", warm, 3_000);
   out();
@@ -324,7 +341,15 @@ async function requestBench(): Promise<void> {
     const ports: number[] = [];
     for (let i = 0; i < 9; i++) ports.push(await freePort());
     const [crmPort, crmOps, gwPort, gwAdmin, embPort, embAdmin, litePort, liteAdmin, basePort] = ports as [number, number, number, number, number, number, number, number, number];
-    const common = { DATABASE_URL: database.url, NATS_URL: natsUrl, INTERNAL_TOKEN: internalToken, ADMIN_TOKEN: adminToken, LOG_LEVEL, RATE_LIMIT_PER_MINUTE: "1000000000", HOST: "127.0.0.1" };
+    const common = {
+      DATABASE_URL: database.url,
+      NATS_URL: natsUrl,
+      INTERNAL_TOKEN: internalToken,
+      ADMIN_TOKEN: adminToken,
+      LOG_LEVEL,
+      RATE_LIMIT_PER_MINUTE: "1000000000",
+      HOST: "127.0.0.1",
+    };
 
     // Distributed: the crm service and the gateway as two processes.
     const crm = start("crm", ["dist/crm.js"], { ...common, GRPC_HOST: "127.0.0.1", GRPC_PORT: String(crmPort), OPS_PORT: String(crmOps) });
@@ -339,13 +364,25 @@ async function requestBench(): Promise<void> {
     procs.push(embedded);
     await waitFor(`http://127.0.0.1:${embPort}/health/live`, embedded);
     const liteDir = mkdtempSync(join(tmpdir(), "voiceops-bench-pglite-"));
-    const lite = start("embedded-pglite", ["dist/embedded.js"], { DATA_DIR: liteDir, LOG_LEVEL, RATE_LIMIT_PER_MINUTE: "1000000000", HOST: "127.0.0.1", ADMIN_TOKEN: adminToken, PORT: String(litePort), ADMIN_PORT: String(liteAdmin) });
+    const lite = start("embedded-pglite", ["dist/embedded.js"], {
+      DATA_DIR: liteDir,
+      LOG_LEVEL,
+      RATE_LIMIT_PER_MINUTE: "1000000000",
+      HOST: "127.0.0.1",
+      ADMIN_TOKEN: adminToken,
+      PORT: String(litePort),
+      ADMIN_PORT: String(liteAdmin),
+    });
     procs.push(lite);
     await waitFor(`http://127.0.0.1:${litePort}/health/live`, lite);
 
     // One organization with CONTACTS contacts; its owner key works on both PostgreSQL gateways.
     const admin = async (adminPort: number, path: string, body: unknown) => {
-      const res = await fetch(`http://127.0.0.1:${adminPort}${path}`, { method: "POST", headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+      const res = await fetch(`http://127.0.0.1:${adminPort}${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
       if (res.status !== 201) throw new Error(`${path}: ${res.status} ${await res.text()}`);
       return (await res.json()) as { id: string; key: string };
     };
@@ -360,10 +397,15 @@ async function requestBench(): Promise<void> {
       [org.id, CONTACTS],
     );
     await client.query("ANALYZE crm.contacts");
-    const someId = (await client.query<{ id: string }>("SELECT id FROM crm.contacts WHERE org_id = $1 ORDER BY id LIMIT 1 OFFSET $2", [org.id, Math.floor(CONTACTS / 2)])).rows[0]?.id ?? "";
+    const someId =
+      (await client.query<{ id: string }>("SELECT id FROM crm.contacts WHERE org_id = $1 ORDER BY id LIMIT 1 OFFSET $2", [org.id, Math.floor(CONTACTS / 2)])).rows[0]?.id ?? "";
     const liteOrg = await admin(liteAdmin, "/admin/organizations", { name: "Bench Plumbing" });
     const liteKey = (await admin(liteAdmin, `/admin/organizations/${liteOrg.id}/api-keys`, { role: "owner" })).key;
-    const liteContact = await fetch(`http://127.0.0.1:${litePort}/api/contacts`, { method: "POST", headers: { "x-api-key": liteKey, "content-type": "application/json" }, body: JSON.stringify({ name: "Jane Doe", phone_number: "+15550102000" }) });
+    const liteContact = await fetch(`http://127.0.0.1:${litePort}/api/contacts`, {
+      method: "POST",
+      headers: { "x-api-key": liteKey, "content-type": "application/json" },
+      body: JSON.stringify({ name: "Jane Doe", phone_number: "+15550102000" }),
+    });
     const liteId = ((await liteContact.json()) as { id: string }).id;
 
     const baseline = start("baseline", ["--import", "tsx", "gateway/bench/baselines/express-pg.ts"], { DATABASE_URL: database.url, PORT: String(basePort), BENCH_ORG_ID: org.id });
@@ -515,9 +557,13 @@ const began = Date.now();
 noteLoad();
 out(`# voiceops benchmark (${new Date().toISOString()})`);
 out();
-out(`${cpus().length} cores (${cpus()[0]?.model ?? "?"}); servers ${PINNED ? "pinned to core 0, load generator to core 1" : "not pinned (taskset unavailable or one core)"}; log level ${LOG_LEVEL}`);
+out(
+  `${cpus().length} cores (${cpus()[0]?.model ?? "?"}); servers ${PINNED ? "pinned to core 0, load generator to core 1" : "not pinned (taskset unavailable or one core)"}; log level ${LOG_LEVEL}`,
+);
 out();
-out(`CPU speed: ${calibrate()} ms for a fixed loop of 10^8 additions (an unloaded current x86 core takes about 70-100 ms); the ratios below compare systems measured on the same machine at the same time.`);
+out(
+  `CPU speed: ${calibrate()} ms for a fixed loop of 10^8 additions (an unloaded current x86 core takes about 70-100 ms); the ratios below compare systems measured on the same machine at the same time.`,
+);
 out();
 const build = spawnSync(process.execPath, ["gateway/scripts/build.mjs", "--if-stale"], { cwd: ROOT, stdio: "inherit" });
 if (build.status !== 0) throw new Error("build failed");
@@ -528,5 +574,7 @@ try {
   for (const proc of [...running]) await stop(proc);
 }
 noteLoad();
-out(`Machine load (1-minute load average, sampled before each run): median ${fmt(median(loads), 1)}, min ${fmt(Math.min(...loads), 1)}, max ${fmt(Math.max(...loads), 1)} on ${cpus().length} cores; ${fmt((Date.now() - began) / 1000)} s in all.`);
+out(
+  `Machine load (1-minute load average, sampled before each run): median ${fmt(median(loads), 1)}, min ${fmt(Math.min(...loads), 1)}, max ${fmt(Math.max(...loads), 1)} on ${cpus().length} cores; ${fmt((Date.now() - began) / 1000)} s in all.`,
+);
 out("Search at scale (goal 5) has its own run: DATABASE_URL=... npm run bench:explain (seeds millions of rows).");

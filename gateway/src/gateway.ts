@@ -1,7 +1,18 @@
 import http from "node:http";
 import { fileURLToPath } from "node:url";
 import type { AddressInfo } from "node:net";
-import { drainableHttpServer, fileUrlSigner, migrate, readMigrations, type Clock, type Database, type EventBus, type Logger, type ObjectStore, type PeerRegistry } from "@voiceops/platform";
+import {
+  drainableHttpServer,
+  fileUrlSigner,
+  migrate,
+  readMigrations,
+  type Clock,
+  type Database,
+  type EventBus,
+  type Logger,
+  type ObjectStore,
+  type PeerRegistry,
+} from "@voiceops/platform";
 import { createAdminApp } from "./admin/app.js";
 import { createPublicApp } from "./app.js";
 import { PrincipalCache } from "./identity/principal-cache.js";

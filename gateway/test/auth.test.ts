@@ -149,8 +149,7 @@ describe("rate limit by client address before authentication", () => {
     await system?.stop();
   });
 
-  const from = (address: string, key: string | undefined, path = "/api/contacts") =>
-    new ApiClient(system.url, key).get(path, { "X-Forwarded-For": address });
+  const from = (address: string, key: string | undefined, path = "/api/contacts") => new ApiClient(system.url, key).get(path, { "X-Forwarded-For": address });
   const madeUp = () => `vo_${randomUUID().replaceAll("-", "")}`;
 
   it("made-up keys share their sender's address bucket: 429 once it is empty, valid keys from there too", async () => {

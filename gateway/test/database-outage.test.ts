@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
-import { AdminClient, ApiClient, eventually, freePort, isolatedDatabase, newTenant, runEntry, testEnv, waitForStatus, type RunningProcess } from "@voiceops/platform/testing";
+import { AdminClient, type ApiClient, eventually, freePort, isolatedDatabase, newTenant, runEntry, testEnv, waitForStatus, type RunningProcess } from "@voiceops/platform/testing";
 
 // Losing the database under load, on real PostgreSQL: the system's connections are terminated
 // while writes are in flight, then the database refuses connections for a while. No process
@@ -38,10 +38,9 @@ describe.skipIf(!distributed)("database connections lost under load", () => {
   });
 
   async function terminateBackends(): Promise<number> {
-    const result = await admin.query(
-      "SELECT count(*)::int AS n FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()) t",
-      [databaseName()],
-    );
+    const result = await admin.query("SELECT count(*)::int AS n FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()) t", [
+      databaseName(),
+    ]);
     return Number(result.rows[0].n);
   }
 
@@ -51,7 +50,9 @@ describe.skipIf(!distributed)("database connections lost under load", () => {
   function writes(count: number, tag: string): Promise<number[]> {
     return Promise.all(
       Array.from({ length: count }, async (_x, i) => {
-        const res = await api.post("/api/contacts", { name: `Outage ${tag} ${i}`, phone_number: `+1555${String(Math.floor(Math.random() * 1e7)).padStart(7, "0")}` }).catch(() => ({ status: 0 }));
+        const res = await api
+          .post("/api/contacts", { name: `Outage ${tag} ${i}`, phone_number: `+1555${String(Math.floor(Math.random() * 1e7)).padStart(7, "0")}` })
+          .catch(() => ({ status: 0 }));
         return res.status;
       }),
     );
@@ -92,8 +93,14 @@ describe.skipIf(!distributed)("database connections lost under load", () => {
     );
     expect(alive()).toBe(true);
     expect(count(500), "no 500").toBe(0);
-    expect(all.filter((s) => s !== 201 && s !== 503), "every write is created or refused with 503").toEqual([]);
-    expect(during.every((s) => s === 503), `during the outage: ${during.join(",")}`).toBe(true);
+    expect(
+      all.filter((s) => s !== 201 && s !== 503),
+      "every write is created or refused with 503",
+    ).toEqual([]);
+    expect(
+      during.every((s) => s === 503),
+      `during the outage: ${during.join(",")}`,
+    ).toBe(true);
     expect(readyDuring).toBe(503);
     // Whatever was answered 201 is there; a 503 may only hide a commit whose answer was lost.
     const listed = await api.get("/api/contacts?page_size=1&search=Outage");

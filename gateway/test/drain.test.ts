@@ -191,7 +191,7 @@ describe.skipIf(!distributed)("distributed mode: each service and the gateway dr
     const names = ["crm", "jobs", "fieldops", "comms", "analytics"];
     const ports = await Promise.all([...names, ...names, "gateway", "admin"].map(() => freePort()));
     const env = testEnv({ SHUTDOWN_DELAY_SECONDS: "5", LOG_LEVEL: "info", RATE_LIMIT_PER_MINUTE: UNLIMITED });
-    names.forEach((name, i) => (env[`${name.toUpperCase()}_SERVICE_ADDR`] = `http://127.0.0.1:${ports[i]}`));
+    for (const [i, name] of names.entries()) env[`${name.toUpperCase()}_SERVICE_ADDR`] = `http://127.0.0.1:${ports[i]}`;
     const startService = (name: string) => {
       const i = names.indexOf(name);
       const proc = runEntry(`services/${name}/src/main.ts`, { ...env, GRPC_HOST: "127.0.0.1", GRPC_PORT: String(ports[i]), OPS_PORT: String(ports[i + 5]) });

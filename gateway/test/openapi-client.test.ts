@@ -87,7 +87,20 @@ export const email: string = created.email;
 
     const dir = await mkdtemp(join(tmpdir(), "openapi-client-"));
     try {
-      const tsconfig = { compilerOptions: { strict: true, noUncheckedIndexedAccess: true, exactOptionalPropertyTypes: true, noEmit: true, target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", skipLibCheck: false, types: [] }, files: ["main.ts"] };
+      const tsconfig = {
+        compilerOptions: {
+          strict: true,
+          noUncheckedIndexedAccess: true,
+          exactOptionalPropertyTypes: true,
+          noEmit: true,
+          target: "ES2022",
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          skipLibCheck: false,
+          types: [],
+        },
+        files: ["main.ts"],
+      };
       await writeFile(join(dir, "api.ts"), types);
       await writeFile(join(dir, "responses.ts"), responses);
       await writeFile(join(dir, "main.ts"), program);

@@ -46,8 +46,7 @@ describe("OpenAPI document, exact enough to generate clients from", () => {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   let doc: any;
   const routes = collectRoutes(API_SERVICES);
-  const resolve = (schema: Record<string, unknown>) =>
-    typeof schema.$ref === "string" ? doc.components.schemas[schema.$ref.split("/").pop() as string] : schema;
+  const resolve = (schema: Record<string, unknown>) => (typeof schema.$ref === "string" ? doc.components.schemas[schema.$ref.split("/").pop() as string] : schema);
   const response = (r: Record<string, unknown>) => (typeof r.$ref === "string" ? doc.components.responses[r.$ref.split("/").pop() as string] : r);
 
   it("loads", async () => {
@@ -97,7 +96,8 @@ describe("OpenAPI document, exact enough to generate clients from", () => {
         expect(response(operation.responses[status]).content["application/json"].schema, `${where} ${status}`).toEqual({ $ref: "#/components/schemas/Error" });
       }
       expect(response(operation.responses["422"]).content["application/json"].schema).toEqual({ $ref: "#/components/schemas/HTTPValidationError" });
-      if (takesBody && operation.requestBody.content["application/json"]) expect(operation.requestBody.content["application/json"].example, `${where} request example`).toBeDefined();
+      if (takesBody && operation.requestBody.content["application/json"])
+        expect(operation.requestBody.content["application/json"].example, `${where} request example`).toBeDefined();
     }
     // The statuses a handler declares in proto.
     expect(doc.paths["/api/contacts"].post.responses["409"]).toBeDefined();

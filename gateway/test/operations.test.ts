@@ -134,7 +134,11 @@ describe("a missing or bad variable at start-up", () => {
     ["gateway/src/main.ts", { DATABASE_URL: "" }, /^invalid configuration: DATABASE_URL is required/],
     ["gateway/src/main.ts", { RATE_LIMIT_PER_MINUTE: "lots" }, /^invalid configuration: RATE_LIMIT_PER_MINUTE must be an integer/],
     ["gateway/src/main.ts", { TRUST_PROXY: "true" }, /^invalid configuration: TRUST_PROXY/],
-    ["services/crm/src/main.ts", { DATABASE_URL: "postgres://127.0.0.1:1/x", NATS_URL: "nats://127.0.0.1:1", INTERNAL_TOKEN: "" }, /^invalid configuration: INTERNAL_TOKEN is required/],
+    [
+      "services/crm/src/main.ts",
+      { DATABASE_URL: "postgres://127.0.0.1:1/x", NATS_URL: "nats://127.0.0.1:1", INTERNAL_TOKEN: "" },
+      /^invalid configuration: INTERNAL_TOKEN is required/,
+    ],
     ["gateway/src/embedded.ts", { SHUTDOWN_DELAY_SECONDS: "soon" }, /^invalid configuration: SHUTDOWN_DELAY_SECONDS must be an integer/],
   ])("%s with %j prints one line naming it, no stack trace", async (entry, overrides, message) => {
     const base = testEnv({ DATABASE_URL: "postgres://127.0.0.1:1/x", NATS_URL: "nats://127.0.0.1:1" });

@@ -103,7 +103,7 @@ describe.skipIf(!distributed)("distributed mode: every service and the gateway a
     const names = ["crm", "jobs", "fieldops", "comms", "analytics"];
     const ports = await Promise.all([...names, "ops1", "ops2", "ops3", "ops4", "ops5", "gateway", "admin"].map(() => freePort()));
     const env = testEnv();
-    names.forEach((name, i) => (env[`${name.toUpperCase()}_SERVICE_ADDR`] = `http://127.0.0.1:${ports[i]}`));
+    for (const [i, name] of names.entries()) env[`${name.toUpperCase()}_SERVICE_ADDR`] = `http://127.0.0.1:${ports[i]}`;
     names.forEach((name, i) => {
       running.push(run(name, { ...env, GRPC_HOST: "127.0.0.1", GRPC_PORT: String(ports[i]), OPS_PORT: String(ports[i + 5]) }));
     });
@@ -119,8 +119,12 @@ describe.skipIf(!distributed)("distributed mode: every service and the gateway a
     expect(await (await fetch(`http://127.0.0.1:${ports[5]}/metrics`)).text()).toContain("rpc_duration_seconds");
 
     const adminHeaders = { authorization: `Bearer ${env.ADMIN_TOKEN}`, "content-type": "application/json" };
-    const org = (await (await fetch(`http://127.0.0.1:${adminPort}/admin/organizations`, { method: "POST", headers: adminHeaders, body: JSON.stringify({ name: "Distributed Co" }) })).json()) as { id: string };
-    const key = (await (await fetch(`http://127.0.0.1:${adminPort}/admin/organizations/${org.id}/api-keys`, { method: "POST", headers: adminHeaders, body: JSON.stringify({ role: "owner" }) })).json()) as { key: string };
+    const org = (await (
+      await fetch(`http://127.0.0.1:${adminPort}/admin/organizations`, { method: "POST", headers: adminHeaders, body: JSON.stringify({ name: "Distributed Co" }) })
+    ).json()) as { id: string };
+    const key = (await (
+      await fetch(`http://127.0.0.1:${adminPort}/admin/organizations/${org.id}/api-keys`, { method: "POST", headers: adminHeaders, body: JSON.stringify({ role: "owner" }) })
+    ).json()) as { key: string };
     const api = new ApiClient(url, key.key);
     const contact = await api.post("/api/contacts", { name: "Across Processes" });
     const request = await api.post("/api/service-requests", { description: "Checked over gRPC", contact_id: contact.body.id });

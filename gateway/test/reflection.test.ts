@@ -38,11 +38,15 @@ describe("gRPC server reflection", () => {
   it("lets buf curl call a method with JSON, the schema coming from reflection", async () => {
     const url = serviceUrls.crm as string;
     const org = ["-H", `x-internal-token: ${internalToken}`, "-H", `x-org-id: ${randomUUID()}`, "-H", "x-role: owner"];
-    const created = JSON.parse(await bufCurl([...org, "-d", JSON.stringify({ name: "Reflected Contact", phoneNumber: "+15550109999" }), `${url}/voiceops.crm.v1.CrmService/CreateContact`])) as {
+    const created = JSON.parse(
+      await bufCurl([...org, "-d", JSON.stringify({ name: "Reflected Contact", phoneNumber: "+15550109999" }), `${url}/voiceops.crm.v1.CrmService/CreateContact`]),
+    ) as {
       contact: { id: string; name: string; phoneNumber: string };
     };
     expect(created.contact).toMatchObject({ name: "Reflected Contact", phoneNumber: "+15550109999" });
-    const read = JSON.parse(await bufCurl([...org, "-d", JSON.stringify({ contactId: created.contact.id }), `${url}/voiceops.crm.v1.CrmService/GetContact`])) as { contact: { id: string } };
+    const read = JSON.parse(await bufCurl([...org, "-d", JSON.stringify({ contactId: created.contact.id }), `${url}/voiceops.crm.v1.CrmService/GetContact`])) as {
+      contact: { id: string };
+    };
     expect(read.contact.id).toBe(created.contact.id);
   });
 

@@ -59,7 +59,12 @@ describe("route table", () => {
 
 describe("decodeRequest", () => {
   it("parses query text into typed fields and applies defaults", () => {
-    const { message, errors } = decodeRequest(route("get", "/api/contacts"), { params: {}, query: { page_size: "20", prospects: "true", sort: "newest" }, body: undefined, country: "US" });
+    const { message, errors } = decodeRequest(route("get", "/api/contacts"), {
+      params: {},
+      query: { page_size: "20", prospects: "true", sort: "newest" },
+      body: undefined,
+      country: "US",
+    });
     expect(errors).toEqual([]);
     expect(message).toMatchObject({ page: 1, pageSize: 20, prospects: true, sort: 3 });
   });

@@ -29,7 +29,14 @@ describe("upload routes", () => {
       receiveUpload(route, req, store, "org-1").then(
         async (upload) => {
           const stored = await store.get(upload.file?.objectKey ?? "");
-          res.json({ ...upload.fields, key: upload.file?.objectKey, type: upload.file?.contentType, filename: upload.file?.filename, bytes: Number(upload.file?.bytes), content: await text(stored.body) });
+          res.json({
+            ...upload.fields,
+            key: upload.file?.objectKey,
+            type: upload.file?.contentType,
+            filename: upload.file?.filename,
+            bytes: Number(upload.file?.bytes),
+            content: await text(stored.body),
+          });
         },
         (error: unknown) => res.status(error instanceof UploadRefused ? error.status : 500).json({ detail: String(error) }),
       );

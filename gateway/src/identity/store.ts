@@ -99,10 +99,7 @@ export class IdentityStore {
   }
 
   async findOrganizationsByName(name: string): Promise<Organization[]> {
-    const result = await this.db.query<OrgRow>(
-      `SELECT ${ORG_COLUMNS} FROM identity.organizations WHERE lower(name) = lower($1) ORDER BY created_at, id LIMIT 100`,
-      [name],
-    );
+    const result = await this.db.query<OrgRow>(`SELECT ${ORG_COLUMNS} FROM identity.organizations WHERE lower(name) = lower($1) ORDER BY created_at, id LIMIT 100`, [name]);
     return result.rows.map(toOrganization);
   }
 
@@ -129,19 +126,13 @@ export class IdentityStore {
   }
 
   async listApiKeys(orgId: string): Promise<ApiKeyRecord[]> {
-    const result = await this.db.query<KeyRow>(
-      `SELECT ${KEY_COLUMNS} FROM identity.api_keys WHERE org_id = $1 ORDER BY created_at, id`,
-      [orgId],
-    );
+    const result = await this.db.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM identity.api_keys WHERE org_id = $1 ORDER BY created_at, id`, [orgId]);
     return result.rows.map(toKey);
   }
 
   /** Marks a key revoked; returns its org id, or undefined when there is no such key. */
   async revokeApiKey(id: string): Promise<string | undefined> {
-    const result = await this.db.query<{ org_id: string }>(
-      `UPDATE identity.api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING org_id`,
-      [id],
-    );
+    const result = await this.db.query<{ org_id: string }>(`UPDATE identity.api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING org_id`, [id]);
     return result.rows[0]?.org_id;
   }
 

@@ -24,7 +24,7 @@ export const ERROR_SCHEMAS: Record<string, Json> = {
             msg: { type: "string", description: "Human message." },
             type: { type: "string", description: "Machine type of the failure, e.g. missing, uuid_parsing, less_than_equal." },
             input: { description: "The offending input, when known." },
-            ctx: { type: "object", description: "Extra context, e.g. {\"le\": 100}." },
+            ctx: { type: "object", description: 'Extra context, e.g. {"le": 100}.' },
           },
         },
       },

@@ -42,7 +42,6 @@ export const HEALTH_SCHEMAS: Record<string, Json> = {
   },
 };
 
-
 function body(schema: string, description: string, example: unknown): Json {
   return { description, headers: apiHeaders(), content: { "application/json": { schema: { $ref: `#/components/schemas/${schema}` }, example } } };
 }
@@ -66,9 +65,14 @@ export function healthPaths(version: string): Record<string, Json> {
     "/api/health": check("getApiHealth"),
     "/health/live": live("getLiveness"),
     "/api/health/live": live("getApiLiveness"),
-    "/health/ready": operation("getReadiness", "Readiness of this replica", "The readiness probe: 200 when this replica's database and bus are ok; 503 while draining or when either is down.", {
-      "200": body("Readiness", "Ready.", { status: "ok", dependencies: { database: "ok", bus: "ok" } }),
-      "503": body("Readiness", "Draining, or its database or bus is down.", { status: "draining" }),
-    }),
+    "/health/ready": operation(
+      "getReadiness",
+      "Readiness of this replica",
+      "The readiness probe: 200 when this replica's database and bus are ok; 503 while draining or when either is down.",
+      {
+        "200": body("Readiness", "Ready.", { status: "ok", dependencies: { database: "ok", bus: "ok" } }),
+        "503": body("Readiness", "Draining, or its database or bus is down.", { status: "draining" }),
+      },
+    ),
   };
 }

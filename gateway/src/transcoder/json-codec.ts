@@ -123,7 +123,9 @@ function parseMessageValue(path: string, desc: DescMessage, input: unknown): Par
   if (desc.typeName === ValueSchema.typeName) return { ok: true, value: fromJson(ValueSchema, input as JsonValue) };
   const out: Violation[] = [];
   const message = readMessage(desc, input, path, out);
-  return out.length > 0 || !message ? { ok: false, violation: out[0] ?? violation(path, "model_type", "Input should be a valid dictionary or object to extract fields from", input) } : { ok: true, value: message };
+  return out.length > 0 || !message
+    ? { ok: false, violation: out[0] ?? violation(path, "model_type", "Input should be a valid dictionary or object to extract fields from", input) }
+    : { ok: true, value: message };
 }
 
 /**

@@ -161,7 +161,13 @@ function emptyValue(schema: DescMessage, v: Violation): Violation {
   const rules = field ? fieldRules(field) : undefined;
   if (field?.fieldKind === "list") {
     const min = rules?.minItems ?? 1;
-    return { field: v.field, type: "too_short", message: `List should have at least ${min} item${min === 1 ? "" : "s"} after validation, not 0`, input: [], context: { field_type: "List", min_length: min, actual_length: 0 } };
+    return {
+      field: v.field,
+      type: "too_short",
+      message: `List should have at least ${min} item${min === 1 ? "" : "s"} after validation, not 0`,
+      input: [],
+      context: { field_type: "List", min_length: min, actual_length: 0 },
+    };
   }
   const min = rules?.minLen ?? 1;
   return { field: v.field, type: "string_too_short", message: `String should have at least ${min} character${min === 1 ? "" : "s"}`, input: "", context: { min_length: min } };

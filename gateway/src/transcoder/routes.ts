@@ -101,10 +101,7 @@ function routeOf(service: DescService, method: DescMethod): Route | undefined {
     return [{ field: field as DescField, header: header.toLowerCase() }];
   });
   const fromHeader = new Set<DescField>(headerFields.map((h) => h.field));
-  const queryFields =
-    body === "*"
-      ? []
-      : input.fields.filter((f) => !pathFields.includes(f) && f !== body && f !== updateMask && f !== upload?.field && !fromHeader.has(f));
+  const queryFields = body === "*" ? [] : input.fields.filter((f) => !pathFields.includes(f) && f !== body && f !== updateMask && f !== upload?.field && !fromHeader.has(f));
   const rules = methodRules(method);
   return {
     verb,

@@ -107,11 +107,19 @@ describe("statistics from field operations", () => {
   it("technicians_on_call counts a shift covering now; a later shift is upcoming until cancelled", async () => {
     const now = DateTime.now();
     expectStatus(
-      await t.owner.post("/api/technicians/on-call/schedule", { technician_id: technician, start_at: now.minus({ hours: 1 }).toUTC().toISO(), end_at: now.plus({ hours: 2 }).toUTC().toISO() }),
+      await t.owner.post("/api/technicians/on-call/schedule", {
+        technician_id: technician,
+        start_at: now.minus({ hours: 1 }).toUTC().toISO(),
+        end_at: now.plus({ hours: 2 }).toUTC().toISO(),
+      }),
       200,
     );
     const later = expectStatus(
-      await t.owner.post("/api/technicians/on-call/schedule", { technician_id: technician, start_at: now.plus({ days: 1 }).toUTC().toISO(), end_at: now.plus({ days: 1, hours: 8 }).toUTC().toISO() }),
+      await t.owner.post("/api/technicians/on-call/schedule", {
+        technician_id: technician,
+        start_at: now.plus({ days: 1 }).toUTC().toISO(),
+        end_at: now.plus({ days: 1, hours: 8 }).toUTC().toISO(),
+      }),
       200,
     );
     await settle(t.owner, "/api/statistics/dashboard", (b) => b.technicians_on_call === 1);
@@ -149,12 +157,19 @@ describe("statistics from appointments", () => {
     const { slots } = expectStatus(await t.owner.post("/api/scheduling/check-availability", { appointment_type_id: type.id }), 200);
     expect(slots.length).toBeGreaterThan(2);
     const [a, b, c] = slots as { start: string }[];
-    const first = expectStatus(await t.owner.post("/api/scheduling/book", { appointment_type_id: type.id, start: a?.start, contact: { name: "Ann", phone_number: "+13125550177" } }), 201);
+    const first = expectStatus(
+      await t.owner.post("/api/scheduling/book", { appointment_type_id: type.id, start: a?.start, contact: { name: "Ann", phone_number: "+13125550177" } }),
+      201,
+    );
     const second = expectStatus(await t.owner.post("/api/scheduling/book", { appointment_type_id: type.id, start: b?.start, contact: { name: "Ben" } }), 201);
 
     await settle(t.owner, "/api/statistics/dashboard", (d) => d.appointments_upcoming === 2);
     const upcoming = await settle(t.owner, "/api/statistics/upcoming", (u) => u.items.filter((i: { type: string }) => i.type === "appointment").length === 2);
-    expect(upcoming.items.find((i: { ref_id: string }) => i.ref_id === first.id)).toMatchObject({ type: "appointment", title: "Boiler check with Ann", contact_id: first.contact_id });
+    expect(upcoming.items.find((i: { ref_id: string }) => i.ref_id === first.id)).toMatchObject({
+      type: "appointment",
+      title: "Boiler check with Ann",
+      contact_id: first.contact_id,
+    });
     await settle(t.owner, "/api/statistics/roi?days=7", (r) => r.appointments_booked === 2);
 
     expectStatus(await t.owner.post("/api/scheduling/manage", { appointment_id: second.id, action: "cancel", reason: "no longer needed" }), 200);

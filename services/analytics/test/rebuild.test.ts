@@ -22,7 +22,10 @@ const ROUTES = [
 
 function runRebuild(env: Record<string, string | undefined>): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "services/analytics/src/rebuild-main.ts"], { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env } as NodeJS.ProcessEnv });
+    const child = spawn(process.execPath, ["--import", "tsx", "services/analytics/src/rebuild-main.ts"], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env } as NodeJS.ProcessEnv,
+    });
     let out = "";
     let err = "";
     child.stdout.on("data", (chunk) => (out += chunk));
@@ -65,8 +68,16 @@ describe.skipIf(!databaseUrl || !natsUrl)("npm run analytics:rebuild", () => {
   it("rebuilds the read models from the streams, equal to the live figures", async () => {
     const contact = expectStatus(await t.owner.post("/api/contacts", { name: "Rebuilt", status: "customer" }), 201);
     expectStatus(await t.owner.post(`/api/contacts/${contact.id}/portal-token`), 201);
-    await t.owner.post("/api/leads", { name: "Lead", phone_number: "+12125550100", estimated_value_cents: 7_500, next_step_due_at: new Date(Date.now() + 86_400_000).toISOString() });
-    const request = expectStatus(await t.owner.post("/api/service-requests", { description: "Boiler", priority: "URGENT", due_at: new Date(Date.now() + 2 * 86_400_000).toISOString() }), 201);
+    await t.owner.post("/api/leads", {
+      name: "Lead",
+      phone_number: "+12125550100",
+      estimated_value_cents: 7_500,
+      next_step_due_at: new Date(Date.now() + 86_400_000).toISOString(),
+    });
+    const request = expectStatus(
+      await t.owner.post("/api/service-requests", { description: "Boiler", priority: "URGENT", due_at: new Date(Date.now() + 2 * 86_400_000).toISOString() }),
+      201,
+    );
     expectStatus(await t.owner.post(`/api/service-requests/${request.id}/emergency?emergency_type=hvac`), 200);
     expectStatus(await t.owner.post(`/api/service-requests/${request.id}/quote?quote_amount_cents=9000`), 200);
     expectStatus(await t.owner.put(`/api/service-requests/${request.id}/quote?status=approved`), 200);

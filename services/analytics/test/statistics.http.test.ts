@@ -22,9 +22,18 @@ describe("statistics from the other services' events", () => {
     await t.owner.post("/api/contacts", { name: "Bob" });
     await t.owner.post("/api/contacts", { name: "Scraped Co", status: "prospect" });
     const dueTomorrow = DateTime.now().setZone("America/Chicago").plus({ days: 1 }).set({ hour: 10, minute: 0, second: 0, millisecond: 0 }).toUTC().toISO();
-    await t.owner.post("/api/leads", { name: "Cy", phone_number: "+13125550101", estimated_value_cents: 50_000, next_step: "Call back about the boiler", next_step_due_at: dueTomorrow });
+    await t.owner.post("/api/leads", {
+      name: "Cy",
+      phone_number: "+13125550101",
+      estimated_value_cents: 50_000,
+      next_step: "Call back about the boiler",
+      next_step_due_at: dueTomorrow,
+    });
     await t.owner.post("/api/leads", { name: "Di", phone_number: "+13125550102", estimated_value_cents: 20_000, status: "won" });
-    const open = expectStatus(await t.owner.post("/api/service-requests", { description: "Leak", contact_id: contact.id, priority: "HIGH", due_at: DateTime.now().plus({ days: 2 }).toUTC().toISO() }), 201);
+    const open = expectStatus(
+      await t.owner.post("/api/service-requests", { description: "Leak", contact_id: contact.id, priority: "HIGH", due_at: DateTime.now().plus({ days: 2 }).toUTC().toISO() }),
+      201,
+    );
     const emergency = expectStatus(await t.owner.post("/api/service-requests", { description: "Gas smell" }), 201);
     const done = expectStatus(await t.owner.post("/api/service-requests", { description: "Old job", status: "completed", priority: "LOW" }), 201);
     const gone = expectStatus(await t.owner.post("/api/service-requests", { description: "Mistake" }), 201);
@@ -132,7 +141,10 @@ describe("statistics: parameters", () => {
     expect(locs(expectStatus(await t.owner.get("/api/statistics/metrics/time-series"), 422))).toEqual([["query", "metric"]]);
     expect(locs(expectStatus(await t.owner.get("/api/statistics/metrics/time-series?metric=visits"), 422))).toEqual([["query", "metric"]]);
     expect(locs(expectStatus(await t.owner.get("/api/statistics/activities/by-type?hours_back=8761"), 422))).toEqual([["query", "hours_back"]]);
-    expect(locs(expectStatus(await t.owner.get("/api/statistics/upcoming?days=91&limit=0"), 422))).toEqual([["query", "days"], ["query", "limit"]]);
+    expect(locs(expectStatus(await t.owner.get("/api/statistics/upcoming?days=91&limit=0"), 422))).toEqual([
+      ["query", "days"],
+      ["query", "limit"],
+    ]);
   });
 
   it("defaults: roi over 30 days, activities over 24 hours, every type present", async () => {

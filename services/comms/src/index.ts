@@ -37,7 +37,10 @@ export const commsService: ServiceModule = {
     // Every RPC of the service: a forgotten handler is a compile error.
     const handlers: ServiceImpl<typeof CommsService> = {
       ...activityHandlers(context, { settings, activities, contacts, checkReferences }),
-      ...callHandlers(context, { calls: new CallStore(), recordings: new Recordings({ objects: context.objects, logger: context.logger, ttlSeconds: settings.recordingUrlTtlSeconds }) }),
+      ...callHandlers(context, {
+        calls: new CallStore(),
+        recordings: new Recordings({ objects: context.objects, logger: context.logger, ttlSeconds: settings.recordingUrlTtlSeconds }),
+      }),
       ...messageHandlers(context, new MessageStore()),
       ...conversationHandlers(context, new ConversationStore()),
     };

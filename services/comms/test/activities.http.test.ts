@@ -169,7 +169,11 @@ describe("POST /api/activities", () => {
 
   it("a CALL_ENDED activity's channel, direction and duration are checked", async () => {
     expect422(
-      await postActivity(t.owner, { activity_type: "CALL_ENDED", session_id: "s-bad", metadata: { channel: "fax", direction: "sideways", duration_seconds: -3, transcription: 5 } }),
+      await postActivity(t.owner, {
+        activity_type: "CALL_ENDED",
+        session_id: "s-bad",
+        metadata: { channel: "fax", direction: "sideways", duration_seconds: -3, transcription: 5 },
+      }),
       [
         { loc: ["body", "metadata", "channel"], type: "enum" },
         { loc: ["body", "metadata", "direction"], type: "enum" },

@@ -172,7 +172,12 @@ describe("GET /api/calls/{session_id}", () => {
     const session = "CA:42/7 ünïcode";
     const started = await activity(t.owner, { activity_type: "CALL_STARTED", session_id: session, occurred_at: hoursAgo(2) });
     const lookup = await activity(t.owner, { activity_type: "LOOKUP", session_id: session, occurred_at: hoursAgo(1.5) });
-    const ended = await endCall(t.owner, session, { transcription: "Caller: hello\nAgent: hi", recording: "https://media.example.com/r.wav", duration_seconds: 12.5 }, { occurred_at: hoursAgo(1) });
+    const ended = await endCall(
+      t.owner,
+      session,
+      { transcription: "Caller: hello\nAgent: hi", recording: "https://media.example.com/r.wav", duration_seconds: 12.5 },
+      { occurred_at: hoursAgo(1) },
+    );
     const body = expectStatus(await t.owner.get(path(session)), 200);
     expect(body).toMatchObject({
       session_id: session,

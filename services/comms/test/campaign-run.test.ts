@@ -117,7 +117,13 @@ describe("a 50-contact campaign run by the example voice runtime", () => {
     const listed = rows[rows.length - 1] as Row;
     expectStatus(await t.owner.post("/api/dnc/bulk", { phone_numbers: [listed.phone], reason: "Asked before" }), 200);
     const created = expectStatus(
-      await t.owner.post("/api/campaigns", { name: "Spring tune-up reminders", agent_prompt: "Offer a spring tune-up.", max_concurrent_calls: MAX_CONCURRENT, max_attempts: 3, retry_delay_minutes: 60 }),
+      await t.owner.post("/api/campaigns", {
+        name: "Spring tune-up reminders",
+        agent_prompt: "Offer a spring tune-up.",
+        max_concurrent_calls: MAX_CONCURRENT,
+        max_attempts: 3,
+        retry_delay_minutes: 60,
+      }),
       201,
     );
     const csv = ["phone_number,name,simulate", ...rows.map((row, i) => `${row.phone},Customer ${i + 1},"${row.simulate}"`)].join("\n");
@@ -138,10 +144,12 @@ describe("a 50-contact campaign run by the example voice runtime", () => {
     const count = (event: string) => lines.filter((l) => l.event === event).length;
     /** Calls the runtime let lapse on purpose whose lease still holds (they stay dialing until then). */
     const lapsing = () =>
-      lines.filter((l) => l.event === "silent").filter((l) => {
-        const claimed = lines.find((c) => c.event === "claimed" && c.call_request_id === l.call_request_id && c.attempt === l.attempt);
-        return claimed && Date.parse(claimed.claimed_at as string) + 10 * 60_000 > clock.now().getTime();
-      }).length;
+      lines
+        .filter((l) => l.event === "silent")
+        .filter((l) => {
+          const claimed = lines.find((c) => c.event === "claimed" && c.call_request_id === l.call_request_id && c.attempt === l.attempt);
+          return claimed && Date.parse(claimed.claimed_at as string) + 10 * 60_000 > clock.now().getTime();
+        }).length;
     /**
      * Nothing can happen before the clock moves: the runtime holds no call, nothing is dialing
      * but calls left to lapse, and no contact is due now (a due pending contact only waits when
@@ -172,9 +180,7 @@ describe("a 50-contact campaign run by the example voice runtime", () => {
         // Move the clock to the next thing that will happen: a retry, an opening, a lapsed lease.
         const at = clock.now().getTime();
         const silent = new Set(lines.filter((l) => l.event === "silent").map((l) => `${l.call_request_id}#${l.attempt}`));
-        const leases = lines
-          .filter((l) => l.event === "claimed" && silent.has(`${l.call_request_id}#${l.attempt}`))
-          .map((l) => Date.parse(l.claimed_at as string) + 10 * 60_000);
+        const leases = lines.filter((l) => l.event === "claimed" && silent.has(`${l.call_request_id}#${l.attempt}`)).map((l) => Date.parse(l.claimed_at as string) + 10 * 60_000);
         const upcoming = [...contacts.map((c) => (c.next_attempt_at ? Date.parse(c.next_attempt_at) : 0)), ...leases].filter((time) => time > at);
         clock.set(new Date(upcoming.length > 0 ? Math.min(...upcoming) : at + 30 * 60_000));
         advances++;
@@ -224,9 +230,12 @@ describe("a 50-contact campaign run by the example voice runtime", () => {
 
     // The do_not_call dispositions listed their numbers.
     const dnc = expectStatus(await t.owner.get("/api/dnc?page_size=100"), 200);
-    expect(dnc.items.filter((e: { source: string }) => e.source === "disposition").map((e: { phone_number: string }) => e.phone_number).sort()).toEqual(
-      rows.slice(46, 48).map((r) => r.phone),
-    );
+    expect(
+      dnc.items
+        .filter((e: { source: string }) => e.source === "disposition")
+        .map((e: { phone_number: string }) => e.phone_number)
+        .sort(),
+    ).toEqual(rows.slice(46, 48).map((r) => r.phone));
 
     const simulatedHours = (Date.parse(campaign.completed_at) - simulatedStart.getTime()) / 3_600_000;
     const retries = EXPECTED_CALLS - (rows.length - 1);

@@ -141,14 +141,11 @@ describe("POST /api/campaigns", () => {
     const t = await tenant();
     expect422(await t.owner.post("/api/campaigns", {}), [{ loc: ["body", "name"], type: "missing" }]);
     expect422(await t.owner.post("/api/campaigns", { name: "   " }), [{ loc: ["body", "name"], type: "string_too_short" }]);
-    expect422(
-      await t.owner.post("/api/campaigns", { name: "x", max_attempts: 0, retry_delay_minutes: 10081, max_concurrent_calls: 51 }),
-      [
-        { loc: ["body", "max_attempts"], type: "greater_than_equal" },
-        { loc: ["body", "retry_delay_minutes"], type: "less_than_equal" },
-        { loc: ["body", "max_concurrent_calls"], type: "less_than_equal" },
-      ],
-    );
+    expect422(await t.owner.post("/api/campaigns", { name: "x", max_attempts: 0, retry_delay_minutes: 10081, max_concurrent_calls: 51 }), [
+      { loc: ["body", "max_attempts"], type: "greater_than_equal" },
+      { loc: ["body", "retry_delay_minutes"], type: "less_than_equal" },
+      { loc: ["body", "max_concurrent_calls"], type: "less_than_equal" },
+    ]);
     expect422(await t.owner.post("/api/campaigns", { name: "x", max_attempts: 11, retry_delay_minutes: 4, max_concurrent_calls: 0 }), [
       { loc: ["body", "max_attempts"], type: "less_than_equal" },
       { loc: ["body", "retry_delay_minutes"], type: "greater_than_equal" },
@@ -162,9 +159,7 @@ describe("POST /api/campaigns", () => {
       { loc: ["body", "calling_window", "start"], type: "value_error" },
       { loc: ["body", "calling_window", "end"], type: "value_error" },
     ]);
-    expect422(await t.owner.post("/api/campaigns", { name: "x", calling_window: { start: "21:30", end: "23:00" } }), [
-      { loc: ["body", "calling_window"], type: "value_error" },
-    ]);
+    expect422(await t.owner.post("/api/campaigns", { name: "x", calling_window: { start: "21:30", end: "23:00" } }), [{ loc: ["body", "calling_window"], type: "value_error" }]);
     expect422(await t.owner.post("/api/campaigns", { name: "x", calling_window: { days: ["monday"] } }), [{ loc: ["body", "calling_window", "days", 0], type: "enum" }]);
     expect422(await t.owner.post("/api/campaigns", { name: "x", calling_window: "always" }), [{ loc: ["body", "calling_window"] }]);
     expect422(await t.owner.post("/api/campaigns", { name: "x".repeat(201) }), [{ loc: ["body", "name"], type: "string_too_long" }]);
@@ -383,7 +378,15 @@ describe("POST /api/campaigns/{id}/contacts/upload (CSV)", () => {
       ],
     });
     const contacts = expectStatus(await t.owner.get(`/api/campaigns/${campaign.id}/contacts`), 200).items;
-    expect(contacts.map((c: { phone_number: string; name: string; status: string; variables: unknown; timezone: string | null }) => [c.phone_number, c.name, c.status, c.variables, c.timezone])).toEqual([
+    expect(
+      contacts.map((c: { phone_number: string; name: string; status: string; variables: unknown; timezone: string | null }) => [
+        c.phone_number,
+        c.name,
+        c.status,
+        c.variables,
+        c.timezone,
+      ]),
+    ).toEqual([
       ["+15550210001", "Roe, Jane", "pending", { Quote: "Q-1", Notes: 'said "call after 5"' }, "America/Denver"],
       ["+15550210002", "Bob", "pending", { Quote: "Q-2" }, null],
       ["+15550219999", "Listed", "skipped_dnc", {}, null],

@@ -78,7 +78,9 @@ describe("POST /api/conversations", () => {
   });
 
   it("concurrent upserts of one phone and channel make one conversation", async () => {
-    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => upsert(t.owner, { phone_number: "+15550109999", channel: "phone", conversation_state: { [`k${i}`]: i } })));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => upsert(t.owner, { phone_number: "+15550109999", channel: "phone", conversation_state: { [`k${i}`]: i } })),
+    );
     expect(new Set(results.map((r) => r.id)).size).toBe(1);
     const [listed] = expectStatus(await t.owner.get("/api/conversations?phone_number=%2B15550109999"), 200);
     expect(Object.keys(listed.conversation_state).sort()).toEqual(["k0", "k1", "k2", "k3", "k4", "k5"]);
@@ -267,11 +269,20 @@ describe("caller memory", () => {
       summary_updated_at: null,
       conversation_id: null,
     });
-    const conversation = await upsert(t.owner, { phone_number: "+15550108000", channel: "phone", conversation_state: { summary: "Leaky sink, prefers mornings", summary_updated_at: "2001-01-01T00:00:00Z" } });
+    const conversation = await upsert(t.owner, {
+      phone_number: "+15550108000",
+      channel: "phone",
+      conversation_state: { summary: "Leaky sink, prefers mornings", summary_updated_at: "2001-01-01T00:00:00Z" },
+    });
     const stamp = conversation.conversation_state.summary_updated_at;
     expectRecent(stamp);
     const memory = expectStatus(await t.owner.get("/api/caller-memory?phone_number=(555)%20010-8000"), 200);
-    expect(memory).toEqual({ phone_number: "+15550108000", summary: "Leaky sink, prefers mornings", summary_updated_at: expect.stringMatching(RFC3339_UTC), conversation_id: conversation.id });
+    expect(memory).toEqual({
+      phone_number: "+15550108000",
+      summary: "Leaky sink, prefers mornings",
+      summary_updated_at: expect.stringMatching(RFC3339_UTC),
+      conversation_id: conversation.id,
+    });
     expect(Date.parse(memory.summary_updated_at)).toBe(Date.parse(stamp));
   });
 
@@ -304,7 +315,11 @@ describe("caller memory", () => {
     const conversation = await upsert(t.owner, { phone_number: "+15550108300", channel: "phone", conversation_state: { summary: "to forget", step: 3 } });
     await addMessage(t.owner, conversation.id, { role: "user", content: "kept" });
     expect(expectStatus(await t.owner.delete("/api/caller-memory?phone_number=555.010.8300"), 200)).toEqual({ phone_number: "+15550108300", cleared: true });
-    expect(expectStatus(await t.owner.get("/api/caller-memory?phone_number=%2B15550108300"), 200)).toMatchObject({ summary: null, summary_updated_at: null, conversation_id: null });
+    expect(expectStatus(await t.owner.get("/api/caller-memory?phone_number=%2B15550108300"), 200)).toMatchObject({
+      summary: null,
+      summary_updated_at: null,
+      conversation_id: null,
+    });
     const kept = expectStatus(await t.owner.get(`/api/conversations/${conversation.id}`), 200);
     expect(kept).toMatchObject({ conversation_state: { step: 3 }, message_count: 1, is_active: true });
     expect(expectStatus(await t.owner.get(`/api/conversations/${conversation.id}/messages`), 200).total).toBe(1);

@@ -221,7 +221,11 @@ describe("POST /api/dnc/bulk (CSV)", () => {
 
   it("reads the phone_number column of a text/csv body; reason, source and expiry come from the query", async () => {
     const t = await tenant();
-    const res = await csv(t.owner, "name,Phone_Number\r\nAnn,(555) 010-9001\r\n\"Doe, Jr.\",\"+1 555 010 9002\"\r\nBad,call me\r\n\r\nAgain,555-010-9001\r\n", "?reason=Imported%20list");
+    const res = await csv(
+      t.owner,
+      'name,Phone_Number\r\nAnn,(555) 010-9001\r\n"Doe, Jr.","+1 555 010 9002"\r\nBad,call me\r\n\r\nAgain,555-010-9001\r\n',
+      "?reason=Imported%20list",
+    );
     expect(expectStatus(res, 200)).toEqual({ added: 2, already_listed: 1, invalid: [{ value: "call me", reason: "not a valid phone number" }] });
     const entry = (await check(t.owner, "+15550109002")).entry;
     expect(entry).toMatchObject({ reason: "Imported list", source: "import" });
@@ -244,7 +248,7 @@ describe("POST /api/dnc/bulk (CSV)", () => {
     const t = await tenant();
     expect422(await csv(t.owner, "name,number\nAnn,+15550109201\n"), [{ loc: ["body", "file"], type: "value_error" }]);
     expect422(await csv(t.owner, ""), [{ loc: ["body", "file"] }]);
-    expect422(await csv(t.owner, "phone_number\n\"+15550109202\n"), [{ loc: ["body", "file"], type: "value_error" }]);
+    expect422(await csv(t.owner, 'phone_number\n"+15550109202\n'), [{ loc: ["body", "file"], type: "value_error" }]);
     expect422(await csv(t.owner, "phone_number\n"), [{ loc: ["body", "file"], type: "too_short" }]);
     expectDetail(await csv(t.owner, "phone_number\n+15550109203\n", "", "application/xml"), 415);
     expectDetail(await csv(t.owner, `phone_number\n${"+15550109204\n".repeat(180_000)}`), 413);

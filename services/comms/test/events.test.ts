@@ -104,7 +104,11 @@ describe("comms events", () => {
   });
 
   it("recordings and call deletion", async () => {
-    const stored = await fetch(`${system.url}/api/calls/ev-1/recording`, { method: "PUT", headers: { "x-api-key": t.owner.apiKey ?? "", "content-type": "audio/wav" }, body: "RIFF" });
+    const stored = await fetch(`${system.url}/api/calls/ev-1/recording`, {
+      method: "PUT",
+      headers: { "x-api-key": t.owner.apiKey ?? "", "content-type": "audio/wav" },
+      body: "RIFF",
+    });
     expect(stored.status).toBe(200);
     expect((await waitFor("comms.call.recording_stored"))[0]?.payload).toMatchObject({ sessionId: "ev-1", bytes: 4n, contentType: "audio/wav" });
     expectStatus(await t.owner.delete("/api/calls?hours_back=8760"), 200);

@@ -42,9 +42,9 @@ describe("comms over plain gRPC", () => {
     await expect(client.call(createActivity, { activityType: 16, internalKey: "wrong" }, meta)).rejects.toMatchObject({ code: grpc.status.UNAUTHENTICATED });
     await client.call(createActivity, { activityType: 2, sessionId: "grpc-2" }, meta);
     for (const objectKey of ["uploads/00000000-0000-4000-8000-000000000000/x", `uploads/${tenant.orgId}/../other`, "calls/x"]) {
-      await expect(
-        client.call(putCallRecording, { sessionId: "grpc-2", audio: { objectKey, contentType: "audio/wav", filename: "", bytes: 4n } }, meta),
-      ).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
+      await expect(client.call(putCallRecording, { sessionId: "grpc-2", audio: { objectKey, contentType: "audio/wav", filename: "", bytes: 4n } }, meta)).rejects.toMatchObject({
+        code: grpc.status.INVALID_ARGUMENT,
+      });
     }
   });
 });

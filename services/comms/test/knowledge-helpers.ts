@@ -45,10 +45,14 @@ export async function createSource(client: ApiClient, body: Record<string, unkno
 
 /** Waits until ingestion of a source ends (ready or error) and returns it. */
 export async function settled(client: ApiClient, id: string, timeoutMs = 90_000): Promise<Source> {
-  return eventually(async () => {
-    const source = expectStatus(await client.get<Source>(`${SOURCES}/${id}`), 200);
-    return source.status === "processing" ? undefined : source;
-  }, timeoutMs, 100);
+  return eventually(
+    async () => {
+      const source = expectStatus(await client.get<Source>(`${SOURCES}/${id}`), 200);
+      return source.status === "processing" ? undefined : source;
+    },
+    timeoutMs,
+    100,
+  );
 }
 
 /** Creates a source and waits for it to be ready. */

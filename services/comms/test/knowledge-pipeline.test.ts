@@ -253,7 +253,12 @@ describe("text extraction", () => {
   });
 
   it("reads a DOCX with its headings", async () => {
-    const docx = makeDocx([{ heading: 1, text: "Service agreement" }, { text: "Members get priority scheduling." }, { heading: 2, text: "Renewal" }, { text: "Renews every year." }]);
+    const docx = makeDocx([
+      { heading: 1, text: "Service agreement" },
+      { text: "Members get priority scheduling." },
+      { heading: 2, text: "Renewal" },
+      { text: "Renews every year." },
+    ]);
     const doc = await extractDocument(docx, "docx");
     expect(doc.title).toBe("Service agreement");
     expect(doc.blocks).toEqual([

@@ -21,13 +21,37 @@ async function upload(client: ApiClient, file: { bytes: Buffer; type: string; na
 
 describe("POST /api/knowledge-base/sources/upload", () => {
   it.each([
-    ["prices.txt", "text/plain", Buffer.from("Winter special\n\nFurnace check with a free carbon monoxide test: $99."), "text/plain", "prices.txt", "carbon monoxide test", "free carbon monoxide test"],
+    [
+      "prices.txt",
+      "text/plain",
+      Buffer.from("Winter special\n\nFurnace check with a free carbon monoxide test: $99."),
+      "text/plain",
+      "prices.txt",
+      "carbon monoxide test",
+      "free carbon monoxide test",
+    ],
     ["faq.md", "text/markdown", fixture("policies-faq.md"), "text/markdown", "Policies and Frequently Asked Questions", "cancellation policy", "late cancellation fee"],
     ["notes.md", "text/plain", Buffer.from("# Shop notes\n\nThe loading dock closes at 4 pm."), "text/markdown", "Shop notes", "loading dock", "loading dock closes at 4 pm"],
     ["area.html", "text/html", fixture("service-area.html"), "text/html", "Service Area | Northside Plumbing & Heating", "Highland Park", "Deerfield and Waukegan"],
-    ["sheet.pdf", "application/pdf", makePdf([["Backflow preventer testing: $120 per device"]], "Backflow price sheet"), "application/pdf", "Backflow price sheet", "backflow testing", "Backflow preventer testing: $120"],
+    [
+      "sheet.pdf",
+      "application/pdf",
+      makePdf([["Backflow preventer testing: $120 per device"]], "Backflow price sheet"),
+      "application/pdf",
+      "Backflow price sheet",
+      "backflow testing",
+      "Backflow preventer testing: $120",
+    ],
     ["scan.pdf", "application/octet-stream", makePdf([["Hydronic balancing visit: $210"]]), "application/pdf", "scan.pdf", "hydronic balancing", "Hydronic balancing visit: $210"],
-    ["terms.docx", DOCX, makeDocx([{ heading: 1, text: "Terms of service" }, { text: "Invoices are due within 15 days of completion." }]), DOCX, "Terms of service", "invoices due", "Invoices are due within 15 days"],
+    [
+      "terms.docx",
+      DOCX,
+      makeDocx([{ heading: 1, text: "Terms of service" }, { text: "Invoices are due within 15 days of completion." }]),
+      DOCX,
+      "Terms of service",
+      "invoices due",
+      "Invoices are due within 15 days",
+    ],
   ])("stores and ingests %s sent as %s", async (name, type, bytes, contentType, title, query, answer) => {
     const t = await tenant();
     const res = await upload(t.owner, { bytes, type, name });
@@ -46,7 +70,11 @@ describe("POST /api/knowledge-base/sources/upload", () => {
 
   it("keeps the title of the form", async () => {
     const t = await tenant();
-    const res = await upload(t.owner, { bytes: makePdf([["Gutter guard install: $8 per foot"]], "Ignored title"), type: "application/pdf", name: "g.pdf" }, { title: "Gutter prices" });
+    const res = await upload(
+      t.owner,
+      { bytes: makePdf([["Gutter guard install: $8 per foot"]], "Ignored title"), type: "application/pdf", name: "g.pdf" },
+      { title: "Gutter prices" },
+    );
     expect(res.status).toBe(201);
     expect(res.body.title).toBe("Gutter prices");
     expect((await settled(t.owner, res.body.id)).title).toBe("Gutter prices");
@@ -79,7 +107,9 @@ describe("POST /api/knowledge-base/sources/upload", () => {
   it("answers 422 for a form without its file or with a bad title", async () => {
     const t = await tenant();
     expect422(await upload(t.owner, undefined, { title: "No file" }), [{ loc: ["body", "file"] }]);
-    expect422(await upload(t.owner, { bytes: Buffer.from("text"), type: "text/plain", name: "a.txt" }, { title: "x".repeat(501) }), [{ loc: ["body", "title"], type: "string_too_long" }]);
+    expect422(await upload(t.owner, { bytes: Buffer.from("text"), type: "text/plain", name: "a.txt" }, { title: "x".repeat(501) }), [
+      { loc: ["body", "title"], type: "string_too_long" },
+    ]);
     expect(expectStatus(await t.owner.get(SOURCES), 200).total).toBe(0);
   });
 

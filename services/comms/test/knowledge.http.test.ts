@@ -1,17 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import {
-  anonymousClient,
-  expect401,
-  expect422,
-  expectDetail,
-  expectRecent,
-  expectStatus,
-  idsOf,
-  tenantFactory,
-  UNKNOWN_ID,
-  UUID_PATTERN,
-} from "@voiceops/platform/testing";
+import { anonymousClient, expect401, expect422, expectDetail, expectRecent, expectStatus, idsOf, tenantFactory, UNKNOWN_ID, UUID_PATTERN } from "@voiceops/platform/testing";
 import { createSource, readySource, RESULT_KEYS, search, SEARCH, settled, SOURCE_KEYS, SOURCES, type Source } from "./knowledge-helpers.js";
 
 // HTTP tests of the knowledge base on the shared test system, which runs without
@@ -40,7 +29,17 @@ describe("text sources", () => {
     const res = await t.owner.post<Source>(SOURCES, { type: "text", title: "  Price list ", text });
     expect(res.status).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(SOURCE_KEYS);
-    expect(res.body).toMatchObject({ type: "text", title: "Price list", url: null, filename: null, content_type: null, status: "processing", error: null, chunk_count: 0, bytes: Buffer.byteLength(text) });
+    expect(res.body).toMatchObject({
+      type: "text",
+      title: "Price list",
+      url: null,
+      filename: null,
+      content_type: null,
+      status: "processing",
+      error: null,
+      chunk_count: 0,
+      bytes: Buffer.byteLength(text),
+    });
     expect(res.body.id).toMatch(UUID_PATTERN);
     expectRecent(res.body.created_at);
 
@@ -75,10 +74,34 @@ describe("text sources", () => {
     [{ type: "file", title: "x", text: "x" }, [{ loc: ["body", "type"], type: "enum" }]],
     [{ type: "pdf" }, [{ loc: ["body", "type"], type: "enum" }]],
     [{ type: 5 }, [{ loc: ["body", "type"], type: "string_type" }]],
-    [{ type: "text" }, [{ loc: ["body", "title"], type: "missing" }, { loc: ["body", "text"], type: "missing" }]],
-    [{ type: "text", title: "  ", text: "" }, [{ loc: ["body", "title"], type: "string_too_short" }, { loc: ["body", "text"], type: "string_too_short" }]],
-    [{ type: "text", title: null, text: null }, [{ loc: ["body", "title"], type: "missing" }, { loc: ["body", "text"], type: "missing" }]],
-    [{ type: "text", title: 12, text: ["a"] }, [{ loc: ["body", "title"], type: "string_type" }, { loc: ["body", "text"], type: "string_type" }]],
+    [
+      { type: "text" },
+      [
+        { loc: ["body", "title"], type: "missing" },
+        { loc: ["body", "text"], type: "missing" },
+      ],
+    ],
+    [
+      { type: "text", title: "  ", text: "" },
+      [
+        { loc: ["body", "title"], type: "string_too_short" },
+        { loc: ["body", "text"], type: "string_too_short" },
+      ],
+    ],
+    [
+      { type: "text", title: null, text: null },
+      [
+        { loc: ["body", "title"], type: "missing" },
+        { loc: ["body", "text"], type: "missing" },
+      ],
+    ],
+    [
+      { type: "text", title: 12, text: ["a"] },
+      [
+        { loc: ["body", "title"], type: "string_type" },
+        { loc: ["body", "text"], type: "string_type" },
+      ],
+    ],
     [{ type: "text", title: "x".repeat(501), text: "ok" }, [{ loc: ["body", "title"], type: "string_too_long" }]],
     [{ type: "text", title: "Nul\u0000title", text: "a\u0000b" }, [{ loc: ["body", "title"] }, { loc: ["body", "text"] }]],
     [{ type: "url" }, [{ loc: ["body", "url"], type: "missing" }]],
@@ -246,7 +269,10 @@ describe("POST /api/knowledge-base/search", () => {
     ];
     for (const [query, answer] of cases) {
       const res = await search(client, { query });
-      expect(res.results.slice(0, 3).some((r) => r.content.includes(answer)), `${query}: ${JSON.stringify(res.results.map((r) => r.content.slice(0, 60)))}`).toBe(true);
+      expect(
+        res.results.slice(0, 3).some((r) => r.content.includes(answer)),
+        `${query}: ${JSON.stringify(res.results.map((r) => r.content.slice(0, 60)))}`,
+      ).toBe(true);
     }
   });
 

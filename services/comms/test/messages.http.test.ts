@@ -22,11 +22,23 @@ describe("GET /api/messages", () => {
     contactId = expectStatus(await t.owner.post("/api/contacts", { name: "Texter", phone_number: "+15550301000" }), 201).id;
     ids.in1 = (await activity(t.owner, { activity_type: "SMS_RECEIVED", metadata: { from_number: "(555) 030-2000", body: "Is anyone there?" }, occurred_at: hoursAgo(5) })).id;
     ids.out1 = (await activity(t.owner, { activity_type: "SMS_SENT", metadata: { to_number: "+15550302000" }, description: "Yes, how can we help?", occurred_at: hoursAgo(4) })).id;
-    ids.byContact = (await activity(t.owner, { activity_type: "SMS_SENT", contact_id: contactId, metadata: { body: "Your appointment is confirmed" }, occurred_at: hoursAgo(3) })).id;
-    ids.explicit = (await activity(t.owner, { activity_type: "SMS_RECEIVED", metadata: { phone_number: "555-030-3000", from_number: "+15550309999", body: "stop" }, occurred_at: hoursAgo(30) })).id;
+    ids.byContact = (
+      await activity(t.owner, { activity_type: "SMS_SENT", contact_id: contactId, metadata: { body: "Your appointment is confirmed" }, occurred_at: hoursAgo(3) })
+    ).id;
+    ids.explicit = (
+      await activity(t.owner, { activity_type: "SMS_RECEIVED", metadata: { phone_number: "555-030-3000", from_number: "+15550309999", body: "stop" }, occurred_at: hoursAgo(30) })
+    ).id;
     ids.wa = (await activity(t.owner, { activity_type: "WHATSAPP_RECEIVED", metadata: { from_number: "+15550304000", body: "hola" }, occurred_at: hoursAgo(2) })).id;
-    ids.web1 = (await activity(t.owner, { activity_type: "WEB_CHAT", metadata: { visitor_message: "Do you fix boilers?", reply: "Yes we do!", visitor_id: "visitor-9" }, occurred_at: hoursAgo(6) })).id;
-    ids.web2 = (await activity(t.owner, { activity_type: "WEB_CHAT", metadata: { visitor_message: "Price?", reply: "From $99", visitor_id: "visitor-7" }, occurred_at: hoursAgo(1) })).id;
+    ids.web1 = (
+      await activity(t.owner, {
+        activity_type: "WEB_CHAT",
+        metadata: { visitor_message: "Do you fix boilers?", reply: "Yes we do!", visitor_id: "visitor-9" },
+        occurred_at: hoursAgo(6),
+      })
+    ).id;
+    ids.web2 = (
+      await activity(t.owner, { activity_type: "WEB_CHAT", metadata: { visitor_message: "Price?", reply: "From $99", visitor_id: "visitor-7" }, occurred_at: hoursAgo(1) })
+    ).id;
     // Not messages.
     await activity(t.owner, { activity_type: "CALL_ENDED", session_id: "m-call", metadata: { from_number: "+15550302000" } });
     await activity(t.owner, { activity_type: "EMAIL_SENT" });

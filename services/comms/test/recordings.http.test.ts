@@ -41,7 +41,12 @@ async function upload(client: ApiClient, sessionId: string, bytes: Buffer = AUDI
 }
 
 async function recordingUrl(client: ApiClient, sessionId: string) {
-  return expectStatus(await client.get(`/api/calls/${encodeURIComponent(sessionId)}/recording`), 200) as { session_id: string; url: string; expires_at: string | null; content_type: string | null };
+  return expectStatus(await client.get(`/api/calls/${encodeURIComponent(sessionId)}/recording`), 200) as {
+    session_id: string;
+    url: string;
+    expires_at: string | null;
+    content_type: string | null;
+  };
 }
 
 async function download(url: string | URL): Promise<{ status: number; type: string | null; bytes: Buffer }> {

@@ -68,10 +68,14 @@ describe.skipIf(!process.env.DATABASE_URL)("two comms replicas on one database",
             });
             expect(res.status).toBe(201);
             // The slot is free once the service has recorded the result, not when it is sent.
-            await eventually(async () => {
-              const request = expectStatus(await owners[n % 2]!.get(`/api/call-requests/${call.callRequest?.id}`), 200);
-              return request.status === "completed" ? true : undefined;
-            }, 60_000, 50);
+            await eventually(
+              async () => {
+                const request = expectStatus(await owners[n % 2]!.get(`/api/call-requests/${call.callRequest?.id}`), 200);
+                return request.status === "completed" ? true : undefined;
+              },
+              60_000,
+              50,
+            );
             held--;
             if (call.callRequest?.campaignId) campaignHeld--;
           }),
@@ -107,6 +111,8 @@ describe.skipIf(!process.env.DATABASE_URL)("two comms replicas on one database",
     expect(final.counts).toMatchObject({ completed: CONTACTS, total: CONTACTS });
     const contacts = expectStatus(await owners[0]!.get(`/api/campaigns/${campaign.id}/contacts?page_size=100`), 200).items as { attempts: number }[];
     expect(contacts.every((c) => c.attempts === 1)).toBe(true);
-    process.stdout.write(`replicas: ${claims.length} calls through 2 comms replicas and 4 claimers, each once; peak ${peakHeldForCampaign} campaign calls held (limit ${MAX_CONCURRENT})\n`);
+    process.stdout.write(
+      `replicas: ${claims.length} calls through 2 comms replicas and 4 claimers, each once; peak ${peakHeldForCampaign} campaign calls held (limit ${MAX_CONCURRENT})\n`,
+    );
   }, 900_000);
 });

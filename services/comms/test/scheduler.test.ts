@@ -64,10 +64,14 @@ async function claim(t: Tenant, max = 10): Promise<ClaimedCall[]> {
  */
 async function claimCount(t: Tenant, count: number): Promise<ClaimedCall[]> {
   const held: ClaimedCall[] = [];
-  await eventually(async () => {
-    held.push(...(await claim(t, count - held.length)));
-    return held.length >= count ? true : undefined;
-  }, 30_000, 50);
+  await eventually(
+    async () => {
+      held.push(...(await claim(t, count - held.length)));
+      return held.length >= count ? true : undefined;
+    },
+    30_000,
+    50,
+  );
   return held.sort((a, b) => (a.callRequest?.phoneNumber ?? "").localeCompare(b.callRequest?.phoneNumber ?? ""));
 }
 
@@ -119,7 +123,7 @@ describe("one-off calls and daylight-saving time", () => {
     const claimed = await claimCount(t, 1);
     expect(claimed.map((c) => c.callRequest?.id)).toEqual([first.id]);
     expect(claimed[0]).toMatchObject({ attempt: 1 });
-    expect(timestampDate(claimed[0]?.leaseExpiresAt ?? { seconds: 0n, nanos: 0 } as never).toISOString()).toBe(iso("2026-03-07T23:10:00Z"));
+    expect(timestampDate(claimed[0]?.leaseExpiresAt ?? ({ seconds: 0n, nanos: 0 } as never)).toISOString()).toBe(iso("2026-03-07T23:10:00Z"));
     expect(await callRequest(t, first.id)).toMatchObject({ status: "dialing", attempts: 1, dialed_at: iso("2026-03-07T23:00:00Z") });
 
     clock.set("2026-03-08T02:30:00Z"); // Saturday 21:30 EST: closed; the lease has run out

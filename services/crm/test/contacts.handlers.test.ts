@@ -56,7 +56,11 @@ describe("CRM contact handlers", () => {
     const crm = bed.client(CrmService, { orgId: randomUUID() });
     const error = await failure(crm.createContact({ name: "x".repeat(201), email: "not-an-email" }));
     expect(error.code).toBe(Code.InvalidArgument);
-    expect(violationsOf(error).map((v) => v.field).sort()).toEqual(["email", "name"]);
+    expect(
+      violationsOf(error)
+        .map((v) => v.field)
+        .sort(),
+    ).toEqual(["email", "name"]);
     const list = await crm.listContacts({});
     expect(list.total).toBe(0);
   });

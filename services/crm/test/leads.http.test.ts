@@ -80,11 +80,7 @@ async function getContact(client: ApiClient, id: string): Promise<Contact> {
 }
 
 async function counts(client: ApiClient): Promise<{ contacts: number; leads: number }> {
-  const [contacts, prospects, leads] = await Promise.all([
-    client.get("/api/contacts"),
-    client.get("/api/contacts?prospects=true"),
-    client.get("/api/leads"),
-  ]);
+  const [contacts, prospects, leads] = await Promise.all([client.get("/api/contacts"), client.get("/api/contacts?prospects=true"), client.get("/api/leads")]);
   return { contacts: contacts.body.total + prospects.body.total, leads: leads.body.total };
 }
 

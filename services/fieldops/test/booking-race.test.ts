@@ -62,7 +62,9 @@ describe.each(storages)("booking race on $name", ({ env }) => {
     for (const start of ["2026-03-06T11:00:00Z", "2026-03-06T12:00:00Z", "2026-03-06T13:00:00Z"]) {
       others.push(expectStatus(await t.member.post<Appointment>(BOOK, { appointment_type_id: type.id, start, contact_id: appointment.contact_id }), 201));
     }
-    const moves = await Promise.all([appointment, ...others].map((a) => t.member.post<Appointment>(MANAGE, { appointment_id: a.id, action: "reschedule", start: "2026-03-06T15:00:00Z" })));
+    const moves = await Promise.all(
+      [appointment, ...others].map((a) => t.member.post<Appointment>(MANAGE, { appointment_id: a.id, action: "reschedule", start: "2026-03-06T15:00:00Z" })),
+    );
     expect(moves.map((move) => move.status).sort()).toEqual([200, 409, 409, 409]);
     const listed = expectStatus(await t.member.get<{ items: Appointment[] }>(`${APPOINTMENTS}?date_from=2026-03-06&date_to=2026-03-06&status=scheduled`), 200);
     expect(listed.items.length).toBe(4);

@@ -6,7 +6,21 @@ import { DispatchCancelledSchema, DispatchUpdatedSchema } from "@voiceops/proto/
 import { DispatchStatus } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
 import { EventEnvelopeSchema } from "@voiceops/proto/voiceops/events/v1/event_envelope_pb";
 import { startSystem, type RunningSystem } from "../../../gateway/src/system.js";
-import { ALERTS, createDispatch, createRequest, createSchedule, createTechnician, CURRENT, DISPATCHES, listTechnicians, SCHEDULES, TECHNICIANS, type Items, type OnCallTechnician, type Schedule } from "./helpers.js";
+import {
+  ALERTS,
+  createDispatch,
+  createRequest,
+  createSchedule,
+  createTechnician,
+  CURRENT,
+  DISPATCHES,
+  listTechnicians,
+  SCHEDULES,
+  TECHNICIANS,
+  type Items,
+  type OnCallTechnician,
+  type Schedule,
+} from "./helpers.js";
 
 // A system of its own on a manual clock: on-call coverage at the edges of a schedule, the
 // "dispatches today" of the auto-pick in the organization's timezone, and the events every

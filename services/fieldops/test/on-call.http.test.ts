@@ -18,7 +18,12 @@ describe("POST /api/technicians/on-call/schedule", () => {
   it("creates a scheduled schedule and answers 200 with the technician's summary", async () => {
     const t = await tenant();
     const technician = await createTechnician(t.owner, { name: "Nina Night", phone_number: "555-010-7000" });
-    const res = await t.member.post(SCHEDULES, { technician_id: technician.id.toUpperCase(), start_at: "2031-01-10T22:00:00-06:00", end_at: "2031-01-11T06:00:00-06:00", notes: " Weekend " });
+    const res = await t.member.post(SCHEDULES, {
+      technician_id: technician.id.toUpperCase(),
+      start_at: "2031-01-10T22:00:00-06:00",
+      end_at: "2031-01-11T06:00:00-06:00",
+      notes: " Weekend ",
+    });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(SCHEDULE_KEYS);
     expect(res.body).toMatchObject({
@@ -73,12 +78,16 @@ describe("POST /api/technicians/on-call/schedule", () => {
       { loc: ["body", "notes"], type: "string_too_long" },
     ]);
     // end_at must be after start_at; a technician of another organization is not found.
-    expect422(await t.owner.post(SCHEDULES, { technician_id: technician.id, start_at: "2031-03-01T10:00:00Z", end_at: "2031-03-01T10:00:00Z" }), [{ loc: ["body", "end_at"], type: "value_error" }]);
+    expect422(await t.owner.post(SCHEDULES, { technician_id: technician.id, start_at: "2031-03-01T10:00:00Z", end_at: "2031-03-01T10:00:00Z" }), [
+      { loc: ["body", "end_at"], type: "value_error" },
+    ]);
     expect422(await t.owner.post(SCHEDULES, { technician_id: foreign.id, start_at: "2031-03-01T10:00:00Z", end_at: "2031-03-01T09:00:00Z" }), [
       { loc: ["body", "technician_id"], type: "value_error" },
       { loc: ["body", "end_at"], type: "value_error" },
     ]);
-    expect422(await t.owner.post(SCHEDULES, { technician_id: UNKNOWN_ID, start_at: "2031-03-01T10:00:00Z", end_at: "2031-03-01T11:00:00Z" }), [{ loc: ["body", "technician_id"], type: "value_error" }]);
+    expect422(await t.owner.post(SCHEDULES, { technician_id: UNKNOWN_ID, start_at: "2031-03-01T10:00:00Z", end_at: "2031-03-01T11:00:00Z" }), [
+      { loc: ["body", "technician_id"], type: "value_error" },
+    ]);
     expect((await listSchedules(t.owner, `?start_date=${q("2000-01-01T00:00:00Z")}`)).total).toBe(0);
     expect((await listSchedules(other.owner, `?start_date=${q("2000-01-01T00:00:00Z")}`)).total).toBe(0);
   });
@@ -121,7 +130,9 @@ describe("GET /api/technicians/on-call/schedule", () => {
       { loc: ["query", "end_date"], type: "datetime_parsing" },
       { loc: ["query", "technician_id"], type: "uuid_parsing" },
     ]);
-    expect422(await t.owner.get(`${SCHEDULES}?start_date=${q("2031-01-02T00:00:00Z")}&end_date=${q("2031-01-01T00:00:00Z")}`), [{ loc: ["query", "end_date"], type: "value_error" }]);
+    expect422(await t.owner.get(`${SCHEDULES}?start_date=${q("2031-01-02T00:00:00Z")}&end_date=${q("2031-01-01T00:00:00Z")}`), [
+      { loc: ["query", "end_date"], type: "value_error" },
+    ]);
   });
 });
 

@@ -63,7 +63,11 @@ export function everyDay(start: string, end: string): WeeklyHoursInput {
 }
 
 /** A fresh organization with the given zone and business hours, and an owner, admin and member key. */
-export async function schedulingTenant(baseUrl: string, admin: AdminClient, org: { timezone?: string; business_hours?: WeeklyHoursInput } = {}): Promise<Tenant & { adminKey: ApiClient }> {
+export async function schedulingTenant(
+  baseUrl: string,
+  admin: AdminClient,
+  org: { timezone?: string; business_hours?: WeeklyHoursInput } = {},
+): Promise<Tenant & { adminKey: ApiClient }> {
   const created = await admin.request("POST", "/admin/organizations", { name: `Scheduling ${Math.random().toString(36).slice(2)}`, ...org });
   if (created.status !== 201) throw new Error(`create organization: ${created.status} ${JSON.stringify(created.body)}`);
   const orgId = created.body.id as string;

@@ -25,7 +25,11 @@ describe("scheduling over plain gRPC", () => {
     expect(found.slots.length).toBeGreaterThan(0);
     // Not the first slot: the minimum notice may pass it by while the test runs.
     const slot = found.slots[1];
-    const booked = await client.call(bookAppointment, { appointmentTypeId: typeId, start: { seconds: BigInt(Date.parse(slot?.start ?? "") / 1000) }, contact: { name: "Grpc Caller", phoneNumber: "555-010-7000" } }, meta);
+    const booked = await client.call(
+      bookAppointment,
+      { appointmentTypeId: typeId, start: { seconds: BigInt(Date.parse(slot?.start ?? "") / 1000) }, contact: { name: "Grpc Caller", phoneNumber: "555-010-7000" } },
+      meta,
+    );
     expect(booked.appointment).toMatchObject({ status: AppointmentStatus.SCHEDULED, contact: { name: "Grpc Caller", phoneNumber: "+15550107000" } });
     const rest = await tenant.owner.get(`/api/contacts/${booked.appointment?.contactId}`);
     expect(rest.body).toMatchObject({ name: "Grpc Caller" });
@@ -37,7 +41,9 @@ describe("scheduling over plain gRPC", () => {
   it("refuses a member creating a type, and a slot taken twice", async () => {
     const tenant = await newTenant(inject("baseUrl"), admin);
     const meta = { ...orgMetadata(tenant.orgId, token), "x-org-business-hours": EVERY_DAY };
-    await expect(client.call(createAppointmentType, { name: "No", durationMinutes: 30 }, { ...meta, "x-role": "member" })).rejects.toMatchObject({ code: grpc.status.PERMISSION_DENIED });
+    await expect(client.call(createAppointmentType, { name: "No", durationMinutes: 30 }, { ...meta, "x-role": "member" })).rejects.toMatchObject({
+      code: grpc.status.PERMISSION_DENIED,
+    });
     const created = await client.call(createAppointmentType, { name: "Once", durationMinutes: 30 }, meta);
     const slot = (await client.call(checkAvailability, { appointmentTypeId: created.appointmentType?.id ?? "" }, meta)).slots[1];
     const request = { appointmentTypeId: created.appointmentType?.id ?? "", start: { seconds: BigInt(Date.parse(slot?.start ?? "") / 1000) }, contact: { name: "Twice" } };

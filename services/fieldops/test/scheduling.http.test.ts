@@ -109,7 +109,13 @@ describe("appointment types", () => {
     const bad = await t.owner.post(TYPES, { duration_minutes: 4, buffer_before_minutes: 241, max_days_ahead: 0, slot_interval_minutes: 2 });
     expect(bad.status).toBe(422);
     expect(locs(bad.body).sort()).toEqual(
-      [["body", "name"], ["body", "duration_minutes"], ["body", "buffer_before_minutes"], ["body", "max_days_ahead"], ["body", "slot_interval_minutes"]].sort(),
+      [
+        ["body", "name"],
+        ["body", "duration_minutes"],
+        ["body", "buffer_before_minutes"],
+        ["body", "max_days_ahead"],
+        ["body", "slot_interval_minutes"],
+      ].sort(),
     );
     expect(locs((await t.owner.post(TYPES, { name: "Long", duration_minutes: 481 })).body)).toEqual([["body", "duration_minutes"]]);
     const type = await createType(t.owner);
@@ -370,7 +376,10 @@ describe("manage", () => {
       expect(refused.status, action).toBe(409);
     }
     const b = await at("2026-03-06T09:00:00Z");
-    expect(await manage(t.member, { appointment_id: b.id, action: "cancel", reason: "Customer fixed it" })).toMatchObject({ status: "cancelled", cancel_reason: "Customer fixed it" });
+    expect(await manage(t.member, { appointment_id: b.id, action: "cancel", reason: "Customer fixed it" })).toMatchObject({
+      status: "cancelled",
+      cancel_reason: "Customer fixed it",
+    });
     // A cancelled slot is free again.
     expect((await at("2026-03-06T09:00:00Z")).status).toBe("scheduled");
     const c = await at("2026-03-06T10:00:00Z");
@@ -458,7 +467,11 @@ describe("appointments listing", () => {
     expect(locs((await t.member.get(`${APPOINTMENTS}?date_from=2026-03-09&date_to=2026-03-08`)).body)).toEqual([["query", "date_to"]]);
     expect(locs((await t.member.get(`${APPOINTMENTS}?date_from=yesterday`)).body)).toEqual([["query", "date_from"]]);
     expect(locs((await t.member.get(`${APPOINTMENTS}?page_size=101&status=done&technician_id=x`)).body).sort()).toEqual(
-      [["query", "page_size"], ["query", "status"], ["query", "technician_id"]].sort(),
+      [
+        ["query", "page_size"],
+        ["query", "status"],
+        ["query", "technician_id"],
+      ].sort(),
     );
   });
 });

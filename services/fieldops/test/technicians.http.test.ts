@@ -373,7 +373,9 @@ describe("NUL characters", () => {
     ]);
     expect422(await t.owner.put(`${TECHNICIANS}/${technician.id}`, { notes: nul }), [{ loc: ["body", "notes"], type: "value_error" }]);
     expect422(await t.owner.get(`${TECHNICIANS}?skill=a%00b`), [{ loc: ["query", "skill"], type: "value_error" }]);
-    expect422(await t.owner.post(SCHEDULES, { technician_id: technician.id, start_at: hoursFromNow(1), end_at: hoursFromNow(2), notes: nul }), [{ loc: ["body", "notes"], type: "value_error" }]);
+    expect422(await t.owner.post(SCHEDULES, { technician_id: technician.id, start_at: hoursFromNow(1), end_at: hoursFromNow(2), notes: nul }), [
+      { loc: ["body", "notes"], type: "value_error" },
+    ]);
     expect422(await t.owner.post(DISPATCHES, { service_request_id: request.id, notes: nul }), [{ loc: ["body", "notes"], type: "value_error" }]);
     expect422(await t.owner.post(ALERTS, { location: nul, alert_type: "gas" }), [{ loc: ["body", "location"], type: "value_error" }]);
     expect422(await t.owner.get(`${ALERTS}?alert_type=%00`), [{ loc: ["query", "alert_type"], type: "value_error" }]);

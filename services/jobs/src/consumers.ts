@@ -36,7 +36,8 @@ function assignFromDispatch<Desc extends typeof DispatchCreatedSchema | typeof D
       const dispatch: Dispatch | undefined = event.payload.dispatch;
       if (!dispatch?.technicianId) return;
       const row = await store.assignProviderIfNone(tx, event.orgId, dispatch.serviceRequestId, dispatch.technicianId);
-      if (row) emit(newEvent(event.orgId, "jobs.service_request.updated", ServiceRequestUpdatedSchema, create(ServiceRequestUpdatedSchema, { serviceRequest: toServiceRequest(row) })));
+      if (row)
+        emit(newEvent(event.orgId, "jobs.service_request.updated", ServiceRequestUpdatedSchema, create(ServiceRequestUpdatedSchema, { serviceRequest: toServiceRequest(row) })));
     },
   };
 }

@@ -187,7 +187,15 @@ describe("POST /api/service-listings", () => {
   it("reports every failing field at once", async () => {
     const t = await tenant();
     expect422(
-      await t.owner.post(BASE, { name: 5, description: "d".repeat(5001), category: "c".repeat(101), price_cents: "abc", duration_minutes: 1.5, is_available: "maybe", is_active: [] }),
+      await t.owner.post(BASE, {
+        name: 5,
+        description: "d".repeat(5001),
+        category: "c".repeat(101),
+        price_cents: "abc",
+        duration_minutes: 1.5,
+        is_available: "maybe",
+        is_active: [],
+      }),
       [
         { loc: ["body", "name"], type: "string_type" },
         { loc: ["body", "description"], type: "string_too_long" },
@@ -436,7 +444,15 @@ describe("PUT /api/service-listings/{listing_id}", () => {
     const before = await createListing(t.owner, { name: "Bare" });
     const res = await t.owner.put(`${BASE}/${before.id}`, { name: "  Furnished  ", description: "Now described", category: "HVAC", duration_minutes: 45, is_active: false });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ name: "Furnished", description: "Now described", category: "HVAC", duration_minutes: 45, price_cents: null, is_available: true, is_active: false });
+    expect(res.body).toMatchObject({
+      name: "Furnished",
+      description: "Now described",
+      category: "HVAC",
+      duration_minutes: 45,
+      price_cents: null,
+      is_available: true,
+      is_active: false,
+    });
   });
 
   it("clears optional fields given as null, or blank text, and keeps the rest", async () => {

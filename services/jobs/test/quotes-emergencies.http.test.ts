@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { ApiClient, expectStatus, locs, newTenant, testAdmin, type Tenant } from "@voiceops/platform/testing";
+import { type ApiClient, expectStatus, locs, newTenant, testAdmin, type Tenant } from "@voiceops/platform/testing";
 
 const baseUrl = inject("baseUrl");
 const admin = testAdmin();

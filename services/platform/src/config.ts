@@ -80,7 +80,10 @@ const NATS_PREFIX = /^[a-z][a-z0-9_]{0,31}$/;
  * database are one environment and must share their streams, and others must not.
  */
 export function defaultNatsPrefix(databaseUrl: string | undefined): string {
-  return `vo_${createHash("sha256").update(databaseUrl ?? "").digest("hex").slice(0, 10)}`;
+  return `vo_${createHash("sha256")
+    .update(databaseUrl ?? "")
+    .digest("hex")
+    .slice(0, 10)}`;
 }
 
 export function readInfraConfig(env: Env = process.env): InfraConfig {

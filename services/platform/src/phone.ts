@@ -8,7 +8,7 @@ export function normalizePhone(text: string, defaultCountry: string): string | u
   const trimmed = text.trim();
   if (!/\d/.test(trimmed)) return undefined;
   const parsed = parsePhoneNumberFromString(trimmed, defaultCountry.toUpperCase() as CountryCode);
-  if (parsed && parsed.isPossible()) return parsed.number;
+  if (parsed?.isPossible()) return parsed.number;
   // Short or odd numbers (extensions, test lines) are kept as "+<digits>" so they still match.
   const digits = trimmed.replace(/\D/g, "");
   if (digits.length < 3 || digits.length > 15) return undefined;
@@ -22,5 +22,5 @@ export function phoneDigits(text: string): string {
 
 /** Whether a search text looks like a phone number rather than a name. */
 export function looksLikePhone(text: string): boolean {
-  return /^[\d\s()+.\-]+$/.test(text.trim()) && phoneDigits(text).length >= 3;
+  return /^[\d\s()+.-]+$/.test(text.trim()) && phoneDigits(text).length >= 3;
 }

@@ -23,7 +23,8 @@ export async function openDatabase(config: InfraConfig, options: { name: string;
 
 /** NATS JetStream when NATS_URL is set, else the in-process bus. */
 export function openBus(config: InfraConfig, options: { name: string; logger: Logger }): EventBus {
-  if (config.natsUrl) return createNatsBus({ url: config.natsUrl, name: options.name, logger: options.logger, prefix: config.natsPrefix, retentionDays: config.eventRetentionDays });
+  if (config.natsUrl)
+    return createNatsBus({ url: config.natsUrl, name: options.name, logger: options.logger, prefix: config.natsPrefix, retentionDays: config.eventRetentionDays });
   return createMemoryBus();
 }
 

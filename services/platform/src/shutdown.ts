@@ -63,11 +63,14 @@ export function onShutdown(logger: Logger, hooks: ShutdownHooks | (() => Promise
  * (no stack trace); so does a dependency that cannot be reached at start-up. Exit code 1.
  */
 export function runMain(main: () => Promise<unknown>): Promise<void> {
-  return main().then(() => undefined, (error: unknown) => {
-    const code = (error as { code?: unknown })?.code;
-    if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
-    else if (error instanceof Error && typeof code === "string") process.stderr.write(`start-up failed: ${error.message} (${code})\n`);
-    else process.stderr.write(`start-up failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exit(1);
-  });
+  return main().then(
+    () => undefined,
+    (error: unknown) => {
+      const code = (error as { code?: unknown })?.code;
+      if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
+      else if (error instanceof Error && typeof code === "string") process.stderr.write(`start-up failed: ${error.message} (${code})\n`);
+      else process.stderr.write(`start-up failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exit(1);
+    },
+  );
 }

@@ -5,7 +5,10 @@ import { DateTime } from "luxon";
  * following local day), daylight-saving aware. "Due by end of day" means due_at < this instant.
  */
 export function endOfLocalDay(zone: string, days: number, now: Date = new Date()): Date {
-  return DateTime.fromJSDate(now, { zone }).startOf("day").plus({ days: days + 1 }).toJSDate();
+  return DateTime.fromJSDate(now, { zone })
+    .startOf("day")
+    .plus({ days: days + 1 })
+    .toJSDate();
 }
 
 /** Local calendar date (YYYY-MM-DD) of an instant in a zone. */

@@ -47,9 +47,9 @@ describe("S3 object store", () => {
   });
 
   it("refuses an object over the limit and leaves nothing behind, small or multipart", async () => {
-    await expect(store.put("big/small.bin", Readable.from([Buffer.alloc(600), Buffer.alloc(600)]), { contentType: "application/octet-stream", maxBytes: 1000 })).rejects.toBeInstanceOf(
-      ObjectTooLargeError,
-    );
+    await expect(
+      store.put("big/small.bin", Readable.from([Buffer.alloc(600), Buffer.alloc(600)]), { contentType: "application/octet-stream", maxBytes: 1000 }),
+    ).rejects.toBeInstanceOf(ObjectTooLargeError);
     await expect(store.get("big/small.bin")).rejects.toBeInstanceOf(ObjectNotFoundError);
     const part = Buffer.alloc(1024 * 1024, 1);
     await expect(

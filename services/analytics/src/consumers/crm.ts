@@ -38,7 +38,13 @@ async function applyLead(tx: Queryable, orgId: string, lead: Lead): Promise<bool
   const applied = await applyRecord(tx, orgId, "lead", lead.id, { counters: open ? [Counter.leadsOpen] : [], version: dateOf(lead.updatedAt) });
   if (applied === undefined) return false;
   const due = dateOf(lead.nextStepDueAt);
-  await setUpcoming(tx, orgId, "lead_follow_up", lead.id, open && due ? { at: due, title: lead.nextStep ?? `Follow up with ${lead.contact?.name ?? "lead"}`, contactId: lead.contactId } : null);
+  await setUpcoming(
+    tx,
+    orgId,
+    "lead_follow_up",
+    lead.id,
+    open && due ? { at: due, title: lead.nextStep ?? `Follow up with ${lead.contact?.name ?? "lead"}`, contactId: lead.contactId } : null,
+  );
   return true;
 }
 
@@ -71,10 +77,12 @@ export const crmConsumer: StreamConsumer = {
     "crm.portal_token.created": handlerOf(PortalTokenCreatedSchema, async (event, tx) => {
       const { tokenId, contactId, expiresAt, revokedTokenIds } = event.payload;
       await revokeTokens(tx, event.orgId, revokedTokenIds);
-      await tx.query(
-        `INSERT INTO analytics.portal_tokens (org_id, token_id, contact_id, expires_at) VALUES ($1, $2, $3, $4) ON CONFLICT (org_id, token_id) DO NOTHING`,
-        [event.orgId, tokenId, contactId, dateOf(expiresAt) ?? event.occurredAt],
-      );
+      await tx.query(`INSERT INTO analytics.portal_tokens (org_id, token_id, contact_id, expires_at) VALUES ($1, $2, $3, $4) ON CONFLICT (org_id, token_id) DO NOTHING`, [
+        event.orgId,
+        tokenId,
+        contactId,
+        dateOf(expiresAt) ?? event.occurredAt,
+      ]);
     }),
     "crm.portal_token.revoked": handlerOf(PortalTokensRevokedSchema, async (event, tx) => {
       await revokeTokens(tx, event.orgId, event.payload.tokenIds);

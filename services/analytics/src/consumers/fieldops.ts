@@ -116,7 +116,8 @@ export const fieldopsConsumer: StreamConsumer = {
       const seen = await tx.query(`SELECT 1 FROM analytics.records WHERE org_id = $1 AND kind = 'appointment' AND id = $2`, [event.orgId, appointment.id]);
       await applyAppointment(tx, event.orgId, appointment);
       // Booked once: a redelivered event finds its record.
-      if (seen.rows.length === 0) await addToBuckets(tx, event.orgId, appointment.createdAt ? timestampDate(appointment.createdAt) : event.occurredAt, { [Metric.appointmentsBooked]: 1 });
+      if (seen.rows.length === 0)
+        await addToBuckets(tx, event.orgId, appointment.createdAt ? timestampDate(appointment.createdAt) : event.occurredAt, { [Metric.appointmentsBooked]: 1 });
     }),
     // A reschedule moves a booking: the old appointment is cancelled, the new one is not a new booking.
     "fieldops.appointment.rescheduled": handlerOf(AppointmentRescheduledSchema, async (event, tx) => {

@@ -161,7 +161,10 @@ export function statisticsHandlers(service: ServiceContext) {
       const sums =
         firstWhole < today
           ? addSums(
-              addSums(await sumQuartersPerMetric(db, org.orgId, metrics, from, startOfLocalDate(org.timezone, firstWhole)), await sumDaysPerMetric(db, org.orgId, metrics, firstWhole, shiftDate(today, -1))),
+              addSums(
+                await sumQuartersPerMetric(db, org.orgId, metrics, from, startOfLocalDate(org.timezone, firstWhole)),
+                await sumDaysPerMetric(db, org.orgId, metrics, firstWhole, shiftDate(today, -1)),
+              ),
               await sumQuartersPerMetric(db, org.orgId, metrics, startOfLocalDate(org.timezone, today), end),
             )
           : await sumQuartersPerMetric(db, org.orgId, metrics, from, end);

@@ -20,7 +20,9 @@ export async function lockedSettings(tx: Queryable, orgId: string): Promise<OrgS
     DEFAULT_SETTINGS.timezone,
     JSON.stringify(DEFAULT_SETTINGS.hours),
   ]);
-  const result = await tx.query<{ timezone: string; business_hours: WeeklyHours }>(`SELECT timezone, business_hours FROM analytics.org_settings WHERE org_id = $1 FOR SHARE`, [orgId]);
+  const result = await tx.query<{ timezone: string; business_hours: WeeklyHours }>(`SELECT timezone, business_hours FROM analytics.org_settings WHERE org_id = $1 FOR SHARE`, [
+    orgId,
+  ]);
   const row = result.rows[0];
   return row ? { timezone: row.timezone, hours: row.business_hours } : DEFAULT_SETTINGS;
 }
@@ -57,13 +59,18 @@ export class SettingsKeeper {
          ON CONFLICT (org_id) DO UPDATE SET timezone = EXCLUDED.timezone, business_hours = EXCLUDED.business_hours`,
         [orgId, settings.timezone, JSON.stringify(settings.hours)],
       );
-      const calls = await tx.query<{ bucket: Date; value: string }>(`SELECT bucket, value FROM analytics.buckets WHERE org_id = $1 AND metric = $2`, [orgId, Metric.activity("CALL_ENDED")]);
+      const calls = await tx.query<{ bucket: Date; value: string }>(`SELECT bucket, value FROM analytics.buckets WHERE org_id = $1 AND metric = $2`, [
+        orgId,
+        Metric.activity("CALL_ENDED"),
+      ]);
       const afterHours = calls.rows.filter((row) => !isOpenAt(settings, row.bucket));
       await tx.query(`DELETE FROM analytics.buckets WHERE org_id = $1 AND metric = $2`, [orgId, Metric.callsAfterHours]);
-      await tx.query(
-        `INSERT INTO analytics.buckets (org_id, metric, bucket, value) SELECT $1, $2, b, v FROM unnest($3::timestamptz[], $4::bigint[]) AS x(b, v)`,
-        [orgId, Metric.callsAfterHours, afterHours.map((row) => row.bucket), afterHours.map((row) => row.value)],
-      );
+      await tx.query(`INSERT INTO analytics.buckets (org_id, metric, bucket, value) SELECT $1, $2, b, v FROM unnest($3::timestamptz[], $4::bigint[]) AS x(b, v)`, [
+        orgId,
+        Metric.callsAfterHours,
+        afterHours.map((row) => row.bucket),
+        afterHours.map((row) => row.value),
+      ]);
       await tx.query(`DELETE FROM analytics.daily WHERE org_id = $1`, [orgId]);
       await tx.query(
         `INSERT INTO analytics.daily (org_id, metric, day, value)

@@ -37,10 +37,11 @@ async function addToCounters(tx: Queryable, orgId: string, deltas: Map<string, n
  * previous state, or undefined when the change was ignored (stale, or the record is deleted).
  */
 export async function applyRecord(tx: Queryable, orgId: string, kind: string, id: string, next: RecordState | null): Promise<StoredRecord | null | undefined> {
-  const found = await tx.query<StoredRecord>(
-    `SELECT counters, attrs, version, deleted FROM analytics.records WHERE org_id = $1 AND kind = $2 AND id = $3 FOR UPDATE`,
-    [orgId, kind, id],
-  );
+  const found = await tx.query<StoredRecord>(`SELECT counters, attrs, version, deleted FROM analytics.records WHERE org_id = $1 AND kind = $2 AND id = $3 FOR UPDATE`, [
+    orgId,
+    kind,
+    id,
+  ]);
   const previous = found.rows[0] ?? null;
   if (previous?.deleted) return undefined;
   if (next && previous?.version && next.version && next.version < previous.version) return undefined;

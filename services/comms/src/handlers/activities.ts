@@ -1,6 +1,6 @@
 import { create, type JsonObject } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { blankToNull, enumToJson, invalidArgument, newEvent, orgOf, violation, type ServiceContext, notFound } from "@voiceops/platform";
 import { ActivityCreatedSchema, CallEndedSchema } from "@voiceops/proto/voiceops/comms/v1/comms_events_pb";
 import {

@@ -22,7 +22,8 @@ function onDncList(): ConnectError {
 
 function checkVariables(variables: JsonObject | undefined, violations: Violation[]): void {
   if (hasNul(variables)) violations.push(violation("variables", "string_type", "Input should be a valid string without NUL characters", undefined));
-  else if (variables && JSON.stringify(variables).length > 20_000) violations.push(violation("variables", "value_error", "Value error, variables are too large (at most 20,000 characters as JSON)", undefined));
+  else if (variables && JSON.stringify(variables).length > 20_000)
+    violations.push(violation("variables", "value_error", "Value error, variables are too large (at most 20,000 characters as JSON)", undefined));
 }
 
 /** One-off calls (quick and entity) and the call requests themselves. */

@@ -106,7 +106,10 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
       const pageSize = req.pageSize ?? 50;
       const status = req.status === undefined ? undefined : (enumToJson(CampaignStatusSchema, req.status) ?? undefined);
       const { rows, total } = await campaigns.list(db, org.orgId, { page, pageSize, status });
-      const counts = await campaigns.counts(db, rows.map((row) => row.id));
+      const counts = await campaigns.counts(
+        db,
+        rows.map((row) => row.id),
+      );
       return { items: rows.map((row) => toCampaign(row, counts.get(row.id))), total, page, pageSize };
     },
 
@@ -193,7 +196,12 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
     const { header, rows } = table;
     const phone = columnIndex(header, "phone_number", "phone");
     if (phone < 0) throw invalidArgument([violation("file", "value_error", "Value error, the header row has no phone_number (or phone) column", header.slice(0, 50))]);
-    const known = { name: columnIndex(header, "name"), email: columnIndex(header, "email"), contactId: columnIndex(header, "contact_id"), timezone: columnIndex(header, "timezone") };
+    const known = {
+      name: columnIndex(header, "name"),
+      email: columnIndex(header, "email"),
+      contactId: columnIndex(header, "contact_id"),
+      timezone: columnIndex(header, "timezone"),
+    };
     const taken = new Set([phone, ...Object.values(known)]);
     const extra = header.map((name, index) => ({ name, index })).filter((column) => column.name !== "" && !taken.has(column.index));
     const cell = (row: string[], index: number) => (index < 0 ? undefined : row[index]);
@@ -241,12 +249,21 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
     });
     // The first of repeated numbers is kept, in input order.
     const seen = new Set<string>();
-    const firsts = valid.filter((c) => (seen.has(c.phoneNumber) ? false : (seen.add(c.phoneNumber), true)));
+    const firsts = valid.filter((c) => {
+      if (seen.has(c.phoneNumber)) return false;
+      seen.add(c.phoneNumber);
+      return true;
+    });
     const added = await service.write(async (tx) => {
       const campaign = await campaigns.get(tx, orgId, campaignId, "FOR SHARE");
       if (!campaign) throw notFound("Campaign");
       assertOpen(campaign);
-      const listed = await dnc.blocked(tx, orgId, firsts.map((c) => c.phoneNumber), service.clock.now());
+      const listed = await dnc.blocked(
+        tx,
+        orgId,
+        firsts.map((c) => c.phoneNumber),
+        service.clock.now(),
+      );
       const rows: NewCampaignContact[] = firsts.map((c) => ({ ...c, status: listed.has(c.phoneNumber) ? "skipped_dnc" : "pending" }));
       return campaigns.addContacts(tx, orgId, campaignId, rows);
     });

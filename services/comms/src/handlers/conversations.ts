@@ -2,11 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
 import { enumToJson, invalidArgument, newEvent, normalizePhone, orgOf, violation, type Emit, type OrgContext, type ServiceContext, notFound } from "@voiceops/platform";
-import {
-  ConversationChangedSchema,
-  ConversationDeletedSchema,
-  ConversationMessageAddedSchema,
-} from "@voiceops/proto/voiceops/comms/v1/comms_events_pb";
+import { ConversationChangedSchema, ConversationDeletedSchema, ConversationMessageAddedSchema } from "@voiceops/proto/voiceops/comms/v1/comms_events_pb";
 import {
   ConversationChannelSchema,
   MessageRoleSchema,

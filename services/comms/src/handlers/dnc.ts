@@ -44,7 +44,9 @@ export function readPhoneList(values: readonly string[], country: string): { pho
   for (const value of values) {
     const phone = value.trim() === "" || hasNul(value) ? undefined : normalizePhone(value, country);
     if (!phone) {
-      invalid.push(create(InvalidPhoneSchema, { value: hasNul(value) ? value.replaceAll("\u0000", "") : value, reason: value.trim() === "" ? "empty value" : "not a valid phone number" }));
+      invalid.push(
+        create(InvalidPhoneSchema, { value: hasNul(value) ? value.replaceAll("\u0000", "") : value, reason: value.trim() === "" ? "empty value" : "not a valid phone number" }),
+      );
     } else if (phones.has(phone)) {
       repeated++;
     } else {
@@ -104,7 +106,13 @@ export function dncHandlers(service: ServiceContext, engine: OutboundEngine) {
       const source = (enumToJson(DncSourceSchema, sourceEnum) ?? "manual") as DncSourceName;
       const values = req.file ? await csvPhones(req.file) : req.phoneNumbers;
       if (values.length === 0) {
-        throw invalidArgument([violation(req.file ? "file" : "phone_numbers", "too_short", "List should have at least 1 item after validation, not 0", [], { field_type: "List", min_length: 1, actual_length: 0 })]);
+        throw invalidArgument([
+          violation(req.file ? "file" : "phone_numbers", "too_short", "List should have at least 1 item after validation, not 0", [], {
+            field_type: "List",
+            min_length: 1,
+            actual_length: 0,
+          }),
+        ]);
       }
       const { phones, repeated, invalid } = readPhoneList(values, org.country);
       const added = await service.write(async (tx, emit) => {

@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { type ServiceImpl } from "@connectrpc/connect";
+import type { ServiceImpl } from "@connectrpc/connect";
 import { blankToNull, invalidArgument, newEvent, orgOf, violation, type ServiceContext, type Violation, notFound } from "@voiceops/platform";
 import { KnowledgeSourceCreatedSchema, KnowledgeSourceDeletedSchema } from "@voiceops/proto/voiceops/comms/v1/knowledge_events_pb";
 import {
@@ -56,11 +56,7 @@ async function urlViolation(url: string, config: KnowledgeConfig): Promise<Viola
 }
 
 /** The knowledge base: sources, their ingestion (started here, run by the worker) and search. */
-export function knowledgeHandlers(
-  service: ServiceContext,
-  store: KnowledgeSourceStore,
-  config: KnowledgeConfig,
-): ServiceImpl<typeof KnowledgeService> {
+export function knowledgeHandlers(service: ServiceContext, store: KnowledgeSourceStore, config: KnowledgeConfig): ServiceImpl<typeof KnowledgeService> {
   const { db } = service;
   const search = new KnowledgeSearchStore();
 
@@ -99,12 +95,16 @@ export function knowledgeHandlers(
       noNul("url", req.url, violations);
       const title = blankToNull(req.title);
       if (req.type === "text") {
-        if (title === null) violations.push(req.title === undefined ? missing("title") : violation("title", "string_too_short", "String should have at least 1 character", req.title, { min_length: 1 }));
+        if (title === null)
+          violations.push(
+            req.title === undefined ? missing("title") : violation("title", "string_too_short", "String should have at least 1 character", req.title, { min_length: 1 }),
+          );
         if (req.text === undefined) violations.push(missing("text"));
         else if (req.text.trim() === "") violations.push(violation("text", "string_too_short", "String should have at least 1 character", req.text, { min_length: 1 }));
       } else if (req.type === "url") {
         const url = req.url?.trim();
-        if (!url) violations.push(req.url === undefined ? missing("url") : violation("url", "string_too_short", "String should have at least 1 character", req.url, { min_length: 1 }));
+        if (!url)
+          violations.push(req.url === undefined ? missing("url") : violation("url", "string_too_short", "String should have at least 1 character", req.url, { min_length: 1 }));
         else if (!violations.some((v) => v.field === "url")) {
           const refused = await urlViolation(url, config);
           if (refused) violations.push(refused);
@@ -129,7 +129,8 @@ export function knowledgeHandlers(
       if (!file?.objectKey) violations.push(missing("file"));
       if (violations.length > 0 || !file) throw invalidArgument(violations);
       // Uploads are stored under their organization's prefix; another key is not this caller's file.
-      if (!file.objectKey.startsWith(`uploads/${org.orgId}/`)) throw invalidArgument([violation("file", "value_error", "Value error, not a file uploaded by this organization", null)]);
+      if (!file.objectKey.startsWith(`uploads/${org.orgId}/`))
+        throw invalidArgument([violation("file", "value_error", "Value error, not a file uploaded by this organization", null)]);
       const filename = blankToNull(file.filename);
       return createSource(org.orgId, {
         type: "file",

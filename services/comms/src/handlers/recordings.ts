@@ -14,14 +14,11 @@ export const isExternalUrl = (recording: string): boolean => /^https?:\/\/[^\s]+
 export const orgUploadPrefix = (orgId: string): string => `uploads/${orgId}/`;
 
 /** Whether a recording is an object of this organization in our store. */
-export const isOwnObject = (orgId: string, recording: string): boolean =>
-  recording.startsWith(orgUploadPrefix(orgId)) && !recording.includes("..") && recording.length <= 512;
+export const isOwnObject = (orgId: string, recording: string): boolean => recording.startsWith(orgUploadPrefix(orgId)) && !recording.includes("..") && recording.length <= 512;
 
 /** Call recordings: a provider's absolute URL, or an object key of our store. */
 export class Recordings {
-  constructor(
-    private readonly deps: { objects: ObjectStore; logger: Logger; ttlSeconds: number },
-  ) {}
+  constructor(private readonly deps: { objects: ObjectStore; logger: Logger; ttlSeconds: number }) {}
 
   /**
    * A URL for a call's recording: a provider's URL as it is, our own object's signed afresh.

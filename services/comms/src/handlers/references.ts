@@ -31,7 +31,13 @@ export function referenceChecker(service: ServiceContext) {
         foundOrUndefined(client.client.getContact({ contactId }, client.as(org))).then((found) => {
           const record = found?.contact;
           if (!record) violations.push(violation("contact_id", "value_error", "Value error, contact not found", contactId));
-          else contact = { id: record.id, name: record.name ?? null, phoneNumber: record.phoneNumber ?? null, version: record.updatedAt ? timestampDate(record.updatedAt) : new Date(0) };
+          else
+            contact = {
+              id: record.id,
+              name: record.name ?? null,
+              phoneNumber: record.phoneNumber ?? null,
+              version: record.updatedAt ? timestampDate(record.updatedAt) : new Date(0),
+            };
         }),
       );
     }

@@ -155,8 +155,34 @@ interface DomNode {
 const SKIPPED = new Set(["script", "style", "noscript", "template", "svg", "iframe", "object", "canvas", "button", "select", "input", "textarea", "head"]);
 const CHROME = new Set(["nav", "footer", "header", "aside", "form"]);
 const BLOCK_TAGS = new Set([
-  "p", "div", "section", "article", "main", "header", "footer", "aside", "blockquote", "pre", "ul", "ol", "dl", "dt", "dd",
-  "table", "thead", "tbody", "tfoot", "figure", "figcaption", "address", "details", "summary", "fieldset", "hr", "body", "html",
+  "p",
+  "div",
+  "section",
+  "article",
+  "main",
+  "header",
+  "footer",
+  "aside",
+  "blockquote",
+  "pre",
+  "ul",
+  "ol",
+  "dl",
+  "dt",
+  "dd",
+  "table",
+  "thead",
+  "tbody",
+  "tfoot",
+  "figure",
+  "figcaption",
+  "address",
+  "details",
+  "summary",
+  "fieldset",
+  "hr",
+  "body",
+  "html",
 ]);
 
 /** Blocks of an HTML fragment or page; `dropChrome` leaves out navigation, headers and footers. */
@@ -314,11 +340,12 @@ export async function extractDocument(bytes: Uint8Array, kind: DocumentKind, con
       document = await extractDocx(bytes);
       break;
   }
-  const blocks = document.blocks
-    .map((block) => ({ ...block, text: block.text.replace(/\u0000/g, "") }))
-    .filter((block) => block.text.trim() !== "");
+  const blocks = document.blocks.map((block) => ({ ...block, text: block.text.replace(/\u0000/g, "") })).filter((block) => block.text.trim() !== "");
   if (blocks.length === 0) {
-    throw new IngestionError(kind === "pdf" ? "no text could be extracted from the PDF (scanned pages without a text layer are not supported)" : "the document contains no text", false);
+    throw new IngestionError(
+      kind === "pdf" ? "no text could be extracted from the PDF (scanned pages without a text layer are not supported)" : "the document contains no text",
+      false,
+    );
   }
   return { title: document.title, blocks };
 }

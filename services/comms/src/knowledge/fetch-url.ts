@@ -31,7 +31,8 @@ export interface FetchedDocument {
 
 const MAX_REDIRECTS = 5;
 const USER_AGENT = "voiceops-knowledge-base/1.0 (+ingestion of a business's own documents)";
-const ACCEPT = "text/html, application/xhtml+xml, text/markdown, text/plain, application/pdf, application/vnd.openxmlformats-officedocument.wordprocessingml.document;q=0.9, */*;q=0.1";
+const ACCEPT =
+  "text/html, application/xhtml+xml, text/markdown, text/plain, application/pdf, application/vnd.openxmlformats-officedocument.wordprocessingml.document;q=0.9, */*;q=0.1";
 
 /** Why a URL may not be fetched before any connection is made, or undefined when it may be tried. */
 export function urlProblem(raw: string, allowPrivate: boolean, isBlocked: (address: string) => boolean = isBlockedAddress): string | undefined {

@@ -138,15 +138,18 @@ export class IngestionWorker implements Subscription {
 
   private async ingest(source: ClaimedSource, signal: AbortSignal): Promise<void> {
     const { logger } = this.context;
-    const heartbeat = setInterval(() => {
-      this.store
-        .renew(this.context.db, source.id, this.config.leaseMs)
-        .then((alive) => {
-          // Deleted meanwhile: nothing to finish.
-          if (!alive) this.running.get(source.id)?.controller.abort();
-        })
-        .catch(() => undefined);
-    }, Math.max(1_000, this.config.leaseMs / 3));
+    const heartbeat = setInterval(
+      () => {
+        this.store
+          .renew(this.context.db, source.id, this.config.leaseMs)
+          .then((alive) => {
+            // Deleted meanwhile: nothing to finish.
+            if (!alive) this.running.get(source.id)?.controller.abort();
+          })
+          .catch(() => undefined);
+      },
+      Math.max(1_000, this.config.leaseMs / 3),
+    );
     heartbeat.unref();
     try {
       const result = await this.process(source, signal);
@@ -159,7 +162,9 @@ export class IngestionWorker implements Subscription {
       if (row) logger.info({ sourceId: source.id, chunks: result.chunks.length }, "knowledge source ready");
       this.discardUpload(source);
     } catch (error) {
-      await this.failed(source, error, signal).catch((failure: unknown) => logger.warn({ err: failure, sourceId: source.id }, "could not record an ingestion failure; the lease will run out"));
+      await this.failed(source, error, signal).catch((failure: unknown) =>
+        logger.warn({ err: failure, sourceId: source.id }, "could not record an ingestion failure; the lease will run out"),
+      );
     } finally {
       clearInterval(heartbeat);
     }

@@ -178,7 +178,12 @@ export class OutboundEngine {
         const candidates = await this.stores.campaigns.lockDueContacts(tx, campaign.id, now, free, openForAll);
         if (candidates.length === 0) break;
         moved += candidates.length;
-        const listed = await this.stores.dnc.blocked(tx, campaign.org_id, candidates.map((c) => c.phone_number), now);
+        const listed = await this.stores.dnc.blocked(
+          tx,
+          campaign.org_id,
+          candidates.map((c) => c.phone_number),
+          now,
+        );
         const requests: NewCallRequest[] = [];
         const queued: CampaignContactRow[] = [];
         for (const contact of candidates) {
@@ -288,7 +293,12 @@ export class OutboundEngine {
     });
     this.finished(emit, finished);
     if (disposition.outcome === "dnc") {
-      const added = await this.stores.dnc.add(tx, orgId, { phoneNumbers: [request.phone_number], reason: "Asked not to be called again", source: "disposition", expiresAt: null }, now);
+      const added = await this.stores.dnc.add(
+        tx,
+        orgId,
+        { phoneNumbers: [request.phone_number], reason: "Asked not to be called again", source: "disposition", expiresAt: null },
+        now,
+      );
       this.dncAdded(emit, orgId, added, DncSource.DISPOSITION);
     }
     await this.afterResult(tx, finished, disposition.code, result.sessionId || null, now);
@@ -322,7 +332,12 @@ export class OutboundEngine {
     const byOrg = new Map<string, CallRequestRow[]>();
     for (const row of rows) byOrg.set(row.org_id, [...(byOrg.get(row.org_id) ?? []), row]);
     for (const [orgId, list] of byOrg) {
-      const listed = await this.stores.dnc.blocked(tx, orgId, list.map((r) => r.phone_number), now);
+      const listed = await this.stores.dnc.blocked(
+        tx,
+        orgId,
+        list.map((r) => r.phone_number),
+        now,
+      );
       for (const row of list) if (listed.has(row.phone_number)) out.add(row.id);
     }
     return out;

@@ -1,7 +1,14 @@
 import { create, type JsonObject } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { enumFromJson } from "@voiceops/platform";
-import { ActivitySchema, ActivitySourceSchema, ActivityTypeSchema, type Activity, type ActivitySource, type ActivityType } from "@voiceops/proto/voiceops/comms/v1/comms_service_pb";
+import {
+  ActivitySchema,
+  ActivitySourceSchema,
+  ActivityTypeSchema,
+  type Activity,
+  type ActivitySource,
+  type ActivityType,
+} from "@voiceops/proto/voiceops/comms/v1/comms_service_pb";
 
 // Activity rows and their mapping to the API message. activity_type and source hold the API
 // spelling ("CALL_ENDED", "internal").

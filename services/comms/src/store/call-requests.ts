@@ -99,7 +99,9 @@ export class CallRequestStore {
    */
   async lockClaimable(db: Queryable, orgId: string, now: Date, limit: number): Promise<CallRequestRow[]> {
     const result = await db.query<CallRequestRow>(
-      `SELECT ${REQUEST_COLUMNS.split(", ").map((c) => `r.${c}`).join(", ")}
+      `SELECT ${REQUEST_COLUMNS.split(", ")
+        .map((c) => `r.${c}`)
+        .join(", ")}
        FROM comms.call_requests r LEFT JOIN comms.campaigns c ON c.id = r.campaign_id
        WHERE r.org_id = $1 AND r.status = 'queued' AND r.scheduled_for <= $2
          AND (r.window_closes_at IS NULL OR r.window_closes_at > $2)
@@ -150,11 +152,10 @@ export class CallRequestStore {
 
   /** Puts a queued request off until the next opening of its window; it is announced again then. */
   async reschedule(db: Queryable, id: string, scheduledFor: Date): Promise<CallRequestRow> {
-    return this.one(
-      db,
-      `UPDATE comms.call_requests SET scheduled_for = $2, announced_at = NULL, window_closes_at = NULL, updated_at = now() WHERE id = $1 ${RETURNING}`,
-      [id, scheduledFor],
-    );
+    return this.one(db, `UPDATE comms.call_requests SET scheduled_for = $2, announced_at = NULL, window_closes_at = NULL, updated_at = now() WHERE id = $1 ${RETURNING}`, [
+      id,
+      scheduledFor,
+    ]);
   }
 
   async markDialing(db: Queryable, id: string, now: Date, leaseUntil: Date): Promise<CallRequestRow> {

@@ -21,7 +21,8 @@ function text(value: JsonValue | undefined): string | undefined {
 }
 
 /** The recording of a call as stored: an object key of our store or a provider's URL. */
-export const recordingOf = (metadata: JsonObject): string | undefined => (typeof metadata.recording === "string" && metadata.recording.trim() !== "" ? metadata.recording : undefined);
+export const recordingOf = (metadata: JsonObject): string | undefined =>
+  typeof metadata.recording === "string" && metadata.recording.trim() !== "" ? metadata.recording : undefined;
 
 function callFields(row: CallRow) {
   const m = row.metadata ?? {};

@@ -72,10 +72,10 @@ export class CallStore {
 
   /** Every activity of a session, oldest first. */
   async sessionActivities(db: Queryable, orgId: string, sessionId: string): Promise<ActivityRow[]> {
-    const result = await db.query<ActivityRow>(
-      `SELECT ${ACTIVITY_COLUMNS} FROM comms.activities WHERE org_id = $1 AND session_id = $2 ORDER BY occurred_at, id`,
-      [orgId, sessionId],
-    );
+    const result = await db.query<ActivityRow>(`SELECT ${ACTIVITY_COLUMNS} FROM comms.activities WHERE org_id = $1 AND session_id = $2 ORDER BY occurred_at, id`, [
+      orgId,
+      sessionId,
+    ]);
     return result.rows;
   }
 

@@ -93,12 +93,7 @@ export class CampaignStore {
     return out;
   }
 
-  async setStatus(
-    db: Queryable,
-    id: string,
-    status: CampaignStatusName,
-    stamps: { startedAt?: Date; completedAt?: Date; timezone?: string } = {},
-  ): Promise<CampaignRow> {
+  async setStatus(db: Queryable, id: string, status: CampaignStatusName, stamps: { startedAt?: Date; completedAt?: Date; timezone?: string } = {}): Promise<CampaignRow> {
     const result = await db.query<CampaignRow>(
       `UPDATE comms.campaigns SET status = $2, updated_at = now(),
          started_at = coalesce(started_at, $3), completed_at = coalesce($4, completed_at), timezone = coalesce($5, timezone)
@@ -196,19 +191,15 @@ export class CampaignStore {
 
   /** Contacts queued or dialing: the calls a campaign has in flight. */
   async inFlight(db: Queryable, campaignId: string): Promise<number> {
-    const result = await db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM comms.campaign_contacts WHERE campaign_id = $1 AND status IN ('queued', 'dialing')`,
-      [campaignId],
-    );
+    const result = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM comms.campaign_contacts WHERE campaign_id = $1 AND status IN ('queued', 'dialing')`, [campaignId]);
     return Number(result.rows[0]?.n ?? 0);
   }
 
   /** Contacts still to call (pending, queued or dialing). */
   async remaining(db: Queryable, campaignId: string): Promise<number> {
-    const result = await db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM comms.campaign_contacts WHERE campaign_id = $1 AND status IN ('pending', 'queued', 'dialing')`,
-      [campaignId],
-    );
+    const result = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM comms.campaign_contacts WHERE campaign_id = $1 AND status IN ('pending', 'queued', 'dialing')`, [
+      campaignId,
+    ]);
     return Number(result.rows[0]?.n ?? 0);
   }
 

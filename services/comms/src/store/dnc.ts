@@ -42,20 +42,18 @@ export class DncStore {
 
   /** The entry listing the number now, if any (expired entries do not count). */
   async active(db: Queryable, orgId: string, phone: string, now: Date): Promise<DncRow | undefined> {
-    const result = await db.query<DncRow>(
-      `SELECT ${DNC_COLUMNS} FROM comms.dnc_entries WHERE org_id = $1 AND ${ACTIVE} AND phone_number = $3`,
-      [orgId, now, phone],
-    );
+    const result = await db.query<DncRow>(`SELECT ${DNC_COLUMNS} FROM comms.dnc_entries WHERE org_id = $1 AND ${ACTIVE} AND phone_number = $3`, [orgId, now, phone]);
     return result.rows[0];
   }
 
   /** Which of the numbers are listed now, in one query. */
   async blocked(db: Queryable, orgId: string, phones: readonly string[], now: Date): Promise<Set<string>> {
     if (phones.length === 0) return new Set();
-    const result = await db.query<{ phone_number: string }>(
-      `SELECT phone_number FROM comms.dnc_entries WHERE org_id = $1 AND ${ACTIVE} AND phone_number = ANY($3::text[])`,
-      [orgId, now, [...new Set(phones)]],
-    );
+    const result = await db.query<{ phone_number: string }>(`SELECT phone_number FROM comms.dnc_entries WHERE org_id = $1 AND ${ACTIVE} AND phone_number = ANY($3::text[])`, [
+      orgId,
+      now,
+      [...new Set(phones)],
+    ]);
     return new Set(result.rows.map((row) => row.phone_number));
   }
 

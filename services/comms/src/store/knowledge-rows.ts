@@ -1,11 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import {
-  KnowledgeSourceSchema,
-  KnowledgeSourceStatus,
-  KnowledgeSourceType,
-  type KnowledgeSource,
-} from "@voiceops/proto/voiceops/comms/v1/knowledge_service_pb";
+import { KnowledgeSourceSchema, KnowledgeSourceStatus, KnowledgeSourceType, type KnowledgeSource } from "@voiceops/proto/voiceops/comms/v1/knowledge_service_pb";
 
 // A knowledge source row as the database returns it, and its mapping to the API message.
 

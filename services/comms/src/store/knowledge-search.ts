@@ -48,7 +48,7 @@ export interface SearchOutcome {
 
 /** Weights of ts_rank_cd for D (body), C, B, A (headings) labels. */
 const WEIGHTS = "{0.2, 0.4, 0.6, 1.0}";
-const HEADLINE_OPTIONS = "StartSel=<b>, StopSel=</b>, MaxWords=40, MinWords=12, ShortWord=2, MaxFragments=2, FragmentDelimiter=\" ... \"";
+const HEADLINE_OPTIONS = 'StartSel=<b>, StopSel=</b>, MaxWords=40, MinWords=12, ShortWord=2, MaxFragments=2, FragmentDelimiter=" ... "';
 /** Most chunks one step scores. */
 const CANDIDATE_LIMIT = 500;
 /** Chunks (estimated) a relaxed search draws through term pairs, and through single terms. */
@@ -168,7 +168,11 @@ export class KnowledgeSearchStore {
   private async relaxed(db: Queryable, orgId: string, q: SearchQuery, query: Analysis, closeness: number): Promise<SearchHit[]> {
     const present = query.terms.filter((term) => term.df > 0).sort((a, b) => a.df - b.df || (a.lexeme < b.lexeme ? -1 : 1));
     if (present.length === 0) return [];
-    const coverage = { rank: query.terms.map((t) => quoteLexeme(t.lexeme)).join(" | "), terms: query.terms.map((t) => quoteLexeme(t.lexeme)), weights: query.terms.map((t) => t.idf) };
+    const coverage = {
+      rank: query.terms.map((t) => quoteLexeme(t.lexeme)).join(" | "),
+      terms: query.terms.map((t) => quoteLexeme(t.lexeme)),
+      weights: query.terms.map((t) => t.idf),
+    };
     const found: SearchHit[] = [];
     if (present.length >= 2) {
       const rare = present.slice(0, PAIR_TERMS);
@@ -184,8 +188,20 @@ export class KnowledgeSearchStore {
       found.push(...(await this.run(db, orgId, q, { match: withinBudget(pairs, PAIR_BUDGET).join(" | "), ...coverage }, closeness, [])));
     }
     if (found.length < q.topK) {
-      const singles = withinBudget(present.map((t) => ({ match: quoteLexeme(t.lexeme), estimate: t.df })), SINGLE_BUDGET);
-      found.push(...(await this.run(db, orgId, q, { match: singles.join(" | "), ...coverage }, closeness, found.map((hit) => hit.chunk_id))));
+      const singles = withinBudget(
+        present.map((t) => ({ match: quoteLexeme(t.lexeme), estimate: t.df })),
+        SINGLE_BUDGET,
+      );
+      found.push(
+        ...(await this.run(
+          db,
+          orgId,
+          q,
+          { match: singles.join(" | "), ...coverage },
+          closeness,
+          found.map((hit) => hit.chunk_id),
+        )),
+      );
     }
     return best(found, q.topK);
   }
@@ -200,7 +216,10 @@ export class KnowledgeSearchStore {
     const where = ["c.org_id = $1", `c.tsv @@ ${match}`];
     let coverage = "1.0";
     if (step.terms.length > 0 && total > 0) {
-      params.push(step.terms, step.weights.map((w) => w / total));
+      params.push(
+        step.terms,
+        step.weights.map((w) => w / total),
+      );
       coverage = `coalesce((SELECT sum(t.weight) FROM unnest($${params.length - 1}::tsquery[], $${params.length}::float8[]) AS t(term, weight) WHERE c.tsv @@ t.term), 0)`;
     }
     if (q.sourceIds.length > 0) {
@@ -251,7 +270,8 @@ export class KnowledgeSearchStore {
     if (words.length === 0) return undefined;
     const probes: { word: string; lo: string; hi: string }[] = [];
     for (const word of words) {
-      for (const prefix of prefixesOf(word)) probes.push({ word, lo: prefix, hi: `${prefix.slice(0, -1)}${String.fromCodePoint((prefix.codePointAt(prefix.length - 1) ?? 0) + 1)}` });
+      for (const prefix of prefixesOf(word))
+        probes.push({ word, lo: prefix, hi: `${prefix.slice(0, -1)}${String.fromCodePoint((prefix.codePointAt(prefix.length - 1) ?? 0) + 1)}` });
     }
     const result = await db.query<{ word: string; stop: boolean; known: boolean; candidate: string | null; similarity: number | null; sources: number | null }>(
       `WITH q AS (

@@ -144,19 +144,20 @@ export class KnowledgeSourceStore {
 
   /** Extends the lease of a source being ingested; false when it is gone (deleted meanwhile). */
   async renew(db: Queryable, id: string, leaseMs: number): Promise<boolean> {
-    const result = await db.query(
-      `UPDATE ${TABLE} SET claimed_until = now() + make_interval(secs => $2::double precision) WHERE id = $1 AND status = 'processing'`,
-      [id, leaseMs / 1000],
-    );
+    const result = await db.query(`UPDATE ${TABLE} SET claimed_until = now() + make_interval(secs => $2::double precision) WHERE id = $1 AND status = 'processing'`, [
+      id,
+      leaseMs / 1000,
+    ]);
     return result.rowCount > 0;
   }
 
   /** Puts a failed attempt back in the queue, claimable again after delayMs. */
   async retryLater(db: Queryable, id: string, delayMs: number, reason: string): Promise<void> {
-    await db.query(
-      `UPDATE ${TABLE} SET claimed_until = now() + make_interval(secs => $2::double precision), last_error = $3 WHERE id = $1 AND status = 'processing'`,
-      [id, delayMs / 1000, reason],
-    );
+    await db.query(`UPDATE ${TABLE} SET claimed_until = now() + make_interval(secs => $2::double precision), last_error = $3 WHERE id = $1 AND status = 'processing'`, [
+      id,
+      delayMs / 1000,
+      reason,
+    ]);
   }
 
   /** Lets another worker take a source at once (this one stops before finishing it). */

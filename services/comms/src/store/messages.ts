@@ -66,7 +66,11 @@ export class MessageStore {
       offset,
     });
     const items: MessageSlot[] = rows.flatMap((row): MessageSlot[] => {
-      if (split) return [{ row, direction: "outbound" }, { row, direction: "inbound" }];
+      if (split)
+        return [
+          { row, direction: "outbound" },
+          { row, direction: "inbound" },
+        ];
       if (web) return [{ row, direction: query.direction ?? "inbound" }];
       return [{ row, direction: row.activity_type === TYPES[query.channel].inbound ? "inbound" : "outbound" }];
     });

@@ -1,9 +1,4 @@
-import {
-  blankToNull,
-  distinctLabels,
-  phoneInput,
-  type Violation,
-} from "@voiceops/platform";
+import { blankToNull, distinctLabels, phoneInput, type Violation } from "@voiceops/platform";
 import type { ContactStatus } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 import { contactStatusText } from "../store/rows.js";
 import type { ContactField, ContactValues } from "../store/contacts.js";

@@ -58,7 +58,8 @@ export async function upsertContact(tx: Queryable, contacts: ContactStore, org: 
   const { name, email, phone } = contactInput(org, req);
   let contact = (phone ? await contacts.findByPhone(tx, org.orgId, phone) : undefined) ?? (email ? await contacts.findByEmail(tx, org.orgId, email) : undefined);
   if (!contact) {
-    contact = (await contacts.insert(tx, org.orgId, { name, phone_number: phone, email, status: "lead" })) ?? (phone ? await contacts.findByPhone(tx, org.orgId, phone) : undefined);
+    contact =
+      (await contacts.insert(tx, org.orgId, { name, phone_number: phone, email, status: "lead" })) ?? (phone ? await contacts.findByPhone(tx, org.orgId, phone) : undefined);
     if (!contact) throw new ConnectError("contact could not be stored", Code.Aborted);
     emit(newEvent(org.orgId, "crm.contact.created", ContactCreatedSchema, create(ContactCreatedSchema, { contact: toContact(contact) })));
     return contact;

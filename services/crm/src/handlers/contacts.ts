@@ -1,16 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import {
-  invalidArgument,
-  newEvent,
-  normalizePhone,
-  orgOf,
-  pgErrorCode,
-  PgErrorCode,
-  updatedFields,
-  violation,
-  type Emit,
-  type ServiceContext, notFound } from "@voiceops/platform";
+import { invalidArgument, newEvent, normalizePhone, orgOf, pgErrorCode, PgErrorCode, updatedFields, violation, type Emit, type ServiceContext, notFound } from "@voiceops/platform";
 import { ContactCreatedSchema, ContactDeletedSchema, ContactUpdatedSchema, LeadDeletedSchema } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
 import {
   ContactFieldsSchema,
@@ -159,11 +149,7 @@ export function contactHandlers(service: ServiceContext, stores: CrmStores) {
     },
   } satisfies Partial<ServiceImpl<typeof CrmService>>;
 
-  function emitDeletions(
-    orgId: string,
-    deleted: { contactIds: string[]; leads: { id: string; contact_id: string }[] },
-    emit: Emit,
-  ): void {
+  function emitDeletions(orgId: string, deleted: { contactIds: string[]; leads: { id: string; contact_id: string }[] }, emit: Emit): void {
     for (const lead of deleted.leads) {
       emit(newEvent(orgId, "crm.lead.deleted", LeadDeletedSchema, create(LeadDeletedSchema, { leadId: lead.id, contactId: lead.contact_id })));
     }

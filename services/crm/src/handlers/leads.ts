@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import {
   blankToNull,
   type Emit,
@@ -36,7 +36,6 @@ import type { CrmStores } from "../store/index.js";
 const DAY_MS = 24 * 60 * 60 * 1000;
 const LEAD_INPUT_FIELDS = ["status", "source", "notes", "estimated_value_cents", "next_step", "next_step_due_at", "lost_reason"] as const;
 type LeadInputField = (typeof LEAD_INPUT_FIELDS)[number];
-
 
 /** Column values for the named writable lead fields. */
 function leadValues(input: LeadFields | CreateLeadRequest, fields: readonly LeadInputField[]): LeadValues {

@@ -22,7 +22,12 @@ export function portalTokenHandlers(service: ServiceContext, stores: CrmStores) 
         const revokedTokenIds = await tokens.revokeActive(tx, org.orgId, contact.id, now);
         const tokenId = await tokens.insert(tx, org.orgId, contact.id, hash, expiresAt);
         emit(
-          newEvent(org.orgId, "crm.portal_token.created", PortalTokenCreatedSchema, create(PortalTokenCreatedSchema, { tokenId, contactId: contact.id, expiresAt: timestampFromDate(expiresAt), revokedTokenIds })),
+          newEvent(
+            org.orgId,
+            "crm.portal_token.created",
+            PortalTokenCreatedSchema,
+            create(PortalTokenCreatedSchema, { tokenId, contactId: contact.id, expiresAt: timestampFromDate(expiresAt), revokedTokenIds }),
+          ),
         );
       });
       return { token: secret, expiresAt: timestampFromDate(expiresAt) };
@@ -34,7 +39,8 @@ export function portalTokenHandlers(service: ServiceContext, stores: CrmStores) 
         const contact = await contacts.get(tx, org.orgId, req.contactId);
         if (!contact) throw notFound("Contact");
         const tokenIds = await tokens.revokeActive(tx, org.orgId, contact.id, service.clock.now());
-        if (tokenIds.length > 0) emit(newEvent(org.orgId, "crm.portal_token.revoked", PortalTokensRevokedSchema, create(PortalTokensRevokedSchema, { contactId: contact.id, tokenIds })));
+        if (tokenIds.length > 0)
+          emit(newEvent(org.orgId, "crm.portal_token.revoked", PortalTokensRevokedSchema, create(PortalTokensRevokedSchema, { contactId: contact.id, tokenIds })));
       });
       return {};
     },

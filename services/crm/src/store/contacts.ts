@@ -72,10 +72,10 @@ export class ContactStore {
   }
 
   async findByEmail(db: Queryable, orgId: string, email: string): Promise<ContactRow | undefined> {
-    const result = await db.query<ContactRow>(
-      `SELECT ${CONTACT_COLUMNS} FROM crm.contacts WHERE org_id = $1 AND lower(email) = lower($2) ORDER BY created_at, id LIMIT 1`,
-      [orgId, email],
-    );
+    const result = await db.query<ContactRow>(`SELECT ${CONTACT_COLUMNS} FROM crm.contacts WHERE org_id = $1 AND lower(email) = lower($2) ORDER BY created_at, id LIMIT 1`, [
+      orgId,
+      email,
+    ]);
     return result.rows[0];
   }
 
@@ -111,19 +111,13 @@ export class ContactStore {
       params.push(field === "tags" ? (values.tags ?? []) : values[field]);
       sets.push(`${field} = $${params.length}`);
     }
-    const result = await db.query<ContactRow>(
-      `UPDATE crm.contacts SET ${sets.join(", ")} WHERE org_id = $1 AND id = $2 RETURNING ${CONTACT_COLUMNS}`,
-      params,
-    );
+    const result = await db.query<ContactRow>(`UPDATE crm.contacts SET ${sets.join(", ")} WHERE org_id = $1 AND id = $2 RETURNING ${CONTACT_COLUMNS}`, params);
     return result.rows[0];
   }
 
   /** Deletes contacts (and, by cascade, their leads); returns what was deleted. */
   async delete(db: Queryable, orgId: string, ids: string[]): Promise<{ contactIds: string[]; leads: { id: string; contact_id: string }[] }> {
-    const leads = await db.query<{ id: string; contact_id: string }>(
-      `SELECT id, contact_id FROM crm.leads WHERE org_id = $1 AND contact_id = ANY($2::uuid[])`,
-      [orgId, ids],
-    );
+    const leads = await db.query<{ id: string; contact_id: string }>(`SELECT id, contact_id FROM crm.leads WHERE org_id = $1 AND contact_id = ANY($2::uuid[])`, [orgId, ids]);
     const deleted = await db.query<{ id: string }>(`DELETE FROM crm.contacts WHERE org_id = $1 AND id = ANY($2::uuid[]) RETURNING id`, [orgId, ids]);
     return { contactIds: deleted.rows.map((row) => row.id), leads: leads.rows };
   }

@@ -33,9 +33,7 @@ export class LeadStore {
       where.push(`l.status = $${params.length}`);
     }
     if (query.search) {
-      where.push(
-        textSearch(query.search, params, { alias: "c.", columns: CONTACT_SEARCH_COLUMNS, phoneDigits: "phone_digits", besides: ["l.notes ILIKE {p} ESCAPE '\\'"] }),
-      );
+      where.push(textSearch(query.search, params, { alias: "c.", columns: CONTACT_SEARCH_COLUMNS, phoneDigits: "phone_digits", besides: ["l.notes ILIKE {p} ESCAPE '\\'"] }));
     }
     let order = "l.created_at DESC, l.id DESC";
     if (query.staleBefore) {

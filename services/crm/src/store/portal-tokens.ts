@@ -4,10 +4,11 @@ import { newId, type Queryable } from "@voiceops/platform";
 export class PortalTokenStore {
   /** Revokes the contact's active tokens; resolves their ids. */
   async revokeActive(db: Queryable, orgId: string, contactId: string, at: Date): Promise<string[]> {
-    const result = await db.query<{ id: string }>(
-      `UPDATE crm.portal_tokens SET revoked_at = $3 WHERE org_id = $1 AND contact_id = $2 AND revoked_at IS NULL RETURNING id`,
-      [orgId, contactId, at],
-    );
+    const result = await db.query<{ id: string }>(`UPDATE crm.portal_tokens SET revoked_at = $3 WHERE org_id = $1 AND contact_id = $2 AND revoked_at IS NULL RETURNING id`, [
+      orgId,
+      contactId,
+      at,
+    ]);
     return result.rows.map((row) => row.id);
   }
 

@@ -1,6 +1,18 @@
 import { create } from "@bufbuild/protobuf";
-import { type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import { blankToNull, enumToJson, invalidArgument, newEvent, orgOf, violation, type DomainEvent, type OrgContext, type ServiceContext, type Violation, notFound } from "@voiceops/platform";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import {
+  blankToNull,
+  enumToJson,
+  invalidArgument,
+  newEvent,
+  orgOf,
+  violation,
+  type DomainEvent,
+  type OrgContext,
+  type ServiceContext,
+  type Violation,
+  notFound,
+} from "@voiceops/platform";
 import { UrgentAlertCreatedSchema, UrgentAlertDeletedSchema, UrgentAlertUpdatedSchema } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
 import {
   UrgentAlertResolutionStatusSchema,

@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { blankToNull, distinctLabels, invalidArgument, newEvent, orgOf, updatedFields, violation, type DomainEvent, type ServiceContext, notFound } from "@voiceops/platform";
 import { AppointmentTypeCreatedSchema, AppointmentTypeDeletedSchema, AppointmentTypeUpdatedSchema } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
 import {

@@ -135,7 +135,12 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
     const slot = candidateSlots(org.businessHours, org.timezone, daySpan, rules, now).find((candidate) => candidate.start === start.getTime());
     if (!slot) {
       throw invalidArgument([
-        violation("start", "value_error", "Value error, not a slot of this appointment type: inside business hours, on the slot grid, after the minimum notice and within max_days_ahead", start.toISOString()),
+        violation(
+          "start",
+          "value_error",
+          "Value error, not a slot of this appointment type: inside business hours, on the slot grid, after the minimum notice and within max_days_ahead",
+          start.toISOString(),
+        ),
       ]);
     }
     const held = heldSpan(slot, rules);
@@ -177,7 +182,12 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
     throw slotTaken();
   }
 
-  function newAppointment(type: AppointmentTypeRow, plan: BookingPlan, technicianId: string | null, rest: Omit<NewAppointment, "appointment_type_id" | "technician_id" | "start_at" | "end_at" | "held_from" | "held_to">): NewAppointment {
+  function newAppointment(
+    type: AppointmentTypeRow,
+    plan: BookingPlan,
+    technicianId: string | null,
+    rest: Omit<NewAppointment, "appointment_type_id" | "technician_id" | "start_at" | "end_at" | "held_from" | "held_to">,
+  ): NewAppointment {
     return {
       ...rest,
       appointment_type_id: type.id,
@@ -265,7 +275,8 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
         activeType(org.orgId, req.appointmentTypeId, violations),
         req.serviceRequestId === undefined ? undefined : lookups.serviceRequest(org, req.serviceRequestId),
       ]);
-      if (req.serviceRequestId !== undefined && !request) violations.push(violation("service_request_id", "value_error", "Value error, service request not found", req.serviceRequestId));
+      if (req.serviceRequestId !== undefined && !request)
+        violations.push(violation("service_request_id", "value_error", "Value error, service request not found", req.serviceRequestId));
       if (req.contactId === undefined && !req.contact) violations.push(violation("contact_id", "missing", "Field required: contact_id or contact", null));
       if (!req.start) violations.push(violation("start", "missing", "Field required", null));
       if (violations.length > 0 || !type || !req.start) throw invalidArgument(violations);
@@ -298,9 +309,12 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
       if (!current) throw notFound("Appointment");
       if (FINISHED.has(current.status)) throw new ConnectError(`The appointment is ${current.status} and cannot change`, Code.FailedPrecondition);
       if (req.action === AppointmentAction.RESCHEDULE) return { appointment: toAppointment(await reschedule(org, req, current)) };
-      const target = { [AppointmentAction.CANCEL]: "cancelled", [AppointmentAction.CONFIRM]: "confirmed", [AppointmentAction.COMPLETE]: "completed", [AppointmentAction.NO_SHOW]: "no_show" }[
-        req.action as number
-      ];
+      const target = {
+        [AppointmentAction.CANCEL]: "cancelled",
+        [AppointmentAction.CONFIRM]: "confirmed",
+        [AppointmentAction.COMPLETE]: "completed",
+        [AppointmentAction.NO_SHOW]: "no_show",
+      }[req.action as number];
       if (!target) throw invalidArgument([violation("action", "enum", "Input should be 'reschedule', 'cancel', 'confirm', 'complete' or 'no_show'", null)]);
       const row = await service.write(async (tx, emit) => {
         const locked = await appointments.get(tx, org.orgId, current.id, { forUpdate: true });

@@ -116,7 +116,14 @@ export function dispatchHandlers(service: ServiceContext, stores: FieldopsStores
         } else {
           chosen = await autoPick(tx, org, request, now);
         }
-        const values: DispatchValues = { technician_id: chosen, status: "assigned", eta_at: req.etaAt ? timestampDate(req.etaAt) : null, notes: blankToNull(req.notes), completed_at: null, cancelled_at: null };
+        const values: DispatchValues = {
+          technician_id: chosen,
+          status: "assigned",
+          eta_at: req.etaAt ? timestampDate(req.etaAt) : null,
+          notes: blankToNull(req.notes),
+          completed_at: null,
+          cancelled_at: null,
+        };
         let inserted: DispatchRow;
         try {
           inserted = await dispatches.insert(tx, org.orgId, request.id, values, now);

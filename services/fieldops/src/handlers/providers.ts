@@ -17,13 +17,9 @@ import {
   type Violation,
   notFound,
 } from "@voiceops/platform";
+import { ServiceProviderCreatedSchema, ServiceProviderDeletedSchema, ServiceProviderUpdatedSchema } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
 import {
-  ServiceProviderCreatedSchema,
-  ServiceProviderDeletedSchema,
-  ServiceProviderUpdatedSchema,
-} from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
-import {
-  FieldopsService,
+  type FieldopsService,
   ServiceProviderFieldsSchema,
   type CreateServiceProviderRequest,
   type ServiceProviderFields,
@@ -114,7 +110,13 @@ export async function updateProvider(
   emit: Emit,
   store: ServiceProviderStore,
   org: OrgContext,
-  update: { id: string; fields: ServiceProviderFields | undefined; mask: FieldMask | undefined; message: string; /** The record as a 404 names it ("Technician"). */ entity: string },
+  update: {
+    id: string;
+    fields: ServiceProviderFields | undefined;
+    mask: FieldMask | undefined;
+    message: string /** The record as a 404 names it ("Technician"). */;
+    entity: string;
+  },
 ): Promise<ServiceProviderRow> {
   const fields = updatedFields(ServiceProviderFieldsSchema, update.fields, update.mask, PROVIDER_FIELDS);
   const { values, violations } = providerValues(update.fields ?? { skills: [] }, fields, org.country, `${update.message}.`);

@@ -37,9 +37,7 @@ export function peerLookups(service: ServiceContext) {
       } catch (error) {
         const failure = ConnectError.from(error);
         if (failure.code !== Code.InvalidArgument) throw error;
-        throw invalidArgument(
-          violationsOf(failure).map((v) => ({ ...v, field: v.field === "contact_id" ? v.field : v.field ? `contact.${v.field}` : "contact" })),
-        );
+        throw invalidArgument(violationsOf(failure).map((v) => ({ ...v, field: v.field === "contact_id" ? v.field : v.field ? `contact.${v.field}` : "contact" })));
       }
     },
   };

@@ -1,12 +1,21 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import { blankToNull, invalidArgument, newEvent, orgOf, updatedFields, violation, type DomainEvent, type OrgContext, type Queryable, type ServiceContext, type Violation, notFound } from "@voiceops/platform";
 import {
-  OnCallScheduleCancelledSchema,
-  OnCallScheduleCreatedSchema,
-  OnCallScheduleUpdatedSchema,
-} from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
+  blankToNull,
+  invalidArgument,
+  newEvent,
+  orgOf,
+  updatedFields,
+  violation,
+  type DomainEvent,
+  type OrgContext,
+  type Queryable,
+  type ServiceContext,
+  type Violation,
+  notFound,
+} from "@voiceops/platform";
+import { OnCallScheduleCancelledSchema, OnCallScheduleCreatedSchema, OnCallScheduleUpdatedSchema } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
 import {
   OnCallScheduleFieldsSchema,
   type CancelOnCallScheduleRequest,
@@ -112,7 +121,9 @@ export function scheduleHandlers(service: ServiceContext, stores: FieldopsStores
         };
         if (values.end_at <= values.start_at) {
           const field = fields.includes("end_at") ? "schedule.end_at" : "schedule.start_at";
-          violations.push(violation(field, "value_error", "Value error, end_at must be after start_at", (field.endsWith("end_at") ? values.end_at : values.start_at).toISOString()));
+          violations.push(
+            violation(field, "value_error", "Value error, end_at must be after start_at", (field.endsWith("end_at") ? values.end_at : values.start_at).toISOString()),
+          );
         }
         if (violations.length > 0) throw invalidArgument(violations);
         await refuseOverlap(tx, org, values, current.id);

@@ -1,4 +1,4 @@
-import { type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { orgOf, type OrgContext, type Queryable, type ServiceContext, notFound } from "@voiceops/platform";
 import type {
   CreateTechnicianRequest,

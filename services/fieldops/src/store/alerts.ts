@@ -1,12 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { enumFromJson, newId, type Queryable, selectPage } from "@voiceops/platform";
-import {
-  UrgentAlertResolutionStatus,
-  UrgentAlertResolutionStatusSchema,
-  UrgentAlertSchema,
-  type UrgentAlert,
-} from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
+import { UrgentAlertResolutionStatus, UrgentAlertResolutionStatusSchema, UrgentAlertSchema, type UrgentAlert } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
 
 /** Every writable column: create and replace set them all. */
 export interface AlertValues {
@@ -99,10 +94,11 @@ export class AlertStore {
 
   /** Clears a link to a record another service deleted; returns the alerts changed. */
   async unlink(db: Queryable, orgId: string, column: "contact_id" | "service_request_id", id: string, now: Date): Promise<AlertRow[]> {
-    const result = await db.query<AlertRow>(
-      `UPDATE fieldops.urgent_alerts SET ${column} = NULL, updated_at = $3 WHERE org_id = $1 AND ${column} = $2 RETURNING ${COLUMNS}`,
-      [orgId, id, now],
-    );
+    const result = await db.query<AlertRow>(`UPDATE fieldops.urgent_alerts SET ${column} = NULL, updated_at = $3 WHERE org_id = $1 AND ${column} = $2 RETURNING ${COLUMNS}`, [
+      orgId,
+      id,
+      now,
+    ]);
     return result.rows;
   }
 }

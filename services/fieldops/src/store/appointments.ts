@@ -183,11 +183,13 @@ export class AppointmentStore {
   }
 
   async setStatus(db: Queryable, orgId: string, id: string, status: string, cancelReason: string | null, now: Date): Promise<AppointmentRow | undefined> {
-    const [row] = await appointmentsOf(
-      db,
-      `UPDATE fieldops.appointments SET status = $3, cancel_reason = $4, updated_at = $5 WHERE org_id = $1 AND id = $2 RETURNING *`,
-      [orgId, id, status, cancelReason, now],
-    );
+    const [row] = await appointmentsOf(db, `UPDATE fieldops.appointments SET status = $3, cancel_reason = $4, updated_at = $5 WHERE org_id = $1 AND id = $2 RETURNING *`, [
+      orgId,
+      id,
+      status,
+      cancelReason,
+      now,
+    ]);
     return row;
   }
 

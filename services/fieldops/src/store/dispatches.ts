@@ -61,12 +61,7 @@ export class DispatchStore {
 
   /** Active dispatches, soonest ETA first, those without one last, then oldest first. */
   async listActive(db: Queryable, orgId: string): Promise<DispatchRow[]> {
-    return dispatchesOf(
-      db,
-      `SELECT * FROM fieldops.dispatches d WHERE d.org_id = $1 AND d.${ACTIVE_DISPATCH}`,
-      [orgId],
-      "d.eta_at ASC NULLS LAST, d.created_at ASC, d.id ASC",
-    );
+    return dispatchesOf(db, `SELECT * FROM fieldops.dispatches d WHERE d.org_id = $1 AND d.${ACTIVE_DISPATCH}`, [orgId], "d.eta_at ASC NULLS LAST, d.created_at ASC, d.id ASC");
   }
 
   async get(db: Queryable, orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<DispatchRow | undefined> {
@@ -76,10 +71,10 @@ export class DispatchStore {
 
   /** Ids of the active dispatches of a service request. */
   async activeIdsForRequest(db: Queryable, orgId: string, serviceRequestId: string): Promise<string[]> {
-    const result = await db.query<{ id: string }>(
-      `SELECT id FROM fieldops.dispatches WHERE org_id = $1 AND service_request_id = $2 AND ${ACTIVE_DISPATCH}`,
-      [orgId, serviceRequestId],
-    );
+    const result = await db.query<{ id: string }>(`SELECT id FROM fieldops.dispatches WHERE org_id = $1 AND service_request_id = $2 AND ${ACTIVE_DISPATCH}`, [
+      orgId,
+      serviceRequestId,
+    ]);
     return result.rows.map((row) => row.id);
   }
 

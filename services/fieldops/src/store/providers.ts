@@ -6,7 +6,6 @@ export const PROVIDER_FIELDS = ["name", "phone_number", "email", "specialty", "s
 export type ProviderField = (typeof PROVIDER_FIELDS)[number];
 export type ProviderValues = Partial<Record<ProviderField, string | string[] | boolean | null>>;
 
-
 export interface ProviderListQuery {
   page: number;
   pageSize: number;

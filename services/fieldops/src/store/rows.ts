@@ -1,12 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { enumFromJson, enumToJson, type Queryable } from "@voiceops/platform";
-import {
-  ServiceProviderSchema,
-  ServiceProviderStatus,
-  ServiceProviderStatusSchema,
-  type ServiceProvider,
-} from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
+import { ServiceProviderSchema, ServiceProviderStatus, ServiceProviderStatusSchema, type ServiceProvider } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
 
 // Rows as the database returns them, and their mapping to the API messages. Statuses are
 // stored as their API spelling ("active"), which the enum descriptor translates.

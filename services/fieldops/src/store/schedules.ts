@@ -1,12 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { enumFromJson, newId, type Queryable } from "@voiceops/platform";
-import {
-  OnCallScheduleSchema,
-  OnCallScheduleStatus,
-  OnCallScheduleStatusSchema,
-  type OnCallSchedule,
-} from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
+import { OnCallScheduleSchema, OnCallScheduleStatus, OnCallScheduleStatusSchema, type OnCallSchedule } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
 import { technicianSummary, withTechnician, type WithTechnician } from "./rows.js";
 
 export interface ScheduleRow extends WithTechnician {

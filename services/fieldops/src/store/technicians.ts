@@ -1,13 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { Queryable } from "@voiceops/platform";
-import {
-  OnCallSource,
-  OnCallTechnicianSchema,
-  TechnicianSchema,
-  type OnCallTechnician,
-  type Technician,
-} from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
+import { OnCallSource, OnCallTechnicianSchema, TechnicianSchema, type OnCallTechnician, type Technician } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
 import { providerFields, SERVICE_PROVIDER_COLUMNS, type ServiceProviderRow } from "./rows.js";
 
 /** A service provider seen as a technician: who is on call and available at a given instant. */
@@ -95,10 +89,7 @@ export class TechnicianStore {
    * Resolves the stored row, or undefined when the technician is not in the org.
    */
   async lock(db: Queryable, orgId: string, id: string): Promise<ServiceProviderRow | undefined> {
-    const result = await db.query<ServiceProviderRow>(
-      `SELECT ${SERVICE_PROVIDER_COLUMNS} FROM fieldops.service_providers WHERE org_id = $1 AND id = $2 FOR UPDATE`,
-      [orgId, id],
-    );
+    const result = await db.query<ServiceProviderRow>(`SELECT ${SERVICE_PROVIDER_COLUMNS} FROM fieldops.service_providers WHERE org_id = $1 AND id = $2 FOR UPDATE`, [orgId, id]);
     return result.rows[0];
   }
 
@@ -109,7 +100,11 @@ export class TechnicianStore {
    */
   async rankAvailable(db: Queryable, orgId: string, now: Date, skills: string[], day: { start: Date; end: Date }): Promise<string[]> {
     const { sql, params } = technicianQuery(orgId, now, { availableNow: true });
-    params.push(skills.map((skill) => skill.toLowerCase()), day.start, day.end);
+    params.push(
+      skills.map((skill) => skill.toLowerCase()),
+      day.start,
+      day.end,
+    );
     const [skillsParam, startParam, endParam] = [params.length - 2, params.length - 1, params.length];
     const result = await db.query<{ id: string }>(
       `SELECT r.id FROM (${sql}) r

@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { type ServiceImpl } from "@connectrpc/connect";
+import type { ServiceImpl } from "@connectrpc/connect";
 import { blankToNull, invalidArgument, newEvent, orgOf, updatedFields, violation, type ServiceContext, type Violation, notFound } from "@voiceops/platform";
 import { ServiceListingChangedSchema } from "@voiceops/proto/voiceops/jobs/v1/jobs_events_pb";
 import { ServiceListingFieldsSchema, type JobsService } from "@voiceops/proto/voiceops/jobs/v1/jobs_service_pb";

@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { blankToNull, endOfLocalDay, enumToJson, invalidArgument, newEvent, orgOf, updatedFields, type ServiceContext, notFound } from "@voiceops/platform";
 import { ServiceRequestCreatedSchema, ServiceRequestDeletedSchema, ServiceRequestUpdatedSchema } from "@voiceops/proto/voiceops/jobs/v1/jobs_events_pb";
 import {
@@ -110,7 +110,9 @@ export function requestHandlers(service: ServiceContext, stores: JobsStores, che
         const updated = fields.length === 0 ? await store.get(tx, org.orgId, req.serviceRequestId) : await store.update(tx, org.orgId, req.serviceRequestId, values);
         if (!updated) throw notFound("Service request");
         if (fields.length > 0) {
-          emit(newEvent(org.orgId, "jobs.service_request.updated", ServiceRequestUpdatedSchema, create(ServiceRequestUpdatedSchema, { serviceRequest: toServiceRequest(updated) })));
+          emit(
+            newEvent(org.orgId, "jobs.service_request.updated", ServiceRequestUpdatedSchema, create(ServiceRequestUpdatedSchema, { serviceRequest: toServiceRequest(updated) })),
+          );
         }
         return updated;
       });

@@ -23,7 +23,6 @@ export interface ListingListQuery {
   search: string | undefined;
 }
 
-
 export class ServiceListingStore {
   /** One page in name order (case-insensitive, ties by id) and the count of every match. */
   async list(db: Queryable, orgId: string, query: ListingListQuery): Promise<{ rows: ListingRow[]; total: number }> {
@@ -84,10 +83,7 @@ export class ServiceListingStore {
       params.push(values[field]);
       sets.push(`${field} = $${params.length}`);
     }
-    const result = await db.query<ListingRow>(
-      `UPDATE jobs.service_listings SET ${sets.join(", ")} WHERE org_id = $1 AND id = $2 RETURNING ${LISTING_COLUMNS}`,
-      params,
-    );
+    const result = await db.query<ListingRow>(`UPDATE jobs.service_listings SET ${sets.join(", ")} WHERE org_id = $1 AND id = $2 RETURNING ${LISTING_COLUMNS}`, params);
     return result.rows[0];
   }
 

@@ -93,10 +93,7 @@ export class RequestStore {
       params.push(values[field]);
       sets.push(`${field} = $${params.length}`);
     }
-    const result = await db.query<RequestRow>(
-      `UPDATE jobs.service_requests SET ${sets.join(", ")} WHERE org_id = $1 AND id = $2 RETURNING ${REQUEST_COLUMNS}`,
-      params,
-    );
+    const result = await db.query<RequestRow>(`UPDATE jobs.service_requests SET ${sets.join(", ")} WHERE org_id = $1 AND id = $2 RETURNING ${REQUEST_COLUMNS}`, params);
     return result.rows[0];
   }
 

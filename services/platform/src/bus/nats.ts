@@ -1,14 +1,4 @@
-import {
-  AckPolicy,
-  connect,
-  DeliverPolicy,
-  RetentionPolicy,
-  StorageType,
-  type ConsumerMessages,
-  type JetStreamClient,
-  type JetStreamManager,
-  type NatsConnection,
-} from "nats";
+import { AckPolicy, connect, DeliverPolicy, RetentionPolicy, StorageType, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type NatsConnection } from "nats";
 import type { Logger } from "../log.js";
 import { consumerPending } from "../metrics.js";
 import { streamOf, type BusMessage, type DurableSubscription, type EventBus, type Subscription } from "./bus.js";
@@ -200,10 +190,12 @@ export function createNatsBus(options: NatsBusOptions): EventBus {
     onBroadcast(subject: string, handler: (data: Uint8Array) => void): Subscription {
       let sub: { unsubscribe(): void } | undefined;
       let stopped = false;
-      void ready().then((nc) => {
-        if (stopped) return;
-        sub = nc.subscribe(wireSubject(subject), { callback: (_err, msg) => handler(msg.data) });
-      }).catch(() => undefined);
+      void ready()
+        .then((nc) => {
+          if (stopped) return;
+          sub = nc.subscribe(wireSubject(subject), { callback: (_err, msg) => handler(msg.data) });
+        })
+        .catch(() => undefined);
       return {
         async stop() {
           stopped = true;

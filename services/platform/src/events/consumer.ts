@@ -59,10 +59,7 @@ function handlerFor(consumer: AnyEventConsumer, data: Uint8Array): TypedHandler<
  * recorded in the consumer schema's processed_events in the same transaction as the change,
  * and a redelivered event finds it there and is skipped.
  */
-export function startConsumer(
-  deps: { bus: EventBus; db: Database; schema: string; logger: Logger; onEmitted: () => void },
-  consumer: AnyEventConsumer,
-): Promise<Subscription> {
+export function startConsumer(deps: { bus: EventBus; db: Database; schema: string; logger: Logger; onEmitted: () => void }, consumer: AnyEventConsumer): Promise<Subscription> {
   const { bus, db, schema, logger } = deps;
   return bus.subscribe({
     durable: consumer.durable,

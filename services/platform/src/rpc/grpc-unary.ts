@@ -1,15 +1,6 @@
 import http2 from "node:http2";
 import { create, fromBinary, isMessage, toBinary, type DescMessage, type DescMethodUnary, type MessageInitShape } from "@bufbuild/protobuf";
-import {
-  Code,
-  ConnectError,
-  createContextValues,
-  type HandlerContext,
-  type Interceptor,
-  type MethodImplSpec,
-  type Transport,
-  type UnaryResponse,
-} from "@connectrpc/connect";
+import { Code, ConnectError, createContextValues, type HandlerContext, type Interceptor, type MethodImplSpec, type Transport, type UnaryResponse } from "@connectrpc/connect";
 import { invokeUnaryImplementation } from "@connectrpc/connect/protocol";
 import { codeFromHttpStatus, findTrailerError, parseTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
 
@@ -72,7 +63,7 @@ export function grpcUnaryHandler(specs: Map<string, MethodImplSpec>, interceptor
     const encoding = headers["grpc-encoding"];
     if (encoding !== undefined && encoding !== "identity") return false;
     const spec = byPath.get(headers[":path"] ?? "");
-    if (!spec || spec.kind !== "unary") return false;
+    if (spec?.kind !== "unary") return false;
     const stream = req.stream;
     stream.on("error", () => undefined);
     const chunks: Buffer[] = [];

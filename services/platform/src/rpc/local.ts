@@ -86,7 +86,7 @@ export function localTransport(options: {
     ): Promise<UnaryResponse<I, O>> {
       if (!options.open()) throw new ConnectError(`service at ${options.url} has stopped`, Code.Unavailable);
       const spec = specOf(method);
-      if (!spec || spec.kind !== "unary") {
+      if (spec?.kind !== "unary") {
         throw new ConnectError(`${method.parent.typeName}.${method.name} is not implemented`, Code.Unimplemented);
       }
       const deadline = timeoutMs !== undefined && timeoutMs > 0 ? Date.now() + timeoutMs : undefined;

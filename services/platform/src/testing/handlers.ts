@@ -49,7 +49,10 @@ export async function handlerTestbed(module: ServiceModule, options: { clock?: C
     context,
     db,
     client<S extends DescService>(service: S, org: Partial<OrgContext> = {}) {
-      const headers = orgHeaders({ orgId: randomUUID(), timezone: "UTC", country: "US", role: "owner", requestId: randomUUID(), businessHours: DEFAULT_BUSINESS_HOURS, ...org }, internalToken);
+      const headers = orgHeaders(
+        { orgId: randomUUID(), timezone: "UTC", country: "US", role: "owner", requestId: randomUUID(), businessHours: DEFAULT_BUSINESS_HOURS, ...org },
+        internalToken,
+      );
       // What the gateway sends with every call: the organization's context and the internal token.
       const withOrg: Interceptor = (next) => (req) => {
         for (const [name, value] of Object.entries(headers)) req.header.set(name, value);

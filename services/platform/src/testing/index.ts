@@ -1,5 +1,4 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
-import net from "node:net";
 import { checkResponse } from "./openapi-check.js";
 
 // Helpers for tests that talk to a running system over real HTTP.
@@ -13,7 +12,10 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     DATABASE_URL: process.env.DATABASE_URL,
     NATS_URL: process.env.NATS_URL,
     // Tests keep their own streams and consumers, apart from a stack running on the same server.
-    NATS_PREFIX: `test_${createHash("sha256").update(process.env.DATABASE_URL ?? "").digest("hex").slice(0, 10)}`,
+    NATS_PREFIX: `test_${createHash("sha256")
+      .update(process.env.DATABASE_URL ?? "")
+      .digest("hex")
+      .slice(0, 10)}`,
     // Test streams need no long history.
     EVENT_RETENTION_DAYS: "7",
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",

@@ -54,7 +54,10 @@ export class ResponseChecker {
   /** The operation a request reaches, or undefined when the gateway has none for it. */
   operation(method: string, path: string): Operation | undefined {
     // Routing is not strict: "/api/contacts/" is "/api/contacts".
-    const segments = path.split("?")[0]!.replace(/(.)\/$/, "$1").split("/");
+    const segments = path
+      .split("?")[0]!
+      .replace(/(.)\/$/, "$1")
+      .split("/");
     return this.operations.find((operation) => matches(operation, method.toUpperCase(), segments));
   }
 

@@ -70,7 +70,9 @@ export async function startTestS3Server(bucket = "voiceops-test"): Promise<TestS
     const presigned = (req.url ?? "").includes("X-Amz-Signature=");
     if (presigned && !presignedSignatureValid(req, secrets)) {
       res.writeHead(403, { "content-type": "application/xml" });
-      res.end("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>SignatureDoesNotMatch</Code><Message>The request signature we calculated does not match the signature you provided.</Message></Error>");
+      res.end(
+        '<?xml version="1.0" encoding="UTF-8"?><Error><Code>SignatureDoesNotMatch</Code><Message>The request signature we calculated does not match the signature you provided.</Message></Error>',
+      );
       return;
     }
     handle(req, res);

@@ -158,12 +158,24 @@ export function validateMessage(schema: DescMessage, message: AnyMessage, contex
     if (field.fieldKind === "list") {
       const items = value as unknown[];
       if (rules?.minItems !== undefined && items.length < rules.minItems) {
-        out.push(violation(path, "too_short", `List should have at least ${rules.minItems} item${rules.minItems === 1 ? "" : "s"} after validation, not ${items.length}`, undefined, { field_type: "List", min_length: rules.minItems, actual_length: items.length }));
+        out.push(
+          violation(path, "too_short", `List should have at least ${rules.minItems} item${rules.minItems === 1 ? "" : "s"} after validation, not ${items.length}`, undefined, {
+            field_type: "List",
+            min_length: rules.minItems,
+            actual_length: items.length,
+          }),
+        );
       }
       if (rules?.maxItems !== undefined && items.length > rules.maxItems) {
-        out.push(violation(path, "too_long", `List should have at most ${rules.maxItems} item${rules.maxItems === 1 ? "" : "s"} after validation, not ${items.length}`, undefined, { field_type: "List", max_length: rules.maxItems, actual_length: items.length }));
+        out.push(
+          violation(path, "too_long", `List should have at most ${rules.maxItems} item${rules.maxItems === 1 ? "" : "s"} after validation, not ${items.length}`, undefined, {
+            field_type: "List",
+            max_length: rules.maxItems,
+            actual_length: items.length,
+          }),
+        );
       }
-      items.forEach((item, index) => checkValue(`${path}.${index}`, item, field, out, context));
+      for (const [index, item] of items.entries()) checkValue(`${path}.${index}`, item, field, out, context);
     } else if (field.fieldKind === "map") {
       for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
         if (key.includes(NUL)) out.push(nulViolation(path, key));
