@@ -28,7 +28,9 @@ const autocannonBin = createRequire(import.meta.url).resolve("autocannon/autocan
 const out = (line = "") => process.stdout.write(`${line}\n`);
 
 function startServer(env: Record<string, string | undefined>): { child: ChildProcess; output: () => string } {
-  const node = [process.execPath, "dist/embedded.js"];
+  // BENCH_PROFILE=<dir> writes the server's CPU profile there, as `npm run bench` does.
+  const profile = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`, "--cpu-prof-name=availability-server.cpuprofile"] : [];
+  const node = [process.execPath, ...profile, "dist/embedded.js"];
   const [command, ...rest] = PINNED ? ["taskset", "-c", "0", ...node] : node;
   const child = spawn(command ?? process.execPath, rest, {
     cwd: ROOT,

@@ -111,14 +111,24 @@ export function weekdayOf(local: DateTime): Weekday {
   return WEEKDAYS[local.weekday - 1] ?? "mon";
 }
 
+/** Expanded days, by zone, week and date: a pure function of them, and asked for the same days again and again. */
+const openingsMemo = new Map<string, { start: number; end: number }[]>();
+const OPENINGS_MEMO_SIZE = 20_000;
+
 /**
- * The opening intervals of one local date (YYYY-MM-DD) of a zone as instants, each local time
- * read with that date's own UTC offset.
+ * The opening intervals of one local date (YYYY-MM-DD) of a zone as epoch milliseconds, each
+ * local time read with that date's own UTC offset. Time-zone arithmetic is the costly part of
+ * laying out slots, so expanded days are remembered (a bounded memo).
  */
-export function openingIntervalsOn(hours: WeeklyHours, zone: string, date: string): { start: DateTime; end: DateTime }[] {
+export function openingIntervalsOn(hours: WeeklyHours, zone: string, date: string): { start: number; end: number }[] {
+  const key = `${zone}|${date}|${encodeBusinessHours(hours)}`;
+  const known = openingsMemo.get(key);
+  if (known) return known;
   const day = DateTime.fromISO(date, { zone }).startOf("day");
-  if (!day.isValid) return [];
-  return (hours[weekdayOf(day)] ?? []).map((interval) => ({ start: at(day, interval.start), end: at(day, interval.end) }));
+  const openings = day.isValid ? (hours[weekdayOf(day)] ?? []).map((interval) => ({ start: at(day, interval.start).toMillis(), end: at(day, interval.end).toMillis() })) : [];
+  if (openingsMemo.size >= OPENINGS_MEMO_SIZE) openingsMemo.clear();
+  openingsMemo.set(key, openings);
+  return openings;
 }
 
 /** Whether an instant falls in the opening hours of its local day. */

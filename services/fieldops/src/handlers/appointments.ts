@@ -58,23 +58,46 @@ function rulesOf(type: AppointmentTypeRow): SlotRules {
   };
 }
 
+const QUARTER_HOUR_MS = 900_000;
+const UTC_DAY_MS = 86_400_000;
+
 /**
- * Writes instants as RFC 3339 with the zone's offset at each, to the second, as luxon does. The
- * offset is looked up once per quarter hour (zones change offset on quarter hours at the
- * finest), not once per slot.
+ * Writes instants as RFC 3339 with the zone's offset at each, to the second, as luxon does.
+ * Asking a zone for its offset is the costly part (Intl), so it is asked twice per UTC day: a day
+ * that starts and ends with the same offset has it throughout (zones change offset months apart,
+ * never twice in a day); only a day with a change is looked up per quarter hour, the finest step
+ * at which zones change offset.
  */
 function localIsoWriter(zone: string): (ms: number) => string {
-  const offsets = new Map<number, { offsetMs: number; suffix: string }>();
-  return (ms) => {
-    const quarter = Math.floor(ms / 900_000);
-    let known = offsets.get(quarter);
-    if (!known) {
-      const local = DateTime.fromMillis(ms, { zone });
-      const iso = local.toISO({ suppressMilliseconds: true }) ?? new Date(ms).toISOString();
-      known = { offsetMs: local.offset * 60_000, suffix: iso.slice(19) };
-      offsets.set(quarter, known);
+  const offsetAt = (ms: number) => DateTime.fromMillis(ms, { zone }).offset;
+  const wholeDays = new Map<number, number | null>();
+  const quarters = new Map<number, number>();
+  const suffixes = new Map<number, string>();
+  const offsetOf = (ms: number): number => {
+    const day = Math.floor(ms / UTC_DAY_MS);
+    let whole = wholeDays.get(day);
+    if (whole === undefined) {
+      const first = offsetAt(day * UTC_DAY_MS);
+      whole = first === offsetAt((day + 1) * UTC_DAY_MS - 1) ? first : null;
+      wholeDays.set(day, whole);
     }
-    return new Date(ms + known.offsetMs).toISOString().slice(0, 19) + known.suffix;
+    if (whole !== null) return whole;
+    const quarter = Math.floor(ms / QUARTER_HOUR_MS);
+    let offset = quarters.get(quarter);
+    if (offset === undefined) {
+      offset = offsetAt(quarter * QUARTER_HOUR_MS);
+      quarters.set(quarter, offset);
+    }
+    return offset;
+  };
+  return (ms) => {
+    const offset = offsetOf(ms);
+    let suffix = suffixes.get(offset);
+    if (suffix === undefined) {
+      suffix = (DateTime.fromMillis(ms, { zone }).toISO({ suppressMilliseconds: true }) ?? "").slice(19);
+      suffixes.set(offset, suffix);
+    }
+    return new Date(ms + offset * 60_000).toISOString().slice(0, 19) + suffix;
   };
 }
 

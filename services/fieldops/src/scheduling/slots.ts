@@ -61,8 +61,8 @@ export function candidateSlots(hours: WeeklyHours, orgZone: string, range: Span,
   const lastDate = localDate(new Date(to - 1), orgZone);
   for (let date = localDate(new Date(from), orgZone); date <= lastDate; date = shiftDate(date, 1)) {
     for (const opening of openingIntervalsOn(hours, orgZone, date)) {
-      const openEnd = opening.end.toMillis();
-      for (let start = opening.start.toMillis(); start + duration <= openEnd; start += step) {
+      const openEnd = opening.end;
+      for (let start = opening.start; start + duration <= openEnd; start += step) {
         if (start >= from && start < to) slots.push({ start, end: start + duration });
       }
     }
