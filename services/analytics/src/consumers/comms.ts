@@ -1,11 +1,10 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { enumToJson, handlerOf, type Queryable, type StreamConsumer } from "@voiceops/platform";
+import { enumToJson, handlerOf, isOpenAt, type Queryable, type StreamConsumer } from "@voiceops/platform";
 import { ActivityCreatedSchema, CallDeletedSchema } from "@voiceops/proto/voiceops/comms/v1/comms_events_pb";
 import { ActivityTypeSchema } from "@voiceops/proto/voiceops/comms/v1/comms_service_pb";
 import { OutboundCallFinishedSchema, OutboundCallRequestedSchema } from "@voiceops/proto/voiceops/comms/v1/outbound_events_pb";
 import type { CallRequest } from "@voiceops/proto/voiceops/comms/v1/outbound_service_pb";
 import { addToBuckets, quarterOf } from "../model/buckets.js";
-import { isOpenAt } from "@voiceops/platform";
 import { Metric } from "../model/names.js";
 import type { OrgSettings } from "../model/org-settings.js";
 import { applyRecord } from "../model/records.js";
