@@ -99,7 +99,8 @@ export const fieldopsConsumer: StreamConsumer = {
     "fieldops.provider.deleted": handlerOf(ServiceProviderDeletedSchema, async (event, tx) => {
       const id = event.payload.providerId.toLowerCase();
       await applyRecord(tx, event.orgId, "technician", id, null);
-      await tx.query(`DELETE FROM analytics.upcoming WHERE org_id = $1 AND technician_id = $2`, [event.orgId, id]);
+      // The technician's shifts go with them; their appointments follow their own events.
+      await tx.query(`DELETE FROM analytics.upcoming WHERE org_id = $1 AND type = 'on_call_shift' AND technician_id = $2`, [event.orgId, id]);
     }),
     "fieldops.on_call_schedule.created": handlerOf(OnCallScheduleCreatedSchema, async (event, tx) => {
       if (event.payload.schedule) await applySchedule(tx, event.orgId, event.payload.schedule);
