@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_BUSINESS_HOURS, isOpenAt } from "@voiceops/platform";
-import { lastLocalDates, shiftDate, startOfLocalDate } from "../src/model/local-days.js";
+import { shiftDate } from "@voiceops/platform";
+import { lastLocalDates, startOfLocalDate } from "../src/model/local-days.js";
 
 const HOUR = 3_600_000;
 const hoursBetween = (zone: string, from: string, to: string) => (startOfLocalDate(zone, to).getTime() - startOfLocalDate(zone, from).getTime()) / HOUR;

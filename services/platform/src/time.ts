@@ -27,3 +27,10 @@ export function isCalendarDate(text: string): boolean {
   date.setUTCFullYear(year, month - 1, day);
   return year >= 1 && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
+
+const UTC_DAY_MS = 24 * 60 * 60 * 1000;
+
+/** A calendar date (YYYY-MM-DD) moved by whole days (calendar arithmetic, no time zone involved). */
+export function shiftDate(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * UTC_DAY_MS).toISOString().slice(0, 10);
+}

@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import { enumJsonValues, localDate, orgOf, type ServiceContext } from "@voiceops/platform";
+import { enumJsonValues, localDate, orgOf, type ServiceContext, shiftDate } from "@voiceops/platform";
 import {
   AppointmentCountsSchema,
   type AnalyticsService,
@@ -15,7 +15,7 @@ import {
 import { ServiceRequestPrioritySchema, ServiceRequestStatusSchema } from "@voiceops/proto/voiceops/jobs/v1/jobs_service_pb";
 import { ACTIVITY_TYPES, MESSAGE_TYPES, SMS_TYPES } from "../model/activity-types.js";
 import { addSums, sumDaysPerMetric, sumPerDay, sumQuartersPerMetric } from "../model/buckets.js";
-import { lastLocalDates, shiftDate, startOfLocalDate } from "../model/local-days.js";
+import { lastLocalDates, startOfLocalDate } from "../model/local-days.js";
 import { Counter, Metric } from "../model/names.js";
 import { SettingsKeeper } from "../model/org-settings.js";
 import { readCounters } from "../model/records.js";

@@ -1,13 +1,7 @@
+import { shiftDate } from "@voiceops/platform";
 import { DateTime } from "luxon";
 
 // Opening hours (WeeklyHours, DEFAULT_BUSINESS_HOURS, isOpenAt) live in @voiceops/platform.
-
-const DAY_MS = 24 * 60 * 60 * 1000;
-
-/** A calendar date (YYYY-MM-DD) moved by whole days. */
-export function shiftDate(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
-}
 
 /**
  * The last `days` local dates of a zone, oldest first, today last: calendar arithmetic from

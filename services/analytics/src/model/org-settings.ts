@@ -1,4 +1,4 @@
-import { DEFAULT_BUSINESS_HOURS, isOpenAt, WEEKDAYS, type Database, type Queryable, type WeeklyHours } from "@voiceops/platform";
+import { DEFAULT_BUSINESS_HOURS, encodeBusinessHours, isOpenAt, type Database, type Queryable, type WeeklyHours } from "@voiceops/platform";
 import { DateTime } from "luxon";
 import { Metric } from "./names.js";
 
@@ -29,8 +29,7 @@ export async function lockedSettings(tx: Queryable, orgId: string): Promise<OrgS
 
 /** A spelling of the settings that does not depend on key order (jsonb reorders keys). */
 function keyOf(settings: OrgSettings): string {
-  const week = WEEKDAYS.map((day) => (settings.hours[day] ?? []).map((interval) => `${interval.start}-${interval.end}`).join(","));
-  return `${settings.timezone}|${week.join(";")}`;
+  return `${settings.timezone}|${encodeBusinessHours(settings.hours)}`;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { DateTime } from "luxon";
-import { endOfLocalDay, localDate, openingIntervalsOn, type WeeklyHours } from "@voiceops/platform";
+import { endOfLocalDay, localDate, openingIntervalsOn, shiftDate, type WeeklyHours } from "@voiceops/platform";
 
 // Slot arithmetic, in memory, on epoch milliseconds. Intervals are half-open [start, end).
 
@@ -17,11 +17,6 @@ export interface SlotRules {
 export interface Span {
   start: number;
   end: number;
-}
-
-/** A calendar date (YYYY-MM-DD) moved by whole days. */
-export function shiftDate(date: string, days: number): string {
-  return DateTime.fromISO(date, { zone: "UTC" }).plus({ days }).toISODate() ?? date;
 }
 
 /** Whole days from one calendar date to another. */
