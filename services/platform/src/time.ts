@@ -34,3 +34,40 @@ const UTC_DAY_MS = 24 * 60 * 60 * 1000;
 export function shiftDate(date: string, days: number): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * UTC_DAY_MS).toISOString().slice(0, 10);
 }
+
+const QUARTER_HOUR_MS = 15 * 60 * 1000;
+/** `${zone}|${utcDay}` → the offset of that whole UTC day, or null when it changes during it. */
+const dayOffsets = new Map<string, number | null>();
+/** `${zone}|${quarterHour}` → the offset, for the days on which it changes. */
+const quarterOffsets = new Map<string, number>();
+const OFFSET_MEMO_SIZE = 50_000;
+
+function offsetFromIntl(zone: string, ms: number): number {
+  return DateTime.fromMillis(ms, { zone }).offset;
+}
+
+function remember<V>(memo: Map<string, V>, key: string, value: V): V {
+  if (memo.size >= OFFSET_MEMO_SIZE) memo.clear();
+  memo.set(key, value);
+  return value;
+}
+
+/**
+ * A zone's UTC offset in minutes at an instant. Asking Intl is the costly part of time-zone
+ * arithmetic and answers the same for every instant of almost every day, so the offset is
+ * remembered per UTC day, and per quarter hour on a day it changes (transitions fall on
+ * quarter hours).
+ */
+export function zoneOffsetMinutes(zone: string, ms: number): number {
+  const day = Math.floor(ms / UTC_DAY_MS);
+  const dayKey = `${zone}|${day}`;
+  let whole = dayOffsets.get(dayKey);
+  if (whole === undefined) {
+    const first = offsetFromIntl(zone, day * UTC_DAY_MS);
+    whole = remember(dayOffsets, dayKey, first === offsetFromIntl(zone, (day + 1) * UTC_DAY_MS - 1) ? first : null);
+  }
+  if (whole !== null) return whole;
+  const quarter = Math.floor(ms / QUARTER_HOUR_MS);
+  const quarterKey = `${zone}|${quarter}`;
+  return quarterOffsets.get(quarterKey) ?? remember(quarterOffsets, quarterKey, offsetFromIntl(zone, quarter * QUARTER_HOUR_MS));
+}

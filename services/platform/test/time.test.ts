@@ -1,6 +1,6 @@
 import { DateTime } from "luxon";
 import { describe, expect, it } from "vitest";
-import { endOfLocalDay, isCalendarDate, localDate } from "../src/time.js";
+import { endOfLocalDay, isCalendarDate, localDate, zoneOffsetMinutes } from "../src/time.js";
 
 const at = (iso: string) => new Date(iso);
 
@@ -37,5 +37,26 @@ describe("isCalendarDate (the date field rule)", () => {
   it("takes real YYYY-MM-DD dates only", () => {
     for (const text of ["2026-11-21", "2024-02-29", "0001-01-01", "9999-12-31"]) expect(isCalendarDate(text), text).toBe(true);
     for (const text of ["2026-02-29", "2026-13-01", "2026-11-31", "0000-01-01", "2026-1-5", "2026-11-21T00:00:00Z", "", "tomorrow"]) expect(isCalendarDate(text), text).toBe(false);
+  });
+});
+
+describe("zoneOffsetMinutes", () => {
+  it("agrees with the zone database at every quarter hour of a year, transition days included", () => {
+    // Whole-hour DST (New York, Chicago), a half-hour DST (Lord Howe), a 45-minute zone without DST
+    // (Kathmandu), a southern-hemisphere DST (Santiago) and UTC.
+    const zones = ["America/New_York", "America/Chicago", "Australia/Lord_Howe", "Asia/Kathmandu", "America/Santiago", "UTC"];
+    const from = Date.parse("2026-01-01T00:00:00Z");
+    const to = Date.parse("2027-01-01T00:00:00Z");
+    for (const zone of zones) {
+      const mismatches: string[] = [];
+      for (let ms = from; ms < to; ms += 15 * 60_000) {
+        const expected = DateTime.fromMillis(ms, { zone }).offset;
+        // Twice: the second answer comes from the memo.
+        for (const actual of [zoneOffsetMinutes(zone, ms), zoneOffsetMinutes(zone, ms + 60_000 - 1)]) {
+          if (actual !== expected) mismatches.push(`${zone} ${new Date(ms).toISOString()}: ${actual} vs ${expected}`);
+        }
+      }
+      expect(mismatches.slice(0, 5), zone).toEqual([]);
+    }
   });
 });

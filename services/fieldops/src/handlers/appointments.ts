@@ -18,6 +18,7 @@ import {
   type Violation,
   notFound,
   shiftDate,
+  zoneOffsetMinutes,
 } from "@voiceops/platform";
 import {
   AppointmentBookedSchema,
@@ -59,40 +60,14 @@ function rulesOf(type: AppointmentTypeRow): SlotRules {
   };
 }
 
-const QUARTER_HOUR_MS = 900_000;
-const UTC_DAY_MS = 86_400_000;
-
 /**
- * Writes instants as RFC 3339 with the zone's offset at each, to the second, as luxon does.
- * Asking a zone for its offset is the costly part (Intl), so it is asked twice per UTC day: a day
- * that starts and ends with the same offset has it throughout (zones change offset months apart,
- * never twice in a day); only a day with a change is looked up per quarter hour, the finest step
- * at which zones change offset.
+ * Writes instants as RFC 3339 with the zone's offset at each, to the second, as luxon does; the
+ * offsets come from the platform's remembered ones (asking Intl per slot is the costly part).
  */
 function localIsoWriter(zone: string): (ms: number) => string {
-  const offsetAt = (ms: number) => DateTime.fromMillis(ms, { zone }).offset;
-  const wholeDays = new Map<number, number | null>();
-  const quarters = new Map<number, number>();
   const suffixes = new Map<number, string>();
-  const offsetOf = (ms: number): number => {
-    const day = Math.floor(ms / UTC_DAY_MS);
-    let whole = wholeDays.get(day);
-    if (whole === undefined) {
-      const first = offsetAt(day * UTC_DAY_MS);
-      whole = first === offsetAt((day + 1) * UTC_DAY_MS - 1) ? first : null;
-      wholeDays.set(day, whole);
-    }
-    if (whole !== null) return whole;
-    const quarter = Math.floor(ms / QUARTER_HOUR_MS);
-    let offset = quarters.get(quarter);
-    if (offset === undefined) {
-      offset = offsetAt(quarter * QUARTER_HOUR_MS);
-      quarters.set(quarter, offset);
-    }
-    return offset;
-  };
   return (ms) => {
-    const offset = offsetOf(ms);
+    const offset = zoneOffsetMinutes(zone, ms);
     let suffix = suffixes.get(offset);
     if (suffix === undefined) {
       suffix = (DateTime.fromMillis(ms, { zone }).toISO({ suppressMilliseconds: true }) ?? "").slice(19);
