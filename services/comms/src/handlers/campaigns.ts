@@ -101,13 +101,16 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
       const violations: Violation[] = [];
       const window = windowInput(req.callingWindow, violations);
       if (violations.length > 0) throw invalidArgument(violations);
+      const { maxAttempts, retryDelayMinutes, maxConcurrentCalls } = withDefaults(CreateCampaignRequestSchema, req, "maxAttempts", "retryDelayMinutes", "maxConcurrentCalls");
       const row = await service.write((tx) =>
         campaigns.insert(tx, org.orgId, {
           name: (req.name ?? "").trim(),
           agentPrompt: blankToNull(req.agentPrompt),
           window,
           timezone: org.timezone,
-          ...withDefaults(CreateCampaignRequestSchema, req, "maxAttempts", "retryDelayMinutes", "maxConcurrentCalls"),
+          maxAttempts,
+          retryDelayMinutes,
+          maxConcurrentCalls,
         }),
       );
       return { campaign: toCampaign(row) };
