@@ -419,7 +419,6 @@ export const protoComments: Readonly<Record<string, string>> = {
   "voiceops.fieldops.v1.UrgentAlertCreated": "UrgentAlertCreated is published as \"fieldops.urgent_alert.created\".",
   "voiceops.fieldops.v1.UrgentAlertDeleted": "UrgentAlertDeleted is published as \"fieldops.urgent_alert.deleted\".",
   "voiceops.fieldops.v1.UrgentAlertFields": "UrgentAlertFields is the body of both create and replace.",
-  "voiceops.fieldops.v1.UrgentAlertFields.resolution_status": "Default open.",
   "voiceops.fieldops.v1.UrgentAlertResolutionStatus": "UrgentAlertResolutionStatus says how far an alert has been dealt with.",
   "voiceops.fieldops.v1.UrgentAlertUpdated": "UrgentAlertUpdated is published as \"fieldops.urgent_alert.updated\".",
   "voiceops.health.v1.CheckResponse.dependencies": "State of each dependency, e.g. {\"database\": \"ok\", \"bus\": \"down\"}.",

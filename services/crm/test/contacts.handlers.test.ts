@@ -1,22 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { violationsOf } from "@voiceops/platform";
-import { handlerTestbed, type HandlerTestbed } from "@voiceops/platform/testing";
-import { ContactStatus, CrmService } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
+import { failureOf, handlerTestbed, type HandlerTestbed } from "@voiceops/platform/testing";
+import { ContactStatus, CrmService, LeadStatus } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 import { crmService } from "../src/index.js";
 
 // The fast level: the CRM's handlers and their interceptors over an in-memory transport, on an
 // in-memory PGlite. The HTTP suites (contacts.http.test.ts) cover the same routes end to end.
-
-async function failure(call: Promise<unknown>): Promise<ConnectError> {
-  try {
-    await call;
-  } catch (error) {
-    return ConnectError.from(error);
-  }
-  throw new Error("the call succeeded");
-}
 
 describe("CRM contact handlers", () => {
   let bed: HandlerTestbed;
@@ -47,14 +38,14 @@ describe("CRM contact handlers", () => {
 
   it("does not find another organization's contact", async () => {
     const { contact } = await bed.client(CrmService, { orgId }).createContact({ name: "Private" });
-    const error = await failure(bed.client(CrmService).getContact({ contactId: contact?.id ?? "" }));
+    const error = await failureOf(bed.client(CrmService).getContact({ contactId: contact?.id ?? "" }));
     expect(error.code).toBe(Code.NotFound);
     expect(error.rawMessage).toBe("Contact not found");
   });
 
   it("reports every failing field as a structured violation, and writes nothing", async () => {
     const crm = bed.client(CrmService, { orgId: randomUUID() });
-    const error = await failure(crm.createContact({ name: "x".repeat(201), email: "not-an-email" }));
+    const error = await failureOf(crm.createContact({ name: "x".repeat(201), email: "not-an-email" }));
     expect(error.code).toBe(Code.InvalidArgument);
     expect(
       violationsOf(error)
@@ -63,5 +54,41 @@ describe("CRM contact handlers", () => {
     ).toEqual(["email", "name"]);
     const list = await crm.listContacts({});
     expect(list.total).toBe(0);
+  });
+
+  it("gives a direct caller the declared defaults of lists and searches, and keeps explicit values", async () => {
+    const crm = bed.client(CrmService, { orgId: randomUUID() });
+    await crm.createContact({ name: "Zed" });
+    await crm.createContact({ name: "Amy", status: ContactStatus.CUSTOMER });
+    const list = await crm.listContacts({});
+    expect(list).toMatchObject({ page: 1, pageSize: 50, total: 2 });
+    expect(list.items.map((c) => [c.name, c.status])).toEqual([
+      ["Amy", ContactStatus.CUSTOMER],
+      ["Zed", ContactStatus.LEAD],
+    ]);
+    expect((await crm.listContacts({ pageSize: 1, page: 2 })).items.map((c) => c.name)).toEqual(["Zed"]);
+    expect((await crm.searchContacts({ q: "a" })).contacts.length).toBe(1);
+  });
+
+  it("changes only what a contact update names: a status named without a value is kept, other fields are cleared", async () => {
+    const crm = bed.client(CrmService, { orgId: randomUUID(), country: "GB" });
+    const { contact } = await crm.createContact({ name: "Ivy", companyName: "Acme", status: ContactStatus.CUSTOMER, tags: ["vip", " vip "] });
+    expect(contact?.tags).toEqual(["vip"]);
+    const updated = await crm.updateContact({
+      contactId: contact?.id ?? "",
+      contact: { phoneNumber: "020 7946 0018" },
+      updateMask: { paths: ["phone_number", "status", "company_name"] },
+    });
+    expect(updated.contact).toMatchObject({ name: "Ivy", phoneNumber: "+442079460018", status: ContactStatus.CUSTOMER, tags: ["vip"] });
+    expect(updated.contact?.companyName).toBeUndefined();
+  });
+
+  it("opens a lead with the declared default status, and lists leads with the declared page size", async () => {
+    const crm = bed.client(CrmService, { orgId: randomUUID() });
+    const { lead } = await crm.createLead({ name: "Olu", estimatedValueCents: 50_000n, source: "  web  " });
+    expect(lead).toMatchObject({ status: LeadStatus.NEW, estimatedValueCents: 50_000n, source: "web" });
+    const won = await crm.createLead({ name: "Pia", status: LeadStatus.WON });
+    expect(won.lead?.status).toBe(LeadStatus.WON);
+    expect(await crm.listLeads({})).toMatchObject({ page: 1, pageSize: 50, total: 2 });
   });
 });

@@ -15,6 +15,8 @@ export * from "./sql.js";
 export * from "./metrics.js";
 export * from "./topology.js";
 export * from "./proto-options.js";
+export * from "./defaults.js";
+export * from "./column-values.js";
 export * from "./db/database.js";
 export * from "./db/migrate.js";
 export * from "./bus/bus.js";

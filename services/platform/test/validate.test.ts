@@ -1,7 +1,8 @@
 import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { BulkDeleteContactsRequestSchema, ListContactsRequestSchema, SearchContactsRequestSchema } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
-import { applyDefaults, validateMessage } from "../src/validation/validate.js";
+import { applyDefaults } from "../src/defaults.js";
+import { validateMessage } from "../src/validation/validate.js";
 import { invalidArgument, violationsOf } from "../src/validation/violations.js";
 import { enumFromJson, enumJsonValues, enumToJson } from "../src/proto-options.js";
 import { ContactStatusSchema } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";

@@ -1,8 +1,12 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import { enumJsonValues, localDate, orgOf, type ServiceContext, shiftDate } from "@voiceops/platform";
+import { enumJsonValues, localDate, orgOf, type ServiceContext, shiftDate, withDefaults } from "@voiceops/platform";
 import {
+  GetUpcomingRequestSchema,
+  GetTimeSeriesRequestSchema,
+  GetActivitiesByTypeRequestSchema,
+  GetRoiRequestSchema,
   AppointmentCountsSchema,
   type AnalyticsService,
   type GetActivitiesByTypeRequest,
@@ -122,7 +126,7 @@ export function statisticsHandlers(service: ServiceContext) {
 
     async getRoi(req: GetRoiRequest, ctx: HandlerContext) {
       const org = await settledOrg(ctx);
-      const days = req.days ?? 30;
+      const { days } = withDefaults(GetRoiRequestSchema, req, "days");
       const dates = lastLocalDates(org.timezone, days, clock.now());
       const calls = Metric.activity("CALL_ENDED");
       const metrics = [calls, Metric.callsAfterHours, Metric.leadsCreated, Metric.leadValueCents, Metric.requestsCreated, Metric.quoteValueCents, Metric.appointmentsBooked];
@@ -149,7 +153,7 @@ export function statisticsHandlers(service: ServiceContext) {
 
     async getActivitiesByType(req: GetActivitiesByTypeRequest, ctx: HandlerContext) {
       const org = await settledOrg(ctx);
-      const hoursBack = req.hoursBack ?? 24;
+      const { hoursBack } = withDefaults(GetActivitiesByTypeRequestSchema, req, "hoursBack");
       const now = clock.now();
       const from = new Date(now.getTime() - hoursBack * HOUR_MS);
       const metrics = ACTIVITY_TYPES.map(Metric.activity);
@@ -175,7 +179,7 @@ export function statisticsHandlers(service: ServiceContext) {
 
     async getTimeSeries(req: GetTimeSeriesRequest, ctx: HandlerContext) {
       const org = await settledOrg(ctx);
-      const days = req.days ?? 30;
+      const { days } = withDefaults(GetTimeSeriesRequestSchema, req, "days");
       const { dates, values } = await lastDays(org.orgId, org.timezone, SERIES_METRICS[req.metric] ?? [], days);
       return {
         metric: req.metric,
@@ -217,6 +221,7 @@ export function statisticsHandlers(service: ServiceContext) {
     async getUpcoming(req: GetUpcomingRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       const now = clock.now();
+      const { days, limit } = withDefaults(GetUpcomingRequestSchema, req, "days", "limit");
       const result = await db.query<{ type: string; ref_id: string; at: Date; title: string; contact_id: string | null; total: number }>(
         // A call handed to the voice runtime is due now until its result comes, however long ago it was due.
         `SELECT type, ref_id, at, title, contact_id, count(*) OVER ()::int AS total FROM (
@@ -224,7 +229,7 @@ export function statisticsHandlers(service: ServiceContext) {
            FROM analytics.upcoming WHERE org_id = $1 AND (at >= $2 OR type = 'campaign_call') AND at < $3
          ) AS due
          ORDER BY at, type, ref_id LIMIT $4`,
-        [org.orgId, now, new Date(now.getTime() + (req.days ?? 7) * DAY_MS), req.limit ?? 50],
+        [org.orgId, now, new Date(now.getTime() + days * DAY_MS), limit],
       );
       // No row on the page means none in the window: the page starts at the first.
       const total = result.rows[0]?.total ?? 0;

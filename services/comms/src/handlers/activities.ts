@@ -1,9 +1,10 @@
 import { create, type JsonObject } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import { blankToNull, enumToJson, invalidArgument, newEvent, orgOf, violation, type ServiceContext, notFound } from "@voiceops/platform";
+import { blankToNull, enumToJson, invalidArgument, newEvent, orgOf, violation, type ServiceContext, notFound, withDefaults } from "@voiceops/platform";
 import { ActivityCreatedSchema, CallEndedSchema } from "@voiceops/proto/voiceops/comms/v1/comms_events_pb";
 import {
+  ListActivitiesRequestSchema,
   ActivityTypeSchema,
   type CommsService,
   type CreateActivityRequest,
@@ -33,8 +34,7 @@ export function activityHandlers(
   return {
     async listActivities(req: ListActivitiesRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const page = req.page ?? 1;
-      const pageSize = req.pageSize ?? 50;
+      const { page, pageSize, lookups } = withDefaults(ListActivitiesRequestSchema, req, "page", "pageSize", "lookups");
       const { rows, total } = await activities.list(db, org.orgId, {
         page,
         pageSize,
@@ -42,7 +42,7 @@ export function activityHandlers(
         contactId: req.contactId?.toLowerCase(),
         serviceRequestId: req.serviceRequestId?.toLowerCase(),
         since: hoursBefore(service.clock.now(), req.hoursBack),
-        lookups: req.lookups ?? false,
+        lookups,
       });
       return { items: rows.map(toActivity), total, page, pageSize };
     },

@@ -1,7 +1,20 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import { blankToNull, enumToJson, invalidArgument, normalizePhone, orgOf, violation, type OrgContext, type ServiceContext, type Violation, notFound } from "@voiceops/platform";
 import {
+  blankToNull,
+  enumToJson,
+  invalidArgument,
+  normalizePhone,
+  orgOf,
+  violation,
+  type OrgContext,
+  type ServiceContext,
+  type Violation,
+  notFound,
+  withDefaults,
+} from "@voiceops/platform";
+import {
+  ListCallRequestsRequestSchema,
   CallRequestStatusSchema,
   type CancelCallRequestRequest,
   type EntityCallRequest,
@@ -93,8 +106,7 @@ export function callRequestHandlers(service: ServiceContext, engine: OutboundEng
 
     async listCallRequests(req: ListCallRequestsRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const page = req.page ?? 1;
-      const pageSize = req.pageSize ?? 50;
+      const { page, pageSize } = withDefaults(ListCallRequestsRequestSchema, req, "page", "pageSize");
       const status = req.status === undefined ? undefined : (enumToJson(CallRequestStatusSchema, req.status) ?? undefined);
       const { rows, total } = await requests.list(db, org.orgId, { page, pageSize, status, campaignId: req.campaignId?.toLowerCase() });
       return { items: rows.map(toCallRequest), total, page, pageSize };

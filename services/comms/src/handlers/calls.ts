@@ -1,8 +1,10 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import { enumToJson, invalidArgument, newEvent, orgOf, violation, type Emit, type ServiceContext, notFound } from "@voiceops/platform";
+import { enumToJson, invalidArgument, newEvent, orgOf, violation, type Emit, type ServiceContext, notFound, withDefaults } from "@voiceops/platform";
 import { CallDeletedSchema, RecordingStoredSchema } from "@voiceops/proto/voiceops/comms/v1/comms_events_pb";
 import {
+  DeleteCallsRequestSchema,
+  ListCallsRequestSchema,
   CallChannelSchema,
   type CommsService,
   type DeleteCallRequest,
@@ -30,8 +32,7 @@ export function callHandlers(service: ServiceContext, deps: { calls: CallStore; 
   return {
     async listCalls(req: ListCallsRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const page = req.page ?? 1;
-      const pageSize = req.pageSize ?? 25;
+      const { page, pageSize } = withDefaults(ListCallsRequestSchema, req, "page", "pageSize");
       const { rows, total } = await calls.list(db, org.orgId, {
         page,
         pageSize,
@@ -65,7 +66,7 @@ export function callHandlers(service: ServiceContext, deps: { calls: CallStore; 
 
     async deleteCalls(req: DeleteCallsRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const noTranscription = req.noTranscription ?? false;
+      const { noTranscription } = withDefaults(DeleteCallsRequestSchema, req, "noTranscription");
       if (!noTranscription && req.maxDuration === undefined && req.hoursBack === undefined) {
         throw invalidArgument([violation("", "missing", "At least one filter is required: no_transcription, max_duration or hours_back")]);
       }

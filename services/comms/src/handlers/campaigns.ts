@@ -2,8 +2,23 @@ import { create, type JsonObject } from "@bufbuild/protobuf";
 import type { UploadedFile } from "@voiceops/proto/voiceops/api/v1/upload_pb";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
-import { blankToNull, enumToJson, invalidArgument, orgOf, violation, type Emit, type Queryable, type ServiceContext, type Violation, notFound } from "@voiceops/platform";
 import {
+  blankToNull,
+  enumToJson,
+  invalidArgument,
+  orgOf,
+  violation,
+  type Emit,
+  type Queryable,
+  type ServiceContext,
+  type Violation,
+  notFound,
+  withDefaults,
+} from "@voiceops/platform";
+import {
+  CreateCampaignRequestSchema,
+  ListCampaignContactsRequestSchema,
+  ListCampaignsRequestSchema,
   CampaignContactStatusSchema,
   CampaignStatusSchema,
   InvalidRowSchema,
@@ -86,15 +101,16 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
       const violations: Violation[] = [];
       const window = windowInput(req.callingWindow, violations);
       if (violations.length > 0) throw invalidArgument(violations);
+      const { maxAttempts, retryDelayMinutes, maxConcurrentCalls } = withDefaults(CreateCampaignRequestSchema, req, "maxAttempts", "retryDelayMinutes", "maxConcurrentCalls");
       const row = await service.write((tx) =>
         campaigns.insert(tx, org.orgId, {
           name: (req.name ?? "").trim(),
           agentPrompt: blankToNull(req.agentPrompt),
           window,
           timezone: org.timezone,
-          maxAttempts: req.maxAttempts ?? 3,
-          retryDelayMinutes: req.retryDelayMinutes ?? 60,
-          maxConcurrentCalls: req.maxConcurrentCalls ?? 2,
+          maxAttempts,
+          retryDelayMinutes,
+          maxConcurrentCalls,
         }),
       );
       return { campaign: toCampaign(row) };
@@ -102,8 +118,7 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
 
     async listCampaigns(req: ListCampaignsRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const page = req.page ?? 1;
-      const pageSize = req.pageSize ?? 50;
+      const { page, pageSize } = withDefaults(ListCampaignsRequestSchema, req, "page", "pageSize");
       const status = req.status === undefined ? undefined : (enumToJson(CampaignStatusSchema, req.status) ?? undefined);
       const { rows, total } = await campaigns.list(db, org.orgId, { page, pageSize, status });
       const counts = await campaigns.counts(
@@ -176,8 +191,7 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
     async listCampaignContacts(req: ListCampaignContactsRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       if (!(await campaigns.get(db, org.orgId, req.campaignId))) throw notFound("Campaign");
-      const page = req.page ?? 1;
-      const pageSize = req.pageSize ?? 50;
+      const { page, pageSize } = withDefaults(ListCampaignContactsRequestSchema, req, "page", "pageSize");
       const status = req.status === undefined ? undefined : (enumToJson(CampaignContactStatusSchema, req.status) ?? undefined);
       const { rows, total } = await campaigns.listContacts(db, org.orgId, req.campaignId, { page, pageSize, status });
       return { items: rows.map(toCampaignContact), total, page, pageSize };

@@ -1,7 +1,7 @@
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import { orgOf, type ServiceContext, notFound } from "@voiceops/platform";
-import type { ClaimCallsRequest, OutboundCallsService, RenewCallLeaseRequest } from "@voiceops/proto/voiceops/comms/v1/outbound_service_pb";
+import { orgOf, type ServiceContext, notFound, withDefaults } from "@voiceops/platform";
+import { ClaimCallsRequestSchema, type ClaimCallsRequest, type OutboundCallsService, type RenewCallLeaseRequest } from "@voiceops/proto/voiceops/comms/v1/outbound_service_pb";
 import { LEASE_MS, type OutboundEngine } from "../outbound/engine.js";
 
 /** The voice runtime's side: claiming due calls under a lease, and keeping a long call's lease. */
@@ -9,7 +9,7 @@ export function claimHandlers(service: ServiceContext, engine: OutboundEngine) {
   return {
     async claimCalls(req: ClaimCallsRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const { calls, claimedAt } = await engine.claim(org.orgId, req.maxCalls ?? 1);
+      const { calls, claimedAt } = await engine.claim(org.orgId, withDefaults(ClaimCallsRequestSchema, req, "maxCalls").maxCalls);
       return { calls, claimedAt: timestampFromDate(claimedAt) };
     },
 

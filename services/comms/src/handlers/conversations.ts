@@ -1,9 +1,23 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import { enumToJson, invalidArgument, newEvent, normalizePhone, orgOf, violation, type Emit, type OrgContext, type ServiceContext, notFound } from "@voiceops/platform";
+import {
+  enumToJson,
+  invalidArgument,
+  newEvent,
+  normalizePhone,
+  orgOf,
+  violation,
+  type Emit,
+  type OrgContext,
+  type ServiceContext,
+  notFound,
+  withDefaults,
+} from "@voiceops/platform";
 import { ConversationChangedSchema, ConversationDeletedSchema, ConversationMessageAddedSchema } from "@voiceops/proto/voiceops/comms/v1/comms_events_pb";
 import {
+  ListConversationMessagesRequestSchema,
+  ListConversationsRequestSchema,
   ConversationChannelSchema,
   MessageRoleSchema,
   type AddConversationMessageRequest,
@@ -45,7 +59,7 @@ export function conversationHandlers(service: ServiceContext, store: Conversatio
       const rows = await store.list(db, org.orgId, {
         phones: phone ? phoneCandidates(phone, org.country) : undefined,
         channel: req.channel === undefined ? undefined : (enumToJson(ConversationChannelSchema, req.channel) ?? undefined),
-        limit: req.limit ?? 50,
+        limit: withDefaults(ListConversationsRequestSchema, req, "limit").limit,
       });
       return { conversations: rows.map(toConversation) };
     },
@@ -91,7 +105,7 @@ export function conversationHandlers(service: ServiceContext, store: Conversatio
       return db.transaction(async (tx) => {
         const conversation = await store.get(tx, org.orgId, id);
         if (!conversation) throw notFound("Conversation");
-        const rows = await store.latestMessages(tx, org.orgId, id, req.limit ?? 20);
+        const rows = await store.latestMessages(tx, org.orgId, id, withDefaults(ListConversationMessagesRequestSchema, req, "limit").limit);
         return { items: rows.map(toConversationMessage), total: conversation.message_count };
       });
     },

@@ -1,8 +1,9 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import { blankToNull, enumToJson, invalidArgument, normalizePhone, orgOf, violation, type ServiceContext } from "@voiceops/platform";
+import { blankToNull, enumToJson, invalidArgument, normalizePhone, orgOf, violation, type ServiceContext, withDefaults } from "@voiceops/platform";
 import {
+  ListDncEntriesRequestSchema,
   DispositionOutcome,
   DispositionSchema,
   DncSource,
@@ -82,8 +83,7 @@ export function dncHandlers(service: ServiceContext, engine: OutboundEngine) {
 
     async listDncEntries(req: ListDncEntriesRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const page = req.page ?? 1;
-      const pageSize = req.pageSize ?? 50;
+      const { page, pageSize } = withDefaults(ListDncEntriesRequestSchema, req, "page", "pageSize");
       const { rows, total } = await dnc.list(db, org.orgId, { page, pageSize, search: req.search?.trim() || undefined });
       return { items: rows.map(toDncEntry), total, page, pageSize };
     },

@@ -1,8 +1,10 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { blankToNull, invalidArgument, newEvent, orgOf, violation, type ServiceContext, type Violation, notFound } from "@voiceops/platform";
+import { blankToNull, invalidArgument, newEvent, orgOf, violation, type ServiceContext, type Violation, notFound, withDefaults } from "@voiceops/platform";
 import { KnowledgeSourceCreatedSchema, KnowledgeSourceDeletedSchema } from "@voiceops/proto/voiceops/comms/v1/knowledge_events_pb";
 import {
+  SearchKnowledgeBaseRequestSchema,
+  ListKnowledgeSourcesRequestSchema,
   KnowledgeSearchMode,
   KnowledgeSearchResultSchema,
   KnowledgeSourceStatus,
@@ -72,8 +74,7 @@ export function knowledgeHandlers(service: ServiceContext, store: KnowledgeSourc
   return {
     async listKnowledgeSources(req, ctx) {
       const org = orgOf(ctx);
-      const page = req.page ?? 1;
-      const pageSize = req.pageSize ?? 50;
+      const { page, pageSize } = withDefaults(ListKnowledgeSourcesRequestSchema, req, "page", "pageSize");
       const violations: Violation[] = [];
       noNul("search", req.search, violations);
       if (violations.length > 0) throw invalidArgument(violations);
@@ -178,7 +179,7 @@ export function knowledgeHandlers(service: ServiceContext, store: KnowledgeSourc
       if (violations.length > 0) throw invalidArgument(violations);
       const outcome = await search.search(db, org.orgId, {
         query: req.query,
-        topK: req.topK ?? 5,
+        topK: withDefaults(SearchKnowledgeBaseRequestSchema, req, "topK").topK,
         sourceIds: [...new Set(req.sourceIds)],
         minScore,
       });

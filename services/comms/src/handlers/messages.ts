@@ -1,8 +1,9 @@
 import type { JsonValue } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import { enumFromJson, enumToJson, normalizePhone, orgOf, type ServiceContext } from "@voiceops/platform";
+import { enumFromJson, enumToJson, normalizePhone, orgOf, type ServiceContext, withDefaults } from "@voiceops/platform";
 import {
+  ListMessagesRequestSchema,
   MessageChannelSchema,
   MessageDirectionSchema,
   type CommsService,
@@ -39,9 +40,8 @@ export function messageHandlers(service: ServiceContext, store: MessageStore) {
   return {
     async listMessages(req: ListMessagesRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const page = req.page ?? 1;
-      const pageSize = req.pageSize ?? 50;
-      const channel = (enumToJson(MessageChannelSchema, req.channel ?? 0) ?? "sms") as "sms" | "web" | "whatsapp";
+      const { page, pageSize, channel: channelNumber } = withDefaults(ListMessagesRequestSchema, req, "page", "pageSize", "channel");
+      const channel = enumToJson(MessageChannelSchema, channelNumber) as "sms" | "web" | "whatsapp";
       const phone = req.phone?.trim();
       let phones: string[] | undefined;
       if (phone) {

@@ -1,10 +1,28 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import { invalidArgument, newEvent, normalizePhone, orgOf, pgErrorCode, PgErrorCode, updatedFields, violation, type Emit, type ServiceContext, notFound } from "@voiceops/platform";
+import {
+  columnValues,
+  invalidArgument,
+  newEvent,
+  normalizePhone,
+  orgOf,
+  pgErrorCode,
+  PgErrorCode,
+  updatedFields,
+  violation,
+  withDefaults,
+  type Emit,
+  type ServiceContext,
+  notFound,
+} from "@voiceops/platform";
 import { ContactCreatedSchema, ContactDeletedSchema, ContactUpdatedSchema, LeadDeletedSchema } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
 import {
   ContactFieldsSchema,
   ContactSort,
+  CreateContactRequestSchema,
+  ListContactsRequestSchema,
+  SearchContactsByEmailRequestSchema,
+  SearchContactsRequestSchema,
   type BulkDeleteContactsRequest,
   type CreateContactRequest,
   type DeleteContactRequest,
@@ -15,9 +33,8 @@ import {
   type UpdateContactRequest,
   type CrmService,
 } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
-import { CONTACT_FIELDS, type ContactSort as SortName } from "../store/contacts.js";
+import { CONTACT_FIELDS, type ContactSort as SortName, type ContactValues } from "../store/contacts.js";
 import { contactStatusText, toContact, type ContactRow } from "../store/rows.js";
-import { contactValues } from "./contact-input.js";
 import type { CrmStores } from "../store/index.js";
 
 const SORTS: Record<ContactSort, SortName> = {
@@ -37,22 +54,21 @@ export function contactHandlers(service: ServiceContext, stores: CrmStores) {
   return {
     async listContacts(req: ListContactsRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const page = req.page ?? 1;
-      const pageSize = req.pageSize ?? 50;
+      const { page, pageSize, prospects, sort } = withDefaults(ListContactsRequestSchema, req, "page", "pageSize", "prospects", "sort");
       const { rows, total } = await store.list(db, org.orgId, {
         page,
         pageSize,
         status: req.status === undefined ? undefined : contactStatusText(req.status),
-        prospects: req.prospects ?? false,
+        prospects,
         search: req.search?.trim() || undefined,
-        sort: SORTS[req.sort ?? ContactSort.NAME],
+        sort: SORTS[sort],
       });
       return { items: rows.map(toContact), total, page, pageSize };
     },
 
     async createContact(req: CreateContactRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const { values, violations } = contactValues(req, CONTACT_FIELDS, org.country);
+      const { values, violations } = columnValues<ContactValues>(CreateContactRequestSchema, req, CONTACT_FIELDS, { country: org.country });
       if (!values.name && !values.phone_number && !violations.some((v) => v.field === "phone_number")) {
         violations.push(violation("", "value_error", "Value error, name or phone_number is required", null));
       }
@@ -73,7 +89,8 @@ export function contactHandlers(service: ServiceContext, stores: CrmStores) {
       const org = orgOf(ctx);
       const q = req.q.trim();
       if (q === "") return { contacts: [] };
-      const rows = await store.search(db, org.orgId, q, normalizePhone(q, org.country), req.limit ?? 10);
+      const { limit } = withDefaults(SearchContactsRequestSchema, req, "limit");
+      const rows = await store.search(db, org.orgId, q, normalizePhone(q, org.country), limit);
       return { contacts: rows.map(toContact) };
     },
 
@@ -82,7 +99,8 @@ export function contactHandlers(service: ServiceContext, stores: CrmStores) {
       const text = req.email.trim();
       // A blank text (e.g. "   ", which passes the length rule) would match every email.
       if (text === "") return { contacts: [] };
-      const rows = await store.searchByEmail(db, org.orgId, text, req.limit ?? 10);
+      const { limit } = withDefaults(SearchContactsByEmailRequestSchema, req, "limit");
+      const rows = await store.searchByEmail(db, org.orgId, text, limit);
       return { contacts: rows.map(toContact) };
     },
 
@@ -96,7 +114,10 @@ export function contactHandlers(service: ServiceContext, stores: CrmStores) {
     async updateContact(req: UpdateContactRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       const fields = updatedFields(ContactFieldsSchema, req.contact, req.updateMask, CONTACT_FIELDS);
-      const { values, violations } = contactValues(req.contact ?? { tags: [] }, fields, org.country, "contact.");
+      const { values, violations } = columnValues<ContactValues>(ContactFieldsSchema, req.contact ?? create(ContactFieldsSchema), fields, {
+        prefix: "contact.",
+        country: org.country,
+      });
       if (violations.length > 0) throw invalidArgument(violations);
       const row = await service.write(async (tx, emit) => {
         // The contact must exist in the caller's org before anything else is judged: an unknown

@@ -1,8 +1,8 @@
 import { create } from "@bufbuild/protobuf";
-import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import {
-  blankToNull,
+  columnValues,
   type Emit,
   endOfLocalDay,
   invalidArgument,
@@ -14,16 +14,18 @@ import {
   updatedFields,
   violation,
   type Violation,
+  withDefaults,
   notFound,
 } from "@voiceops/platform";
 import { ContactUpdatedSchema, LeadCreatedSchema, LeadDeletedSchema, LeadUpdatedSchema } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
 import {
+  CreateLeadRequestSchema,
   LeadFieldsSchema,
   LeadStatus,
+  ListLeadsRequestSchema,
   type CreateLeadRequest,
   type DeleteLeadRequest,
   type GetLeadRequest,
-  type LeadFields,
   type ListLeadsRequest,
   type UpdateLeadRequest,
   type CrmService,
@@ -35,45 +37,13 @@ import type { CrmStores } from "../store/index.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const LEAD_INPUT_FIELDS = ["status", "source", "notes", "estimated_value_cents", "next_step", "next_step_due_at", "lost_reason"] as const;
-type LeadInputField = (typeof LEAD_INPUT_FIELDS)[number];
-
-/** Column values for the named writable lead fields. */
-function leadValues(input: LeadFields | CreateLeadRequest, fields: readonly LeadInputField[]): LeadValues {
-  const values: LeadValues = {};
-  for (const field of fields) {
-    switch (field) {
-      case "status":
-        if (input.status !== undefined) values.status = leadStatusText(input.status);
-        break;
-      case "source":
-        values.source = blankToNull(input.source);
-        break;
-      case "notes":
-        values.notes = blankToNull(input.notes);
-        break;
-      case "estimated_value_cents":
-        values.estimated_value_cents = input.estimatedValueCents === undefined ? null : Number(input.estimatedValueCents);
-        break;
-      case "next_step":
-        values.next_step = blankToNull(input.nextStep);
-        break;
-      case "next_step_due_at":
-        values.next_step_due_at = input.nextStepDueAt ? timestampDate(input.nextStepDueAt) : null;
-        break;
-      case "lost_reason":
-        values.lost_reason = blankToNull(input.lostReason);
-        break;
-    }
-  }
-  return values;
-}
 
 /**
  * The won/lost rules. Entering "lost" needs a reason and stamps lost_at; entering "won" stamps
  * won_at and names the contact as the customer; leaving either clears its stamp.
  */
 function applyOutcome(values: LeadValues, previous: LeadRow | undefined, contactId: string, path: string): { violations: Violation[]; won: boolean } {
-  const status = (values.status ?? previous?.status ?? "new") as string;
+  const status = (values.status ?? previous?.status) as string;
   const violations: Violation[] = [];
   const wasStatus = previous?.status;
   if (status === "lost") {
@@ -112,8 +82,7 @@ export function leadHandlers(service: ServiceContext, stores: CrmStores, pipelin
   return {
     async listLeads(req: ListLeadsRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const page = req.page ?? 1;
-      const pageSize = req.pageSize ?? 50;
+      const { page, pageSize } = withDefaults(ListLeadsRequestSchema, req, "page", "pageSize");
       const { rows, total } = await leads.list(db, org.orgId, {
         page,
         pageSize,
@@ -127,8 +96,7 @@ export function leadHandlers(service: ServiceContext, stores: CrmStores, pipelin
 
     async createLead(req: CreateLeadRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const values = leadValues(req, LEAD_INPUT_FIELDS);
-      values.status ??= "new";
+      const { values } = columnValues<LeadValues>(CreateLeadRequestSchema, req, LEAD_INPUT_FIELDS);
       // Every failing field is reported at once: the contact fields, the lost rule and (checked in
       // the transaction) a contact_id that is not in the org. Nothing is written when any fails.
       const violations = [...contactInput(org, req).violations, ...applyOutcome({ ...values }, undefined, "", "").violations];
@@ -178,9 +146,8 @@ export function leadHandlers(service: ServiceContext, stores: CrmStores, pipelin
 
     async updateLead(req: UpdateLeadRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const input = req.lead ?? ({} as LeadFields);
       const fields = updatedFields(LeadFieldsSchema, req.lead, req.updateMask, LEAD_INPUT_FIELDS);
-      const values = leadValues(input, fields);
+      const { values } = columnValues<LeadValues>(LeadFieldsSchema, req.lead ?? create(LeadFieldsSchema), fields);
       const row = await service.write(async (tx, emit) => {
         const previous = await readLead(tx, org.orgId, req.leadId);
         if (fields.length === 0) return previous;

@@ -1,9 +1,9 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import { newEvent, newSecret, orgOf, type ServiceContext, notFound } from "@voiceops/platform";
+import { newEvent, newSecret, orgOf, type ServiceContext, notFound, withDefaults } from "@voiceops/platform";
 import { PortalTokenCreatedSchema, PortalTokensRevokedSchema } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
-import type { CreatePortalTokenRequest, CrmService, RevokePortalTokenRequest } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
+import { CreatePortalTokenRequestSchema, type CreatePortalTokenRequest, type CrmService, type RevokePortalTokenRequest } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 import type { CrmStores } from "../store/index.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -14,7 +14,8 @@ export function portalTokenHandlers(service: ServiceContext, stores: CrmStores) 
     async createPortalToken(req: CreatePortalTokenRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       const now = service.clock.now();
-      const expiresAt = new Date(now.getTime() + (req.expiresInDays ?? 30) * DAY_MS);
+      const { expiresInDays } = withDefaults(CreatePortalTokenRequestSchema, req, "expiresInDays");
+      const expiresAt = new Date(now.getTime() + expiresInDays * DAY_MS);
       const { secret, hash } = newSecret("pt_");
       await service.write(async (tx, emit) => {
         const contact = await contacts.get(tx, org.orgId, req.contactId);

@@ -92,7 +92,7 @@ export class ContactStore {
         values.name ?? null,
         values.phone_number ?? null,
         values.email ?? null,
-        values.status ?? "lead",
+        values.status,
         values.company_name ?? null,
         values.address ?? null,
         values.notes ?? null,

@@ -71,7 +71,7 @@ export class LeadStore {
         id,
         orgId,
         contactId,
-        values.status ?? "new",
+        values.status,
         values.source ?? null,
         values.notes ?? null,
         values.estimated_value_cents ?? null,

@@ -1,8 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import {
-  blankToNull,
-  enumToJson,
+  columnValues,
   invalidArgument,
   newEvent,
   orgOf,
@@ -11,11 +10,13 @@ import {
   type OrgContext,
   type ServiceContext,
   type Violation,
+  withDefaults,
   notFound,
 } from "@voiceops/platform";
 import { UrgentAlertCreatedSchema, UrgentAlertDeletedSchema, UrgentAlertUpdatedSchema } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
 import {
-  UrgentAlertResolutionStatusSchema,
+  ListUrgentAlertsRequestSchema,
+  UrgentAlertFieldsSchema,
   type CreateUrgentAlertRequest,
   type DeleteUrgentAlertRequest,
   type FieldopsService,
@@ -24,7 +25,7 @@ import {
   type UpdateUrgentAlertRequest,
   type UrgentAlertFields,
 } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
-import { toUrgentAlert, type AlertRow, type AlertValues } from "../store/alerts.js";
+import { ALERT_FIELDS, toUrgentAlert, type AlertRow, type AlertValues } from "../store/alerts.js";
 import type { FieldopsStores } from "../store/index.js";
 import type { PeerLookups } from "./references.js";
 
@@ -38,15 +39,8 @@ export function alertEvent(orgId: string, verb: "created" | "updated", row: Aler
 
 /** Every column of an alert from the create (and replace) body: omitted optional fields are null. */
 function alertValues(fields: UrgentAlertFields | undefined): AlertValues {
-  return {
-    title: blankToNull(fields?.title),
-    description: blankToNull(fields?.description),
-    location: fields?.location.trim() ?? "",
-    alert_type: fields?.alertType.trim() ?? "",
-    resolution_status: (fields?.resolutionStatus === undefined ? null : enumToJson(UrgentAlertResolutionStatusSchema, fields.resolutionStatus)) ?? "open",
-    contact_id: fields?.contactId?.toLowerCase() ?? null,
-    service_request_id: fields?.serviceRequestId?.toLowerCase() ?? null,
-  };
+  // Every column is named and none is not_null, so each has a value.
+  return columnValues<AlertValues>(UrgentAlertFieldsSchema, fields ?? create(UrgentAlertFieldsSchema), ALERT_FIELDS).values as AlertValues;
 }
 
 export function alertHandlers(service: ServiceContext, stores: FieldopsStores, lookups: PeerLookups) {
@@ -70,8 +64,7 @@ export function alertHandlers(service: ServiceContext, stores: FieldopsStores, l
   return {
     async listUrgentAlerts(req: ListUrgentAlertsRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const page = req.page ?? 1;
-      const pageSize = req.pageSize ?? 50;
+      const { page, pageSize } = withDefaults(ListUrgentAlertsRequestSchema, req, "page", "pageSize");
       const { rows, total } = await alerts.list(db, org.orgId, {
         page,
         pageSize,

@@ -1,9 +1,11 @@
 import { create } from "@bufbuild/protobuf";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import { blankToNull, distinctLabels, invalidArgument, newEvent, orgOf, updatedFields, violation, type DomainEvent, type ServiceContext, notFound } from "@voiceops/platform";
+import { columnValues, invalidArgument, newEvent, orgOf, requiredText, updatedFields, withDefaults, type DomainEvent, type ServiceContext, notFound } from "@voiceops/platform";
 import { AppointmentTypeCreatedSchema, AppointmentTypeDeletedSchema, AppointmentTypeUpdatedSchema } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
 import {
   AppointmentTypeFieldsSchema,
+  CreateAppointmentTypeRequestSchema,
+  ListAppointmentTypesRequestSchema,
   type AppointmentTypeFields,
   type CreateAppointmentTypeRequest,
   type DeleteAppointmentTypeRequest,
@@ -11,7 +13,7 @@ import {
   type ListAppointmentTypesRequest,
   type UpdateAppointmentTypeRequest,
 } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
-import { APPOINTMENT_TYPE_FIELDS, toAppointmentType, type AppointmentTypeRow, type AppointmentTypeValues } from "../store/appointment-types.js";
+import { APPOINTMENT_TYPE_FIELDS, toAppointmentType, type AppointmentTypeField, type AppointmentTypeRow, type AppointmentTypeValues } from "../store/appointment-types.js";
 import type { FieldopsStores } from "../store/index.js";
 
 function typeEvent(orgId: string, verb: "created" | "updated", row: AppointmentTypeRow): DomainEvent {
@@ -21,65 +23,21 @@ function typeEvent(orgId: string, verb: "created" | "updated", row: AppointmentT
   return newEvent(orgId, type, AppointmentTypeUpdatedSchema, create(AppointmentTypeUpdatedSchema, { appointmentType }));
 }
 
-/** The values of a create request, defaults applied (the gateway applies them too; gRPC callers may not). */
+/** The values of a create request: every column named, so each has its value or its declared default. */
 function createValues(req: CreateAppointmentTypeRequest): AppointmentTypeValues {
-  const name = blankToNull(req.name);
-  if (name === null) throw invalidArgument([violation("name", "missing", "Field required", null)]);
-  return {
-    name,
-    description: blankToNull(req.description),
-    duration_minutes: req.durationMinutes,
-    slot_interval_minutes: req.slotIntervalMinutes ?? null,
-    buffer_before_minutes: req.bufferBeforeMinutes ?? 0,
-    buffer_after_minutes: req.bufferAfterMinutes ?? 0,
-    min_notice_minutes: req.minNoticeMinutes ?? 60,
-    max_days_ahead: req.maxDaysAhead ?? 60,
-    required_skills: distinctLabels(req.requiredSkills),
-    is_active: req.isActive ?? true,
-  };
+  const { values, violations } = columnValues<AppointmentTypeValues>(CreateAppointmentTypeRequestSchema, req, APPOINTMENT_TYPE_FIELDS, { overrides: { name: requiredText } });
+  if (violations.length > 0) throw invalidArgument(violations);
+  return values as AppointmentTypeValues;
 }
 
 /** A row's values with the updated fields applied; null makes the slot interval follow the duration again. */
-function updatedValues(current: AppointmentTypeRow, input: AppointmentTypeFields, fields: readonly string[]): AppointmentTypeValues {
-  const next: AppointmentTypeValues = { ...current, required_skills: [...current.required_skills] };
-  for (const field of fields) {
-    switch (field) {
-      case "name": {
-        const name = blankToNull(input.name);
-        if (name === null) throw invalidArgument([violation("appointment_type.name", "string_type", "Input should be a valid string", null)]);
-        next.name = name;
-        break;
-      }
-      case "description":
-        next.description = blankToNull(input.description);
-        break;
-      case "slot_interval_minutes":
-        next.slot_interval_minutes = input.slotIntervalMinutes ?? null;
-        break;
-      case "required_skills":
-        next.required_skills = distinctLabels(input.requiredSkills);
-        break;
-      case "is_active":
-        if (input.isActive !== undefined) next.is_active = input.isActive;
-        break;
-      case "duration_minutes":
-        if (input.durationMinutes !== undefined) next.duration_minutes = input.durationMinutes;
-        break;
-      case "buffer_before_minutes":
-        if (input.bufferBeforeMinutes !== undefined) next.buffer_before_minutes = input.bufferBeforeMinutes;
-        break;
-      case "buffer_after_minutes":
-        if (input.bufferAfterMinutes !== undefined) next.buffer_after_minutes = input.bufferAfterMinutes;
-        break;
-      case "min_notice_minutes":
-        if (input.minNoticeMinutes !== undefined) next.min_notice_minutes = input.minNoticeMinutes;
-        break;
-      case "max_days_ahead":
-        if (input.maxDaysAhead !== undefined) next.max_days_ahead = input.maxDaysAhead;
-        break;
-    }
-  }
-  return next;
+function updatedValues(current: AppointmentTypeRow, input: AppointmentTypeFields, fields: readonly AppointmentTypeField[]): AppointmentTypeValues {
+  const { values, violations } = columnValues<AppointmentTypeValues>(AppointmentTypeFieldsSchema, input, fields, {
+    prefix: "appointment_type.",
+    overrides: { name: requiredText },
+  });
+  if (violations.length > 0) throw invalidArgument(violations);
+  return { ...current, ...values };
 }
 
 export function appointmentTypeHandlers(service: ServiceContext, stores: FieldopsStores) {
@@ -87,7 +45,8 @@ export function appointmentTypeHandlers(service: ServiceContext, stores: Fieldop
   const store = stores.appointmentTypes;
   return {
     async listAppointmentTypes(req: ListAppointmentTypesRequest, ctx: HandlerContext) {
-      const rows = await store.list(db, orgOf(ctx).orgId, req.includeInactive ?? false);
+      const { includeInactive } = withDefaults(ListAppointmentTypesRequestSchema, req, "includeInactive");
+      const rows = await store.list(db, orgOf(ctx).orgId, includeInactive);
       return { items: rows.map(toAppointmentType), total: rows.length };
     },
 

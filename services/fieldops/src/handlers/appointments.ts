@@ -18,6 +18,7 @@ import {
   type Violation,
   notFound,
   shiftDate,
+  withDefaults,
   zoneOffsetMinutes,
 } from "@voiceops/platform";
 import {
@@ -27,6 +28,7 @@ import {
   AppointmentUpdatedSchema,
 } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
 import {
+  ListAppointmentsRequestSchema,
   AppointmentAction,
   type BookAppointmentRequest,
   type CheckAvailabilityRequest,
@@ -337,8 +339,7 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
       if (dateTo && daysBetween(dateFrom, dateTo) < 0) violations.push(violation("date_to", "value_error", "Value error, date_to must not be before date_from", dateTo));
       if (violations.length > 0) throw invalidArgument(violations);
       const range = localDateRange(org.timezone, dateFrom, dateTo ?? dateFrom);
-      const page = req.page ?? 1;
-      const pageSize = req.pageSize ?? 50;
+      const { page, pageSize } = withDefaults(ListAppointmentsRequestSchema, req, "page", "pageSize");
       const { rows, total } = await appointments.list(db, org.orgId, {
         page,
         pageSize,

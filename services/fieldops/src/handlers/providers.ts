@@ -1,100 +1,53 @@
-import { create } from "@bufbuild/protobuf";
+import { create, type DescMessage } from "@bufbuild/protobuf";
 import type { FieldMask } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
 import {
-  blankToNull,
-  distinctLabels,
+  columnValues,
   invalidArgument,
   newEvent,
   orgOf,
-  phoneInput,
+  requiredText,
   type Emit,
   type OrgContext,
   type Queryable,
   type ServiceContext,
   updatedFields,
-  violation,
-  type Violation,
+  withDefaults,
   notFound,
 } from "@voiceops/platform";
 import { ServiceProviderCreatedSchema, ServiceProviderDeletedSchema, ServiceProviderUpdatedSchema } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
 import {
   type FieldopsService,
+  CreateServiceProviderRequestSchema,
+  ListServiceProvidersRequestSchema,
   ServiceProviderFieldsSchema,
   type CreateServiceProviderRequest,
+  type CreateTechnicianRequest,
   type ServiceProviderFields,
   type DeleteServiceProviderRequest,
   type GetServiceProviderRequest,
   type ListServiceProvidersRequest,
-  type ServiceProviderStatus,
   type UpdateServiceProviderRequest,
 } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
-import { PROVIDER_FIELDS, type ProviderField, type ProviderValues, type ServiceProviderStore } from "../store/providers.js";
+import { PROVIDER_FIELDS, type ProviderValues, type ServiceProviderStore } from "../store/providers.js";
 import { providerStatusText, toServiceProvider, type ServiceProviderRow } from "../store/rows.js";
 import type { FieldopsStores } from "../store/index.js";
 import { scheduleEvent } from "./schedules.js";
 
-/** The writable provider fields, as both the create request and ServiceProviderFields carry them. */
-export interface ProviderInput {
-  name?: string;
-  phoneNumber?: string;
-  email?: string;
-  specialty?: string;
-  skills: string[];
-  status?: ServiceProviderStatus;
-  isOnCall?: boolean;
-  notes?: string;
-}
-
 /**
- * Column values for the named fields of a provider input. Phone numbers are normalized to
- * E.164 with the organization's country; a text that is no phone number is a violation.
- * Skills are trimmed, blanks dropped and duplicates removed (first spelling kept).
+ * Validates and stores a new provider (a technician), with its event, in the caller's transaction.
+ * Phone numbers are normalized to E.164 with the organization's country (a text that is no phone
+ * number is a violation); skills are trimmed, blanks dropped and duplicates removed.
  */
-function providerValues(input: ProviderInput, fields: Iterable<ProviderField>, country: string, prefix = ""): { values: ProviderValues; violations: Violation[] } {
-  const values: ProviderValues = {};
-  const violations: Violation[] = [];
-  for (const field of fields) {
-    switch (field) {
-      case "name": {
-        const name = blankToNull(input.name);
-        // The gateway refuses null and blank names; this guards gRPC callers whose mask names
-        // the field without a value.
-        if (name === null) violations.push(violation(`${prefix}name`, "string_type", "Input should be a valid string", null));
-        else values.name = name;
-        break;
-      }
-      case "phone_number": {
-        const phone = phoneInput(input.phoneNumber, country, `${prefix}phone_number`, violations);
-        if (phone !== undefined) values.phone_number = phone;
-        break;
-      }
-      case "email":
-        values.email = blankToNull(input.email);
-        break;
-      case "specialty":
-        values.specialty = blankToNull(input.specialty);
-        break;
-      case "skills":
-        values.skills = distinctLabels(input.skills);
-        break;
-      case "status":
-        if (input.status !== undefined) values.status = providerStatusText(input.status);
-        break;
-      case "is_on_call":
-        if (input.isOnCall !== undefined) values.is_on_call = input.isOnCall;
-        break;
-      case "notes":
-        values.notes = blankToNull(input.notes);
-        break;
-    }
-  }
-  return { values, violations };
-}
-
-/** Validates and stores a new provider (a technician), with its event, in the caller's transaction. */
-export async function insertProvider(tx: Queryable, emit: Emit, store: ServiceProviderStore, org: OrgContext, input: ProviderInput): Promise<ServiceProviderRow> {
-  const { values, violations } = providerValues(input, PROVIDER_FIELDS, org.country);
+export async function insertProvider(
+  tx: Queryable,
+  emit: Emit,
+  store: ServiceProviderStore,
+  org: OrgContext,
+  schema: DescMessage,
+  input: CreateServiceProviderRequest | CreateTechnicianRequest,
+): Promise<ServiceProviderRow> {
+  const { values, violations } = columnValues<ProviderValues>(schema, input, PROVIDER_FIELDS, { country: org.country, overrides: { name: requiredText } });
   if (violations.length > 0 || typeof values.name !== "string") throw invalidArgument(violations);
   const inserted = await store.insert(tx, org.orgId, { ...values, name: values.name });
   emit(newEvent(org.orgId, "fieldops.provider.created", ServiceProviderCreatedSchema, create(ServiceProviderCreatedSchema, { provider: toServiceProvider(inserted) })));
@@ -119,7 +72,11 @@ export async function updateProvider(
   },
 ): Promise<ServiceProviderRow> {
   const fields = updatedFields(ServiceProviderFieldsSchema, update.fields, update.mask, PROVIDER_FIELDS);
-  const { values, violations } = providerValues(update.fields ?? { skills: [] }, fields, org.country, `${update.message}.`);
+  const { values, violations } = columnValues<ProviderValues>(ServiceProviderFieldsSchema, update.fields ?? create(ServiceProviderFieldsSchema), fields, {
+    prefix: `${update.message}.`,
+    country: org.country,
+    overrides: { name: requiredText },
+  });
   if (violations.length > 0) throw invalidArgument(violations);
   if (Object.keys(values).length === 0) {
     const existing = await store.get(tx, org.orgId, update.id);
@@ -158,8 +115,7 @@ export function providerHandlers(service: ServiceContext, stores: FieldopsStores
   return {
     async listServiceProviders(req: ListServiceProvidersRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const page = req.page ?? 1;
-      const pageSize = req.pageSize ?? 10;
+      const { page, pageSize } = withDefaults(ListServiceProvidersRequestSchema, req, "page", "pageSize");
       const { rows, total } = await store.list(db, org.orgId, {
         page,
         pageSize,
@@ -172,7 +128,7 @@ export function providerHandlers(service: ServiceContext, stores: FieldopsStores
 
     async createServiceProvider(req: CreateServiceProviderRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const row = await service.write((tx, emit) => insertProvider(tx, emit, store, org, req));
+      const row = await service.write((tx, emit) => insertProvider(tx, emit, store, org, CreateServiceProviderRequestSchema, req));
       return { provider: toServiceProvider(row) };
     },
 

@@ -1,13 +1,14 @@
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { orgOf, type OrgContext, type Queryable, type ServiceContext, notFound } from "@voiceops/platform";
-import type {
-  CreateTechnicianRequest,
-  DeleteTechnicianRequest,
-  FieldopsService,
-  GetTechnicianRequest,
-  ListCurrentOnCallRequest,
-  ListTechniciansRequest,
-  UpdateTechnicianRequest,
+import {
+  CreateTechnicianRequestSchema,
+  type CreateTechnicianRequest,
+  type DeleteTechnicianRequest,
+  type FieldopsService,
+  type GetTechnicianRequest,
+  type ListCurrentOnCallRequest,
+  type ListTechniciansRequest,
+  type UpdateTechnicianRequest,
 } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
 import type { FieldopsStores } from "../store/index.js";
 import { toOnCallTechnician, toTechnician, type TechnicianRow } from "../store/technicians.js";
@@ -38,7 +39,7 @@ export function technicianHandlers(service: ServiceContext, stores: FieldopsStor
 
     async createTechnician(req: CreateTechnicianRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const row = await service.write(async (tx, emit) => reread(tx, org, (await insertProvider(tx, emit, stores.providers, org, req)).id));
+      const row = await service.write(async (tx, emit) => reread(tx, org, (await insertProvider(tx, emit, stores.providers, org, CreateTechnicianRequestSchema, req)).id));
       return { technician: toTechnician(row) };
     },
 

@@ -4,6 +4,8 @@ import { enumFromJson, newId, type Queryable, selectPage } from "@voiceops/platf
 import { UrgentAlertResolutionStatus, UrgentAlertResolutionStatusSchema, UrgentAlertSchema, type UrgentAlert } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
 
 /** Every writable column: create and replace set them all. */
+export const ALERT_FIELDS = ["title", "description", "location", "alert_type", "resolution_status", "contact_id", "service_request_id"] as const;
+
 export interface AlertValues {
   title: string | null;
   description: string | null;

@@ -65,8 +65,8 @@ export class ServiceProviderStore {
         values.email ?? null,
         values.specialty ?? null,
         values.skills ?? [],
-        values.status ?? "active",
-        values.is_on_call ?? false,
+        values.status,
+        values.is_on_call,
         values.notes ?? null,
       ],
     );

@@ -1,62 +1,16 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { blankToNull, invalidArgument, newEvent, orgOf, updatedFields, violation, type ServiceContext, type Violation, notFound } from "@voiceops/platform";
+import { columnValues, invalidArgument, newEvent, orgOf, requiredText, updatedFields, withDefaults, type ServiceContext, notFound } from "@voiceops/platform";
 import { ServiceListingChangedSchema } from "@voiceops/proto/voiceops/jobs/v1/jobs_events_pb";
-import { ServiceListingFieldsSchema, type JobsService } from "@voiceops/proto/voiceops/jobs/v1/jobs_service_pb";
+import {
+  CreateServiceListingRequestSchema,
+  ListServiceListingsRequestSchema,
+  ServiceListingFieldsSchema,
+  type JobsService,
+} from "@voiceops/proto/voiceops/jobs/v1/jobs_service_pb";
 import { toServiceListing } from "../store/listing-rows.js";
-import { LISTING_FIELDS, type ListingField, type ListingValues } from "../store/listings.js";
+import { LISTING_FIELDS, type ListingValues } from "../store/listings.js";
 import type { JobsStores } from "../store/index.js";
-
-/** The writable listing fields, as both the create request and ServiceListingFields carry them. */
-interface ListingInput {
-  name?: string;
-  description?: string;
-  category?: string;
-  priceCents?: bigint;
-  durationMinutes?: number;
-  isAvailable?: boolean;
-  isActive?: boolean;
-}
-
-/**
- * Column values for the named fields. Blank optional text is stored as null; an absent number
- * (JSON null on update) clears it. The flags and the name are never cleared: the gateway
- * rejects null for them, and a gRPC caller that names them without a value changes nothing
- * (flags) or gets a violation (name).
- */
-function listingValues(input: ListingInput, fields: Iterable<ListingField>, prefix = ""): { values: ListingValues; violations: Violation[] } {
-  const values: ListingValues = {};
-  const violations: Violation[] = [];
-  for (const field of fields) {
-    switch (field) {
-      case "name": {
-        const name = blankToNull(input.name);
-        if (name === null) violations.push(violation(`${prefix}name`, "string_too_short", "String should have at least 1 character", input.name ?? null, { min_length: 1 }));
-        else values.name = name;
-        break;
-      }
-      case "description":
-        values.description = blankToNull(input.description);
-        break;
-      case "category":
-        values.category = blankToNull(input.category);
-        break;
-      case "price_cents":
-        values.price_cents = input.priceCents === undefined ? null : Number(input.priceCents);
-        break;
-      case "duration_minutes":
-        values.duration_minutes = input.durationMinutes ?? null;
-        break;
-      case "is_available":
-        if (input.isAvailable !== undefined) values.is_available = input.isAvailable;
-        break;
-      case "is_active":
-        if (input.isActive !== undefined) values.is_active = input.isActive;
-        break;
-    }
-  }
-  return { values, violations };
-}
 
 /** Service listings: the catalog of services the business offers. */
 export function listingHandlers(service: ServiceContext, stores: JobsStores) {
@@ -65,8 +19,7 @@ export function listingHandlers(service: ServiceContext, stores: JobsStores) {
   return {
     async listServiceListings(req, ctx) {
       const org = orgOf(ctx);
-      const page = req.page ?? 1;
-      const pageSize = req.pageSize ?? 50;
+      const { page, pageSize } = withDefaults(ListServiceListingsRequestSchema, req, "page", "pageSize");
       const { rows, total } = await store.list(db, org.orgId, {
         page,
         pageSize,
@@ -79,7 +32,7 @@ export function listingHandlers(service: ServiceContext, stores: JobsStores) {
 
     async createServiceListing(req, ctx) {
       const org = orgOf(ctx);
-      const { values, violations } = listingValues(req, LISTING_FIELDS);
+      const { values, violations } = columnValues<ListingValues>(CreateServiceListingRequestSchema, req, LISTING_FIELDS, { overrides: { name: requiredText } });
       if (violations.length > 0 || values.name === undefined) throw invalidArgument(violations);
       const name = values.name;
       const row = await service.write(async (tx, emit) => {
@@ -101,7 +54,10 @@ export function listingHandlers(service: ServiceContext, stores: JobsStores) {
     async updateServiceListing(req, ctx) {
       const org = orgOf(ctx);
       const fields = updatedFields(ServiceListingFieldsSchema, req.listing, req.updateMask, LISTING_FIELDS);
-      const { values, violations } = listingValues(req.listing ?? {}, fields, "listing.");
+      const { values, violations } = columnValues<ListingValues>(ServiceListingFieldsSchema, req.listing ?? create(ServiceListingFieldsSchema), fields, {
+        prefix: "listing.",
+        overrides: { name: requiredText },
+      });
       if (violations.length > 0) throw invalidArgument(violations);
       const row = await service.write(async (tx, emit) => {
         if (Object.keys(values).length === 0) {

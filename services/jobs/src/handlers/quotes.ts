@@ -1,8 +1,9 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import { blankToNull, enumToJson, newEvent, orgOf, type ServiceContext, notFound } from "@voiceops/platform";
+import { blankToNull, enumToJson, newEvent, orgOf, type ServiceContext, notFound, withDefaults } from "@voiceops/platform";
 import { EmergencyRaisedSchema, QuotePostedSchema, QuoteStatusChangedSchema } from "@voiceops/proto/voiceops/jobs/v1/jobs_events_pb";
 import {
+  MarkEmergencyRequestSchema,
   EmergencyTypeSchema,
   QuoteDecisionSchema,
   type CreateQuoteRequest,
@@ -56,7 +57,7 @@ export function quoteHandlers(service: ServiceContext, stores: JobsStores) {
       const row = await service.write(async (tx, emit) => {
         const updated = await store.markEmergency(tx, org.orgId, req.serviceRequestId, {
           type,
-          priority: req.emergencyPriority ?? 1,
+          priority: withDefaults(MarkEmergencyRequestSchema, req, "emergencyPriority").emergencyPriority,
           notes: blankToNull(req.notes),
         });
         if (!updated) throw notFound("Service request");

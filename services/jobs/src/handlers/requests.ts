@@ -1,9 +1,10 @@
 import { create } from "@bufbuild/protobuf";
-import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import { blankToNull, endOfLocalDay, enumToJson, invalidArgument, newEvent, orgOf, updatedFields, type ServiceContext, notFound } from "@voiceops/platform";
+import { columnValues, endOfLocalDay, enumToJson, invalidArgument, newEvent, orgOf, updatedFields, withDefaults, type ServiceContext, notFound } from "@voiceops/platform";
 import { ServiceRequestCreatedSchema, ServiceRequestDeletedSchema, ServiceRequestUpdatedSchema } from "@voiceops/proto/voiceops/jobs/v1/jobs_events_pb";
 import {
+  CreateServiceRequestRequestSchema,
+  ListServiceRequestsRequestSchema,
   ServiceRequestFieldsSchema,
   ServiceRequestPrioritySchema,
   ServiceRequestStatusSchema,
@@ -11,48 +12,13 @@ import {
   type DeleteServiceRequestRequest,
   type GetServiceRequestRequest,
   type ListServiceRequestsRequest,
-  type ServiceRequestFields,
   type UpdateServiceRequestRequest,
   type JobsService,
 } from "@voiceops/proto/voiceops/jobs/v1/jobs_service_pb";
-import { REQUEST_FIELDS, type RequestField, type RequestValues } from "../store/requests.js";
+import { REQUEST_FIELDS, type RequestValues } from "../store/requests.js";
 import { toServiceRequest } from "../store/rows.js";
 import type { ReferenceChecker } from "./references.js";
 import type { JobsStores } from "../store/index.js";
-
-/** Column values of the named fields of a create or update payload. */
-function requestValues(input: ServiceRequestFields | CreateServiceRequestRequest, fields: readonly RequestField[]): RequestValues {
-  const values: RequestValues = {};
-  for (const field of fields) {
-    switch (field) {
-      case "contact_id":
-        values.contact_id = input.contactId?.toLowerCase() ?? null;
-        break;
-      case "provider_id":
-        values.provider_id = input.providerId?.toLowerCase() ?? null;
-        break;
-      case "address":
-        values.address = blankToNull(input.address);
-        break;
-      case "category":
-        values.category = blankToNull(input.category);
-        break;
-      case "description":
-        if (input.description !== undefined) values.description = input.description.trim();
-        break;
-      case "priority":
-        if (input.priority !== undefined) values.priority = enumToJson(ServiceRequestPrioritySchema, input.priority);
-        break;
-      case "status":
-        if (input.status !== undefined) values.status = enumToJson(ServiceRequestStatusSchema, input.status);
-        break;
-      case "due_at":
-        values.due_at = input.dueAt ? timestampDate(input.dueAt) : null;
-        break;
-    }
-  }
-  return values;
-}
 
 export function requestHandlers(service: ServiceContext, stores: JobsStores, checkReferences: ReferenceChecker) {
   const { db } = service;
@@ -60,8 +26,7 @@ export function requestHandlers(service: ServiceContext, stores: JobsStores, che
   return {
     async listServiceRequests(req: ListServiceRequestsRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const page = req.page ?? 1;
-      const pageSize = req.pageSize ?? 10;
+      const { page, pageSize } = withDefaults(ListServiceRequestsRequestSchema, req, "page", "pageSize");
       const { rows, total } = await store.list(db, org.orgId, {
         page,
         pageSize,
@@ -76,7 +41,7 @@ export function requestHandlers(service: ServiceContext, stores: JobsStores, che
 
     async createServiceRequest(req: CreateServiceRequestRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const values = requestValues(req, REQUEST_FIELDS);
+      const { values } = columnValues<RequestValues>(CreateServiceRequestRequestSchema, req, REQUEST_FIELDS);
       const violations = await checkReferences(org, { contactId: values.contact_id as string | null, providerId: values.provider_id as string | null });
       if (violations.length > 0) throw invalidArgument(violations);
       const row = await service.write(async (tx, emit) => {
@@ -97,7 +62,7 @@ export function requestHandlers(service: ServiceContext, stores: JobsStores, che
     async updateServiceRequest(req: UpdateServiceRequestRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       const fields = updatedFields(ServiceRequestFieldsSchema, req.serviceRequest, req.updateMask, REQUEST_FIELDS);
-      const values = requestValues(req.serviceRequest ?? create(ServiceRequestFieldsSchema), fields);
+      const { values } = columnValues<RequestValues>(ServiceRequestFieldsSchema, req.serviceRequest ?? create(ServiceRequestFieldsSchema), fields);
       // An unknown request is a 404 before any check of what the body links to.
       if (!(await store.get(db, org.orgId, req.serviceRequestId))) throw notFound("Service request");
       const violations = await checkReferences(

@@ -65,8 +65,8 @@ export class ServiceListingStore {
         values.category ?? null,
         values.price_cents ?? null,
         values.duration_minutes ?? null,
-        values.is_available ?? true,
-        values.is_active ?? true,
+        values.is_available,
+        values.is_active,
       ],
     );
     const row = result.rows[0];

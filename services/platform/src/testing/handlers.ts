@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes, randomUUID } from "node:crypto";
 import type { DescService } from "@bufbuild/protobuf";
-import { createClient, createRouterTransport, type Client, type Interceptor } from "@connectrpc/connect";
+import { ConnectError, createClient, createRouterTransport, type Client, type Interceptor } from "@connectrpc/connect";
 import { createMemoryBus } from "../bus/memory.js";
 import { systemClock, type Clock } from "../clock.js";
 import { createPgliteDatabase } from "../db/pglite.js";
@@ -67,4 +67,14 @@ export async function handlerTestbed(module: ServiceModule, options: { clock?: C
       rmSync(objectsRoot, { recursive: true, force: true });
     },
   };
+}
+
+/** The error a call fails with; the test fails when the call succeeds. */
+export async function failureOf(call: Promise<unknown>): Promise<ConnectError> {
+  try {
+    await call;
+  } catch (error) {
+    return ConnectError.from(error);
+  }
+  throw new Error("the call succeeded");
 }

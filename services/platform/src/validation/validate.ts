@@ -1,10 +1,10 @@
-import { isFieldSet, ScalarType, type DescField, type DescMessage } from "@bufbuild/protobuf";
+import { isFieldSet, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import { TimestampSchema, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { IANAZone } from "luxon";
 import { isUuid } from "../ids.js";
 import { normalizePhone } from "../phone.js";
 import { isCalendarDate } from "../time.js";
-import { enumFromJson, enumJsonValues, enumToJson, fieldRules } from "../proto-options.js";
+import { enumJsonValues, enumToJson, fieldRules } from "../proto-options.js";
 import { violation, type Violation } from "./violations.js";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -186,21 +186,4 @@ export function validateMessage(schema: DescMessage, message: AnyMessage, contex
     }
   }
   return out;
-}
-
-function defaultValue(field: DescField, json: unknown): unknown {
-  if (field.fieldKind === "enum" && typeof json === "string") return enumFromJson(field.enum, json);
-  if (field.fieldKind === "scalar" && LONG_TYPES.has(field.scalar) && typeof json === "number") return BigInt(json);
-  return json;
-}
-
-const LONG_TYPES = new Set([ScalarType.INT64, ScalarType.UINT64, ScalarType.SINT64, ScalarType.FIXED64, ScalarType.SFIXED64]);
-
-/** Fills absent top-level fields that declare a default (default_json). */
-export function applyDefaults(schema: DescMessage, message: AnyMessage): void {
-  for (const field of schema.fields) {
-    const rules = fieldRules(field);
-    if (rules?.defaultJson === undefined || isFieldSet(message as never, field)) continue;
-    message[field.localName] = defaultValue(field, JSON.parse(rules.defaultJson));
-  }
 }
