@@ -128,7 +128,9 @@ describe("npm start: SIGTERM to the printed pid drains under load; killing npm s
     started.push(npm);
     const url = `http://127.0.0.1:${port}`;
     await waitForStatus(`${url}/health/live`, 200, 120_000);
-    const pid = Number(/ready \(pid (\d+)\)/.exec(npm.output())?.[1]);
+    // The ready line reaches the pipe a moment after the listener answers: wait for it.
+    const printed = await eventually(async () => /ready \(pid (\d+)\)/.exec(npm.output())?.[1], 60_000).catch(() => undefined);
+    const pid = Number(printed);
     expect(pid, npm.output()).toBeGreaterThan(0);
     return { npm, pid, url, admin: new AdminClient(`http://127.0.0.1:${adminPort}`, env.ADMIN_TOKEN as string) };
   }
