@@ -1,6 +1,19 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import { blankToNull, enumToJson, invalidArgument, normalizePhone, orgOf, violation, type OrgContext, type ServiceContext, type Violation, notFound } from "@voiceops/platform";
+import {
+  blankToNull,
+  enumToJson,
+  invalidArgument,
+  normalizePhone,
+  orgOf,
+  notFound,
+  referenceNotFound,
+  invalidValue,
+  nulCharacter,
+  type OrgContext,
+  type ServiceContext,
+  type Violation,
+} from "@voiceops/platform";
 import {
   CallRequestStatusSchema,
   type CancelCallRequestRequest,
@@ -21,9 +34,8 @@ function onDncList(): ConnectError {
 }
 
 function checkVariables(variables: JsonObject | undefined, violations: Violation[]): void {
-  if (hasNul(variables)) violations.push(violation("variables", "string_type", "Input should be a valid string without NUL characters", undefined));
-  else if (variables && JSON.stringify(variables).length > 20_000)
-    violations.push(violation("variables", "value_error", "Value error, variables are too large (at most 20,000 characters as JSON)", undefined));
+  if (hasNul(variables)) violations.push(nulCharacter("variables"));
+  else if (variables && JSON.stringify(variables).length > 20_000) violations.push(invalidValue("variables", "variables are too large (at most 20,000 characters as JSON)"));
 }
 
 /** One-off calls (quick and entity) and the call requests themselves. */
@@ -81,9 +93,9 @@ export function callRequestHandlers(service: ServiceContext, engine: OutboundEng
       const violations: Violation[] = [];
       checkVariables(req.variables, violations);
       const [contact, lead] = await Promise.all([crm.contact(org, contactId), leadId ? crm.lead(org, leadId) : undefined]);
-      if (!contact) violations.push(violation("contact_id", "value_error", "Value error, contact not found", contactId));
-      else if (!contact.phoneNumber) violations.push(violation("contact_id", "value_error", "Value error, the contact has no phone number", contactId));
-      if (leadId && !lead) violations.push(violation("lead_id", "value_error", "Value error, lead not found", leadId));
+      if (!contact) violations.push(referenceNotFound("contact_id", "contact", contactId));
+      else if (!contact.phoneNumber) violations.push(invalidValue("contact_id", "the contact has no phone number", contactId));
+      if (leadId && !lead) violations.push(referenceNotFound("lead_id", "lead", leadId));
       if (violations.length > 0 || !contact?.phoneNumber) throw invalidArgument(violations);
       const variables: JsonObject = { ...(req.variables ?? {}) };
       if (contact.name && variables.name === undefined) variables.name = contact.name;

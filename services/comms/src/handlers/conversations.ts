@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import { enumToJson, invalidArgument, newEvent, normalizePhone, orgOf, violation, type Emit, type OrgContext, type ServiceContext, notFound } from "@voiceops/platform";
+import { enumToJson, invalidArgument, newEvent, normalizePhone, orgOf, notFound, badFormat, type Emit, type OrgContext, type ServiceContext } from "@voiceops/platform";
 import { ConversationChangedSchema, ConversationDeletedSchema, ConversationMessageAddedSchema } from "@voiceops/proto/voiceops/comms/v1/comms_events_pb";
 import {
   ConversationChannelSchema,
@@ -56,7 +56,7 @@ export function conversationHandlers(service: ServiceContext, store: Conversatio
       let phone = req.phoneNumber.trim();
       if (channel !== "web") {
         const e164 = normalizePhone(phone, org.country);
-        if (!e164) throw invalidArgument([violation("phone_number", "value_error", "Value error, not a valid phone number", req.phoneNumber)]);
+        if (!e164) throw invalidArgument([badFormat("phone_number", "phone", req.phoneNumber)]);
         phone = e164;
       }
       const row = await service.write(async (tx, emit) => {

@@ -1,6 +1,18 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import { invalidArgument, newEvent, normalizePhone, orgOf, pgErrorCode, PgErrorCode, updatedFields, violation, type Emit, type ServiceContext, notFound } from "@voiceops/platform";
+import {
+  invalidArgument,
+  newEvent,
+  normalizePhone,
+  orgOf,
+  pgErrorCode,
+  PgErrorCode,
+  updatedFields,
+  notFound,
+  invalidValue,
+  type Emit,
+  type ServiceContext,
+} from "@voiceops/platform";
 import { ContactCreatedSchema, ContactDeletedSchema, ContactUpdatedSchema, LeadDeletedSchema } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
 import {
   ContactFieldsSchema,
@@ -54,7 +66,7 @@ export function contactHandlers(service: ServiceContext, stores: CrmStores) {
       const org = orgOf(ctx);
       const { values, violations } = contactValues(req, CONTACT_FIELDS, org.country);
       if (!values.name && !values.phone_number && !violations.some((v) => v.field === "phone_number")) {
-        violations.push(violation("", "value_error", "Value error, name or phone_number is required", null));
+        violations.push(invalidValue("", "name or phone_number is required", null));
       }
       if (violations.length > 0) throw invalidArgument(violations);
       const row = await service.write(async (tx, emit) => {
@@ -120,7 +132,7 @@ export function contactHandlers(service: ServiceContext, stores: CrmStores) {
         }
         if (!updated) throw notFound("Contact");
         if (!updated.name && !updated.phone_number) {
-          throw invalidArgument([violation("contact", "value_error", "Value error, a contact needs a name or a phone_number", null)]);
+          throw invalidArgument([invalidValue("contact", "a contact needs a name or a phone_number", null)]);
         }
         emit(newEvent(org.orgId, "crm.contact.updated", ContactUpdatedSchema, create(ContactUpdatedSchema, { contact: toContact(updated) })));
         return updated;

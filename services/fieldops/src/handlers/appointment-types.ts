@@ -1,6 +1,18 @@
 import { create } from "@bufbuild/protobuf";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import { blankToNull, distinctLabels, invalidArgument, newEvent, orgOf, updatedFields, violation, type DomainEvent, type ServiceContext, notFound } from "@voiceops/platform";
+import {
+  blankToNull,
+  distinctLabels,
+  invalidArgument,
+  newEvent,
+  orgOf,
+  updatedFields,
+  notFound,
+  required,
+  wrongType,
+  type DomainEvent,
+  type ServiceContext,
+} from "@voiceops/platform";
 import { AppointmentTypeCreatedSchema, AppointmentTypeDeletedSchema, AppointmentTypeUpdatedSchema } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
 import {
   AppointmentTypeFieldsSchema,
@@ -24,7 +36,7 @@ function typeEvent(orgId: string, verb: "created" | "updated", row: AppointmentT
 /** The values of a create request, defaults applied (the gateway applies them too; gRPC callers may not). */
 function createValues(req: CreateAppointmentTypeRequest): AppointmentTypeValues {
   const name = blankToNull(req.name);
-  if (name === null) throw invalidArgument([violation("name", "missing", "Field required", null)]);
+  if (name === null) throw invalidArgument([required("name")]);
   return {
     name,
     description: blankToNull(req.description),
@@ -46,7 +58,7 @@ function updatedValues(current: AppointmentTypeRow, input: AppointmentTypeFields
     switch (field) {
       case "name": {
         const name = blankToNull(input.name);
-        if (name === null) throw invalidArgument([violation("appointment_type.name", "string_type", "Input should be a valid string", null)]);
+        if (name === null) throw invalidArgument([wrongType("appointment_type.name", "string", null)]);
         next.name = name;
         break;
       }

@@ -8,14 +8,14 @@ import {
   newEvent,
   orgOf,
   phoneInput,
+  updatedFields,
+  notFound,
+  wrongType,
   type Emit,
   type OrgContext,
   type Queryable,
   type ServiceContext,
-  updatedFields,
-  violation,
   type Violation,
-  notFound,
 } from "@voiceops/platform";
 import { ServiceProviderCreatedSchema, ServiceProviderDeletedSchema, ServiceProviderUpdatedSchema } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
 import {
@@ -60,7 +60,7 @@ function providerValues(input: ProviderInput, fields: Iterable<ProviderField>, c
         const name = blankToNull(input.name);
         // The gateway refuses null and blank names; this guards gRPC callers whose mask names
         // the field without a value.
-        if (name === null) violations.push(violation(`${prefix}name`, "string_type", "Input should be a valid string", null));
+        if (name === null) violations.push(wrongType(`${prefix}name`, "string", null));
         else values.name = name;
         break;
       }

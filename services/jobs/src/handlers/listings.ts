@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { blankToNull, invalidArgument, newEvent, orgOf, updatedFields, violation, type ServiceContext, type Violation, notFound } from "@voiceops/platform";
+import { blankToNull, invalidArgument, newEvent, orgOf, updatedFields, notFound, tooShort, type ServiceContext, type Violation } from "@voiceops/platform";
 import { ServiceListingChangedSchema } from "@voiceops/proto/voiceops/jobs/v1/jobs_events_pb";
 import { ServiceListingFieldsSchema, type JobsService } from "@voiceops/proto/voiceops/jobs/v1/jobs_service_pb";
 import { toServiceListing } from "../store/listing-rows.js";
@@ -31,7 +31,7 @@ function listingValues(input: ListingInput, fields: Iterable<ListingField>, pref
     switch (field) {
       case "name": {
         const name = blankToNull(input.name);
-        if (name === null) violations.push(violation(`${prefix}name`, "string_too_short", "String should have at least 1 character", input.name ?? null, { min_length: 1 }));
+        if (name === null) violations.push(tooShort(`${prefix}name`, input.name ?? null, 1));
         else values.name = name;
         break;
       }
