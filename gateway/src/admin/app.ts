@@ -1,7 +1,8 @@
 import { timingSafeEqual } from "node:crypto";
 import express, { type NextFunction, type Request, type Response } from "express";
-import { NUL_MESSAGE, registry, ROLES, type Logger, type Role } from "@voiceops/platform";
+import { nulCharacter, registry, ROLES, violation, type Logger, type Role } from "@voiceops/platform";
 import { sendDetail, sendValidation } from "../http/errors.js";
+import { fastApiEntry } from "../http/fastapi-errors.js";
 import { requestContext } from "../http/request-context.js";
 import { InputChecker, uuidPathError } from "../http/validate-input.js";
 import type { PrincipalCache } from "../identity/principal-cache.js";
@@ -57,8 +58,8 @@ export function createAdminApp(deps: { store: IdentityStore; cache: PrincipalCac
     "/admin/organizations",
     route(async (req, res) => {
       const name = typeof req.query.name === "string" ? req.query.name : undefined;
-      if (!name) return sendValidation(res, [{ loc: ["query", "name"], msg: "Field required", type: "missing" }]);
-      if (name.includes("\u0000")) return sendValidation(res, [{ loc: ["query", "name"], msg: NUL_MESSAGE, type: "value_error", input: name }]);
+      if (!name) return sendValidation(res, [fastApiEntry(["query", "name"], violation("name", "required", ""))]);
+      if (name.includes("\u0000")) return sendValidation(res, [fastApiEntry(["query", "name"], nulCharacter("name", name))]);
       const items = await store.findOrganizationsByName(name);
       res.json({ items, total: items.length });
     }),

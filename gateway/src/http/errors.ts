@@ -1,5 +1,5 @@
 import type { Response } from "express";
-import type { ValidationEntry } from "../transcoder/request.js";
+import type { ValidationEntry } from "./fastapi-errors.js";
 
 /** `{"detail": "..."}` for 401, 403, 404, 409, 429 and 5xx. */
 export function sendDetail(res: Response, status: number, detail: string): void {

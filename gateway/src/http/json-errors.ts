@@ -1,6 +1,7 @@
 import type { Express, NextFunction, Request, Response } from "express";
 import { isDatabaseUnavailable, type Logger } from "@voiceops/platform";
 import { sendDetail, sendValidation } from "./errors.js";
+import { jsonDecodeError, refusal } from "./fastapi-errors.js";
 
 interface HttpError {
   type?: string;
@@ -30,19 +31,19 @@ export function jsonErrors(app: Express, logger: Logger): void {
       return;
     }
     if (e.type === "entity.parse.failed") {
-      return sendValidation(res, [{ loc: ["body"], msg: "JSON decode error", type: "json_invalid", ctx: { error: e.message ?? "invalid JSON" } }]);
+      return sendValidation(res, [jsonDecodeError(e.message ?? "invalid JSON")]);
     }
     // A compressed body that does not decompress (Content-Encoding: gzip over garbage): zlib's
     // and brotli's errors, which the body parser passes on as an untyped 400.
     const encoding = req.headers["content-encoding"];
     if (e.type === undefined && (e.status ?? e.statusCode) === 400 && encoding !== undefined && encoding !== "identity") {
-      return sendValidation(res, [{ loc: ["body"], msg: "JSON decode error", type: "json_invalid", ctx: { error: "the body could not be decoded with its Content-Encoding" } }]);
+      return sendValidation(res, [jsonDecodeError("the body could not be decoded with its Content-Encoding")]);
     }
     if (e.type === "entity.too.large") return sendDetail(res, 413, "Request body too large");
     if (e.type === "encoding.unsupported" || e.type === "charset.unsupported") return sendDetail(res, 415, "Unsupported request encoding");
     // The router could not percent-decode a path segment (/api/contacts/%ZZ).
     if (error instanceof URIError) {
-      return sendValidation(res, [{ loc: ["path"], msg: "Invalid percent-encoding in the path", type: "value_error" }]);
+      return sendValidation(res, [refusal(["path"], "Invalid percent-encoding in the path")]);
     }
     if (isDatabaseUnavailable(error)) {
       logger.warn({ err: error, requestId: req.requestId }, "database unavailable");

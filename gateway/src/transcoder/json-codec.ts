@@ -1,6 +1,22 @@
 import { ScalarType, create, fromJson, toJson, type DescField, type DescMessage, type JsonValue } from "@bufbuild/protobuf";
 import { StructSchema, TimestampSchema, ValueSchema, timestampDate, timestampFromDate, type Timestamp } from "@bufbuild/protobuf/wkt";
-import { enumFromJson, enumJsonValues, enumToJson, expectedList, fieldRules, TIMESTAMP_RANGE_MESSAGE, timestampInRange, violation, type Violation } from "@voiceops/platform";
+import {
+  aboveMax,
+  badFormat,
+  belowMin,
+  enumFromJson,
+  enumJsonValues,
+  enumToJson,
+  fieldRules,
+  invalidValue,
+  notAllowed,
+  TIMESTAMP_RANGE,
+  timestampInRange,
+  wrongType,
+  type ValueType,
+  type Violation,
+  type ViolationContext,
+} from "@voiceops/platform";
 
 // JSON <-> protobuf for the REST API. Unlike the canonical proto3 JSON mapping, field names are
 // the proto (snake_case) names, enums use their short spelling, int64 are JSON numbers, and
@@ -21,21 +37,25 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d
 
 export type Parsed = { ok: true; value: unknown } | { ok: false; violation: Violation };
 
-function fail(path: string, type: string, message: string, input: unknown): Parsed {
-  return { ok: false, violation: violation(path, type, message, input) };
+function failed(violation: Violation): Parsed {
+  return { ok: false, violation };
+}
+
+function fail(path: string, expected: ValueType, input: unknown, got?: ViolationContext["got"]): Parsed {
+  return failed(wrongType(path, expected, input, got));
 }
 
 function parseInteger(path: string, field: DescField, input: unknown): Parsed {
   let value: number;
   if (typeof input === "number") {
-    if (!Number.isInteger(input)) return fail(path, "int_from_float", "Input should be a valid integer, got a number with a fractional part", input);
+    if (!Number.isInteger(input)) return fail(path, "integer", input, "fraction");
     value = input;
   } else if (typeof input === "string" && INTEGER_TEXT.test(input.trim())) {
     value = Number(input.trim());
   } else if (typeof input === "string") {
-    return fail(path, "int_parsing", "Input should be a valid integer, unable to parse string as an integer", input);
+    return fail(path, "integer", input, "text");
   } else {
-    return fail(path, "int_type", "Input should be a valid integer", input);
+    return fail(path, "integer", input);
   }
   const scalar = field.scalar ?? ScalarType.INT32;
   const rules = fieldRules(field);
@@ -43,59 +63,56 @@ function parseInteger(path: string, field: DescField, input: unknown): Parsed {
   if (INT32_TYPES.has(scalar) || UINT32_TYPES.has(scalar)) {
     const max = UINT32_TYPES.has(scalar) ? 4_294_967_295 : 2_147_483_647;
     const min = UINT32_TYPES.has(scalar) ? 0 : -2_147_483_648;
-    if (value > max) return fail(path, "less_than_equal", `Input should be less than or equal to ${rules?.max ?? max}`, input);
-    if (value < min) return fail(path, "greater_than_equal", `Input should be greater than or equal to ${rules?.min ?? min}`, input);
+    if (value > max) return failed(aboveMax(path, input, Number(rules?.max ?? max)));
+    if (value < min) return failed(belowMin(path, input, Number(rules?.min ?? min)));
     return { ok: true, value };
   }
-  if (!Number.isSafeInteger(value)) return fail(path, "int_parsing", "Input should be a valid integer, unable to parse string as an integer", input);
-  if (UINT64_TYPES.has(scalar) && value < 0) return fail(path, "greater_than_equal", "Input should be greater than or equal to 0", input);
+  if (!Number.isSafeInteger(value)) return fail(path, "integer", input, "text");
+  if (UINT64_TYPES.has(scalar) && value < 0) return failed(belowMin(path, input, 0));
   return { ok: true, value: BigInt(value) };
 }
 
 function parseScalar(path: string, field: DescField, input: unknown): Parsed {
   const scalar = field.scalar ?? ScalarType.STRING;
   if (scalar === ScalarType.STRING) {
-    return typeof input === "string" ? { ok: true, value: input } : fail(path, "string_type", "Input should be a valid string", input);
+    return typeof input === "string" ? { ok: true, value: input } : fail(path, "string", input);
   }
   if (scalar === ScalarType.BOOL) {
     if (typeof input === "boolean") return { ok: true, value: input };
     const word = typeof input === "string" ? input.trim().toLowerCase() : typeof input === "number" ? String(input) : undefined;
     if (word !== undefined && TRUE_WORDS.has(word)) return { ok: true, value: true };
     if (word !== undefined && FALSE_WORDS.has(word)) return { ok: true, value: false };
-    return fail(path, "bool_parsing", "Input should be a valid boolean, unable to interpret input", input);
+    return fail(path, "boolean", input);
   }
   if (FLOAT_TYPES.has(scalar)) {
     const value = typeof input === "number" ? input : typeof input === "string" && input.trim() !== "" ? Number(input) : Number.NaN;
-    return Number.isFinite(value) ? { ok: true, value } : fail(path, "float_parsing", "Input should be a valid number, unable to parse string as a number", input);
+    return Number.isFinite(value) ? { ok: true, value } : fail(path, "number", input);
   }
   if (INT32_TYPES.has(scalar) || UINT32_TYPES.has(scalar) || INT64_TYPES.has(scalar) || UINT64_TYPES.has(scalar)) {
     return parseInteger(path, field, input);
   }
   if (scalar === ScalarType.BYTES) {
-    return typeof input === "string" ? { ok: true, value: new Uint8Array(Buffer.from(input, "base64")) } : fail(path, "bytes_type", "Input should be a valid bytes", input);
+    return typeof input === "string" ? { ok: true, value: new Uint8Array(Buffer.from(input, "base64")) } : fail(path, "bytes", input);
   }
-  return fail(path, "type_error", "Unsupported value", input);
+  return failed(invalidValue(path, "unsupported value", input));
 }
 
 export function parseTimestamp(path: string, input: unknown): Parsed {
   if (typeof input !== "string" || !RFC3339.test(input.trim())) {
-    return fail(path, "datetime_parsing", "Input should be a valid datetime in RFC 3339 format, e.g. 2026-11-21T14:03:00Z", input);
+    return failed(badFormat(path, "datetime", input, undefined, { example: "2026-11-21T14:03:00Z" }));
   }
   const date = new Date(input.trim());
-  if (Number.isNaN(date.getTime())) return fail(path, "datetime_parsing", "Input should be a valid datetime", input);
+  if (Number.isNaN(date.getTime())) return failed(badFormat(path, "datetime", input));
   const value = timestampFromDate(date);
-  if (!timestampInRange(value.seconds)) return fail(path, "datetime_parsing", TIMESTAMP_RANGE_MESSAGE, input);
+  if (!timestampInRange(value.seconds)) return failed(badFormat(path, "datetime", input, undefined, TIMESTAMP_RANGE));
   return { ok: true, value };
 }
 
 function parseEnum(path: string, field: DescField, input: unknown): Parsed {
   const desc = field.enum;
-  if (!desc) return fail(path, "enum", "Unsupported enum", input);
+  if (!desc) return failed(invalidValue(path, "unsupported enum", input));
   const number = typeof input === "string" ? enumFromJson(desc, input) : undefined;
-  if (number === undefined) {
-    const expected = expectedList(enumJsonValues(desc));
-    return { ok: false, violation: violation(path, "enum", `Input should be ${expected}`, input, { expected }) };
-  }
+  if (number === undefined) return failed(notAllowed(path, input, enumJsonValues(desc)));
   return { ok: true, value: number };
 }
 
@@ -105,7 +122,7 @@ export function parseSingular(path: string, field: DescField, input: unknown): P
   if (kind === "enum") return parseEnum(path, field, input);
   if (kind === "message") {
     const desc = field.message;
-    if (!desc) return fail(path, "type_error", "Unsupported message", input);
+    if (!desc) return failed(invalidValue(path, "unsupported message", input));
     return parseMessageValue(path, desc, input);
   }
   return parseScalar(path, field, input);
@@ -115,7 +132,7 @@ function parseMessageValue(path: string, desc: DescMessage, input: unknown): Par
   if (desc.typeName === TimestampSchema.typeName) return parseTimestamp(path, input);
   if (desc.typeName === StructSchema.typeName) {
     if (typeof input !== "object" || input === null || Array.isArray(input)) {
-      return fail(path, "dict_type", "Input should be a valid dictionary", input);
+      return fail(path, "dictionary", input);
     }
     // A Struct field holds its JSON object as it is (protobuf-es represents it as JsonObject).
     return { ok: true, value: input };
@@ -123,9 +140,7 @@ function parseMessageValue(path: string, desc: DescMessage, input: unknown): Par
   if (desc.typeName === ValueSchema.typeName) return { ok: true, value: fromJson(ValueSchema, input as JsonValue) };
   const out: Violation[] = [];
   const message = readMessage(desc, input, path, out);
-  return out.length > 0 || !message
-    ? { ok: false, violation: out[0] ?? violation(path, "model_type", "Input should be a valid dictionary or object to extract fields from", input) }
-    : { ok: true, value: message };
+  return out.length > 0 || !message ? failed(out[0] ?? wrongType(path, "object", input)) : { ok: true, value: message };
 }
 
 /**
@@ -134,7 +149,7 @@ function parseMessageValue(path: string, desc: DescMessage, input: unknown): Par
  */
 export function readMessage(desc: DescMessage, input: unknown, prefix: string, out: Violation[]): AnyMessage | undefined {
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
-    out.push(violation(prefix, "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", input));
+    out.push(wrongType(prefix, "object", input));
     return undefined;
   }
   const message = create(desc) as AnyMessage;
@@ -144,12 +159,12 @@ export function readMessage(desc: DescMessage, input: unknown, prefix: string, o
     const value = object[field.name];
     const path = prefix ? `${prefix}.${field.name}` : field.name;
     if (value === null) {
-      if (fieldRules(field)?.notNull) out.push(violation(path, nullType(field), nullMessage(field), null));
+      if (fieldRules(field)?.notNull) out.push(nullViolation(path, field));
       continue;
     }
     if (field.fieldKind === "list") {
       if (!Array.isArray(value)) {
-        out.push(violation(path, "list_type", "Input should be a valid list", value));
+        out.push(wrongType(path, "list", value));
         continue;
       }
       const items: unknown[] = [];
@@ -161,7 +176,7 @@ export function readMessage(desc: DescMessage, input: unknown, prefix: string, o
       message[field.localName] = items;
     } else if (field.fieldKind === "map") {
       if (typeof value !== "object" || Array.isArray(value)) {
-        out.push(violation(path, "dict_type", "Input should be a valid dictionary", value));
+        out.push(wrongType(path, "dictionary", value));
         continue;
       }
       const entries: Record<string, unknown> = {};
@@ -184,20 +199,13 @@ function isTimestamp(field: DescField): boolean {
   return field.fieldKind === "message" && field.message.typeName === TimestampSchema.typeName;
 }
 
-function nullType(field: DescField): string {
-  if (isTimestamp(field)) return "datetime_type";
-  if (field.fieldKind === "enum") return "enum";
-  if (field.fieldKind === "scalar" && field.scalar === ScalarType.BOOL) return "bool_type";
-  if (field.fieldKind === "scalar" && field.scalar !== ScalarType.STRING) return "int_type";
-  return "string_type";
-}
-
-function nullMessage(field: DescField): string {
-  if (isTimestamp(field)) return "Input should be a valid datetime";
-  if (field.fieldKind === "enum" && field.enum) return `Input should be ${expectedList(enumJsonValues(field.enum))}`;
-  if (field.fieldKind === "scalar" && field.scalar === ScalarType.BOOL) return "Input should be a valid boolean";
-  if (field.fieldKind === "scalar" && field.scalar !== ScalarType.STRING) return "Input should be a valid integer";
-  return "Input should be a valid string";
+/** A null sent for a not_null field: the field's type is what it should have been. */
+function nullViolation(path: string, field: DescField): Violation {
+  if (isTimestamp(field)) return wrongType(path, "datetime", null, "null");
+  if (field.fieldKind === "enum") return notAllowed(path, null, enumJsonValues(field.enum));
+  if (field.fieldKind === "scalar" && field.scalar === ScalarType.BOOL) return wrongType(path, "boolean", null, "null");
+  if (field.fieldKind === "scalar" && field.scalar !== ScalarType.STRING) return wrongType(path, "integer", null, "null");
+  return wrongType(path, "string", null, "null");
 }
 
 function writeSingular(field: DescField, value: unknown): unknown {

@@ -2,6 +2,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import type { NextFunction, Request, RequestHandler, Response, Router } from "express";
 import { isAnswered, isComponentAuthFailure, orgHeaders, violationsOf, type Logger, type ObjectStore, type PeerRegistry } from "@voiceops/platform";
 import { sendDetail, sendValidation } from "../http/errors.js";
+import { refusal } from "../http/fastapi-errors.js";
 import { HTTP_STATUS_OF_CODE } from "./http-status.js";
 import { writeField, writeMessage } from "./json-codec.js";
 import { decodeRequest, entriesOf } from "./request.js";
@@ -34,7 +35,7 @@ function sendRpcError(res: Response, route: Route, error: ConnectError, logger: 
   if (error.code === Code.InvalidArgument) {
     const violations = violationsOf(error);
     if (violations.length > 0) return sendValidation(res, entriesOf(route, violations));
-    return sendValidation(res, [{ loc: [route.body ? "body" : "query"], msg: error.rawMessage, type: "value_error" }]);
+    return sendValidation(res, [refusal([route.body ? "body" : "query"], error.rawMessage)]);
   }
   // A service refusing the gateway's own credentials is a fault of ours, not the client's; a
   // service refusing the client's (a wrong x-internal-key) is a 401.
@@ -136,7 +137,7 @@ function handleUpload(route: Route, req: Request, res: Response, next: NextFunct
     },
     (error: unknown) => {
       if (!(error instanceof UploadRefused)) return next(error);
-      if (error.status === 422) return sendValidation(res, [{ loc: error.loc, msg: error.detail, type: "value_error" }]);
+      if (error.status === 422) return sendValidation(res, [refusal(error.loc, error.detail)]);
       sendDetail(res, error.status, error.detail);
     },
   );

@@ -1,19 +1,11 @@
 import { create, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import { FieldMaskSchema } from "@bufbuild/protobuf/wkt";
-import { applyDefaults, fieldRules, validateMessage, type Violation } from "@voiceops/platform";
+import { applyDefaults, fieldRules, required, tooFewItems, tooShort, validateMessage, type Violation } from "@voiceops/platform";
+import { fastApiEntry, type ValidationEntry } from "../http/fastapi-errors.js";
 import { parseSingular, readMessage } from "./json-codec.js";
 import type { Route } from "./routes.js";
 
 type AnyMessage = Record<string, unknown>;
-
-/** A FastAPI-style validation entry: where, what and why. */
-export interface ValidationEntry {
-  loc: (string | number)[];
-  msg: string;
-  type: string;
-  input?: unknown;
-  ctx?: Record<string, unknown>;
-}
 
 export interface HttpInput {
   params: Record<string, string>;
@@ -39,15 +31,8 @@ export function locate(route: Route, fieldPath: string): (string | number)[] {
   return ["query", ...parts];
 }
 
-function entry(route: Route, v: Violation): ValidationEntry {
-  const out: ValidationEntry = { loc: locate(route, v.field), msg: v.message, type: v.type };
-  if (v.input !== undefined) out.input = v.input;
-  if (v.context !== undefined) out.ctx = v.context;
-  return out;
-}
-
 export function entriesOf(route: Route, violations: Violation[]): ValidationEntry[] {
-  return violations.map((v) => entry(route, v));
+  return violations.map((v) => fastApiEntry(locate(route, v.field), v));
 }
 
 function readQueryField(field: DescField, raw: unknown, message: AnyMessage, out: Violation[]): void {
@@ -79,7 +64,7 @@ export function decodeRequest(route: Route, input: HttpInput): { message: AnyMes
   let bodyUnusable = route.body !== undefined && input.body === undefined;
 
   if (route.body === "*") {
-    if (input.body === undefined) violations.push({ field: "", type: "missing", message: "Field required", input: null });
+    if (input.body === undefined) violations.push(required(""));
     else {
       const read = readMessage(schema, input.body, "", violations);
       if (read) message = read;
@@ -88,7 +73,7 @@ export function decodeRequest(route: Route, input: HttpInput): { message: AnyMes
   } else if (route.body) {
     const field = route.body;
     if (input.body === undefined) {
-      violations.push({ field: field.name, type: "missing", message: "Field required", input: null });
+      violations.push(required(field.name));
     } else if (field.message) {
       const nested = readMessage(field.message, input.body, field.name, violations);
       if (nested) message[field.localName] = nested;
@@ -128,7 +113,7 @@ export function decodeRequest(route: Route, input: HttpInput): { message: AnyMes
   applyDefaults(schema, message);
   for (const v of validateMessage(schema, message, { country: input.country })) {
     if (failed.has(v.field)) continue;
-    if (v.type === "missing" && wasSent(route, input, v.field)) {
+    if (v.rule === "required" && wasSent(route, input, v.field)) {
       violations.push(emptyValue(schema, v));
       continue;
     }
@@ -159,18 +144,8 @@ function emptyValue(schema: DescMessage, v: Violation): Violation {
   let field = schema.fields.find((f) => f.name === head);
   if (rest.length > 0 && field?.message) field = field.message.fields.find((f) => f.name === rest[0]);
   const rules = field ? fieldRules(field) : undefined;
-  if (field?.fieldKind === "list") {
-    const min = rules?.minItems ?? 1;
-    return {
-      field: v.field,
-      type: "too_short",
-      message: `List should have at least ${min} item${min === 1 ? "" : "s"} after validation, not 0`,
-      input: [],
-      context: { field_type: "List", min_length: min, actual_length: 0 },
-    };
-  }
-  const min = rules?.minLen ?? 1;
-  return { field: v.field, type: "string_too_short", message: `String should have at least ${min} character${min === 1 ? "" : "s"}`, input: "", context: { min_length: min } };
+  if (field?.fieldKind === "list") return tooFewItems(v.field, [], rules?.minItems ?? 1, 0);
+  return tooShort(v.field, "", rules?.minLen ?? 1);
 }
 
 /** Orders violations as the fields are declared, the order FastAPI reports parameters in. */

@@ -49,9 +49,13 @@ describe("CRM contact handlers", () => {
     expect(error.code).toBe(Code.InvalidArgument);
     expect(
       violationsOf(error)
-        .map((v) => v.field)
+        .map((v) => [v.field, v.rule, v.context])
         .sort(),
-    ).toEqual(["email", "name"]);
+    ).toEqual([
+      ["email", "format", { format: "email" }],
+      ["name", "max_length", { max_length: 200 }],
+    ]);
+    expect(violationsOf(error).every((v) => !/Value error|should|Field required/.test(v.message))).toBe(true);
     const list = await crm.listContacts({});
     expect(list.total).toBe(0);
   });

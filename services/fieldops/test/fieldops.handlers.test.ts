@@ -28,7 +28,7 @@ describe("fieldops handlers", () => {
     expect(await fieldops.listServiceProviders({})).toMatchObject({ page: 1, pageSize: 10, total: 2 });
 
     const error = await failureOf(fieldops.createServiceProvider({ name: "Lee", phoneNumber: "12" }));
-    expect(violationsOf(error)).toEqual([expect.objectContaining({ field: "phone_number", type: "value_error" })]);
+    expect(violationsOf(error)).toEqual([expect.objectContaining({ field: "phone_number", rule: "format" })]);
   });
 
   it("updates only what a provider update names, and refuses to clear the name", async () => {
@@ -39,7 +39,7 @@ describe("fieldops handlers", () => {
     expect(updated.provider).toMatchObject({ name: "Ana", isOnCall: true, status: ServiceProviderStatus.ACTIVE });
     expect(updated.provider?.specialty).toBeUndefined();
     const error = await failureOf(fieldops.updateServiceProvider({ providerId: id, provider: {}, updateMask: { paths: ["name"] } }));
-    expect(violationsOf(error)).toEqual([expect.objectContaining({ field: "provider.name", type: "string_type" })]);
+    expect(violationsOf(error)).toEqual([expect.objectContaining({ field: "provider.name", rule: "type" })]);
   });
 
   it("opens an alert by default, on create and on replace", async () => {
@@ -79,6 +79,6 @@ describe("fieldops handlers", () => {
     expect((await fieldops.listAppointmentTypes({})).items).toEqual([]);
     expect((await fieldops.listAppointmentTypes({ includeInactive: true })).items.map((item) => item.id)).toEqual([id]);
     const error = await failureOf(fieldops.updateAppointmentType({ appointmentTypeId: id, appointmentType: {}, updateMask: { paths: ["name"] } }));
-    expect(violationsOf(error)).toEqual([expect.objectContaining({ field: "appointment_type.name", type: "string_type" })]);
+    expect(violationsOf(error)).toEqual([expect.objectContaining({ field: "appointment_type.name", rule: "type" })]);
   });
 });

@@ -54,6 +54,6 @@ describe("jobs handlers", () => {
     expect(cleared.listing?.priceCents).toBeUndefined();
     expect(cleared.listing?.isAvailable).toBe(true);
     const error = await failureOf(jobs.updateServiceListing({ listingId: id, listing: {}, updateMask: { paths: ["name"] } }));
-    expect(violationsOf(error)).toEqual([expect.objectContaining({ field: "listing.name", type: "string_type" })]);
+    expect(violationsOf(error)).toEqual([expect.objectContaining({ field: "listing.name", rule: "type" })]);
   });
 });

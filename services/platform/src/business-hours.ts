@@ -1,4 +1,5 @@
 import { DateTime } from "luxon";
+import { badFormat, invalidValue, violation, wrongType, type Violation } from "./validation/violations.js";
 
 // An organization's opening hours: the one definition every service uses (validation in the
 // admin API, expansion into instants for scheduling, after-hours figures in analytics).
@@ -29,12 +30,14 @@ export const DEFAULT_BUSINESS_HOURS: WeeklyHours = Object.freeze({
   sun: [],
 });
 
-/** One thing wrong with a business_hours value: where (below the field itself), what, and the value. */
+/** One thing wrong with a business_hours value: where (below the field itself), and what. */
 export interface BusinessHoursProblem {
   path: (string | number)[];
-  msg: string;
-  type: string;
-  input?: unknown;
+  violation: Violation;
+}
+
+function problem(path: (string | number)[], make: (field: string) => Violation): BusinessHoursProblem {
+  return { path, violation: make(path.join(".")) };
 }
 
 const HHMM = /^([01]\d|2[0-3]):[0-5]\d$|^24:00$/;
@@ -51,23 +54,23 @@ function minutesOf(hhmm: string): number {
 export function parseBusinessHours(value: unknown): { hours?: WeeklyHours; problems: BusinessHoursProblem[] } {
   const problems: BusinessHoursProblem[] = [];
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return { problems: [{ path: [], msg: "Input should be a valid dictionary", type: "dict_type", input: value }] };
+    return { problems: [problem([], (field) => wrongType(field, "dictionary", value))] };
   }
   const hours = { mon: [], tue: [], wed: [], thu: [], fri: [], sat: [], sun: [] } as WeeklyHours;
   for (const [key, day] of Object.entries(value as Record<string, unknown>)) {
     if (!(WEEKDAYS as readonly string[]).includes(key)) {
-      problems.push({ path: [key], msg: `Value error, not a weekday: use ${WEEKDAYS.join(", ")}`, type: "value_error", input: day });
+      problems.push(problem([key], (field) => invalidValue(field, `not a weekday: use ${WEEKDAYS.join(", ")}`, day)));
       continue;
     }
     if (day === null) continue;
     if (!Array.isArray(day)) {
-      problems.push({ path: [key], msg: "Input should be a valid list", type: "list_type", input: day });
+      problems.push(problem([key], (field) => wrongType(field, "list", day)));
       continue;
     }
     const intervals: OpeningInterval[] = [];
     day.forEach((item: unknown, index) => {
       if (typeof item !== "object" || item === null || Array.isArray(item)) {
-        problems.push({ path: [key, index], msg: "Input should be a valid dictionary", type: "dict_type", input: item });
+        problems.push(problem([key, index], (field) => wrongType(field, "dictionary", item)));
         return;
       }
       const fields = item as Record<string, unknown>;
@@ -75,22 +78,22 @@ export function parseBusinessHours(value: unknown): { hours?: WeeklyHours; probl
       for (const name of ["start", "end"] as const) {
         const text = fields[name];
         if (text === undefined || text === null) {
-          problems.push({ path: [key, index, name], msg: "Field required", type: "missing" });
+          problems.push(problem([key, index, name], (field) => violation(field, "required", "")));
           ok = false;
         } else if (typeof text !== "string" || !HHMM.test(text) || (name === "start" && text === "24:00")) {
-          problems.push({ path: [key, index, name], msg: "Value error, expected a time HH:MM (00:00 to 23:59; 24:00 as an end)", type: "value_error", input: text });
+          problems.push(problem([key, index, name], (field) => badFormat(field, "time", text, "expected a time HH:MM (00:00 to 23:59; 24:00 as an end)")));
           ok = false;
         }
       }
       if (!ok) return;
       const interval = { start: fields.start as string, end: fields.end as string };
       if (minutesOf(interval.end) <= minutesOf(interval.start)) {
-        problems.push({ path: [key, index, "end"], msg: "Value error, end must be after start", type: "value_error", input: interval.end });
+        problems.push(problem([key, index, "end"], (field) => invalidValue(field, "end must be after start", interval.end)));
         return;
       }
       const clash = intervals.findIndex((other) => minutesOf(other.start) < minutesOf(interval.end) && minutesOf(interval.start) < minutesOf(other.end));
       if (clash >= 0) {
-        problems.push({ path: [key, index], msg: `Value error, overlaps interval ${clash} of the day`, type: "value_error", input: interval });
+        problems.push(problem([key, index], (field) => invalidValue(field, `overlaps interval ${clash} of the day`, interval)));
         return;
       }
       intervals.push(interval);

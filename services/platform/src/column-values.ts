@@ -4,7 +4,7 @@ import { declaredDefault } from "./defaults.js";
 import { enumToJson, fieldRules } from "./proto-options.js";
 import { blankToNull, distinctLabels } from "./updates.js";
 import { phoneInput } from "./validation/phone-input.js";
-import { violation, type Violation } from "./validation/violations.js";
+import { wrongType, type Violation } from "./validation/violations.js";
 
 /** What a column can hold when written from a request. */
 export type ColumnValue = string | number | boolean | Date | string[] | null;
@@ -44,11 +44,11 @@ function fieldNamed(schema: DescMessage, name: string): DescField {
 
 /**
  * A name that cannot be emptied: named without a value (a gRPC caller whose mask names it) is
- * a violation, as pydantic words a null. The gateway refuses null and blank names before this.
+ * a violation (not a string, as a null is). The gateway refuses null and blank names before this.
  */
 export const requiredText: ColumnOverride = (value, { path, violations }) => {
   const text = blankToNull(value as string | undefined);
-  if (text === null) violations.push(violation(path, "string_type", "Input should be a valid string", null));
+  if (text === null) violations.push(wrongType(path, "string", null));
   return text ?? undefined;
 };
 

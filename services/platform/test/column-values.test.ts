@@ -61,7 +61,7 @@ describe("columnValues", () => {
     const bad = create(ContactFieldsSchema, { phoneNumber: "12" });
     const result = columnValues<{ phone_number: unknown }>(ContactFieldsSchema, bad, ["phone_number"], { country: "US", prefix: "contact." });
     expect(result.values).toEqual({});
-    expect(result.violations).toEqual([expect.objectContaining({ field: "contact.phone_number", type: "value_error" })]);
+    expect(result.violations).toEqual([expect.objectContaining({ field: "contact.phone_number", rule: "format" })]);
     expect(() => columnValues<{ phone_number: unknown }>(ContactFieldsSchema, good, ["phone_number"])).toThrow(/country/);
   });
 
@@ -79,7 +79,7 @@ describe("columnValues", () => {
       overrides: { name: requiredText },
     });
     expect(result.values).toEqual({});
-    expect(result.violations).toEqual([expect.objectContaining({ field: "appointment_type.name", type: "string_type", message: "Input should be a valid string" })]);
+    expect(result.violations).toEqual([expect.objectContaining({ field: "appointment_type.name", rule: "type", context: { expected: "string" } })]);
   });
 
   it("refuses a column the message does not have", () => {

@@ -1,7 +1,7 @@
 import { create, type JsonObject } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import { blankToNull, enumToJson, invalidArgument, newEvent, orgOf, violation, type ServiceContext, notFound, withDefaults } from "@voiceops/platform";
+import { blankToNull, enumToJson, invalidArgument, newEvent, orgOf, type ServiceContext, notFound, withDefaults, invalidValue } from "@voiceops/platform";
 import { ActivityCreatedSchema, CallEndedSchema } from "@voiceops/proto/voiceops/comms/v1/comms_events_pb";
 import {
   ListActivitiesRequestSchema,
@@ -58,7 +58,7 @@ export function activityHandlers(
       if (source === "internal" && req.occurredAt) {
         occurredAt = timestampDate(req.occurredAt);
         if (occurredAt.getTime() > now.getTime() + CLOCK_SKEW_MS) {
-          violations.push(violation("occurred_at", "value_error", "Value error, occurred_at must not be in the future", occurredAt.toISOString()));
+          violations.push(invalidValue("occurred_at", "occurred_at must not be in the future", occurredAt.toISOString()));
         }
       }
       const contactId = req.contactId?.toLowerCase() ?? null;

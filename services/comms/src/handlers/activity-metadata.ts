@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
-import { normalizePhone, violation, type Violation } from "@voiceops/platform";
+import { normalizePhone, belowMin, notAllowed, wrongType, type Violation } from "@voiceops/platform";
 
 // What the activity log reads out of an activity's free-form metadata: the columns of a call
 // (CALL_ENDED) and the customer's number of a message.
@@ -22,22 +22,23 @@ export function callMetadataViolations(metadata: JsonObject): Violation[] {
   const oneOf = (key: string, allowed: string[]) => {
     const value = metadata[key];
     if (value !== undefined && value !== null && (typeof value !== "string" || !allowed.includes(value))) {
-      out.push(violation(`metadata.${key}`, "enum", `Input should be ${allowed.map((a) => `'${a}'`).join(" or ")}`, value));
+      out.push(notAllowed(`metadata.${key}`, value, allowed));
     }
   };
   oneOf("channel", ["phone", "web"]);
   oneOf("direction", ["inbound", "outbound"]);
   const duration = metadata.duration_seconds;
-  if (duration !== undefined && duration !== null && (typeof duration !== "number" || !Number.isFinite(duration) || duration < 0)) {
-    out.push(violation("metadata.duration_seconds", "greater_than_equal", "Input should be a number greater than or equal to 0", duration));
+  if (duration !== undefined && duration !== null) {
+    if (typeof duration !== "number" || !Number.isFinite(duration)) out.push(wrongType("metadata.duration_seconds", "number", duration));
+    else if (duration < 0) out.push(belowMin("metadata.duration_seconds", duration, 0));
   }
   const transcription = metadata.transcription;
   if (transcription !== undefined && transcription !== null && typeof transcription !== "string" && !Array.isArray(transcription)) {
-    out.push(violation("metadata.transcription", "string_type", "Input should be a string or a list of turns", transcription));
+    out.push(wrongType("metadata.transcription", "string_or_list", transcription));
   }
   const recording = metadata.recording;
   if (recording !== undefined && recording !== null && typeof recording !== "string") {
-    out.push(violation("metadata.recording", "string_type", "Input should be a valid string", recording));
+    out.push(wrongType("metadata.recording", "string", recording));
   }
   return out;
 }

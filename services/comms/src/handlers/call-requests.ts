@@ -6,11 +6,13 @@ import {
   invalidArgument,
   normalizePhone,
   orgOf,
-  violation,
+  notFound,
+  referenceNotFound,
+  invalidValue,
+  nulCharacter,
   type OrgContext,
   type ServiceContext,
   type Violation,
-  notFound,
   withDefaults,
 } from "@voiceops/platform";
 import {
@@ -34,9 +36,8 @@ function onDncList(): ConnectError {
 }
 
 function checkVariables(variables: JsonObject | undefined, violations: Violation[]): void {
-  if (hasNul(variables)) violations.push(violation("variables", "string_type", "Input should be a valid string without NUL characters", undefined));
-  else if (variables && JSON.stringify(variables).length > 20_000)
-    violations.push(violation("variables", "value_error", "Value error, variables are too large (at most 20,000 characters as JSON)", undefined));
+  if (hasNul(variables)) violations.push(nulCharacter("variables"));
+  else if (variables && JSON.stringify(variables).length > 20_000) violations.push(invalidValue("variables", "variables are too large (at most 20,000 characters as JSON)"));
 }
 
 /** One-off calls (quick and entity) and the call requests themselves. */
@@ -94,9 +95,9 @@ export function callRequestHandlers(service: ServiceContext, engine: OutboundEng
       const violations: Violation[] = [];
       checkVariables(req.variables, violations);
       const [contact, lead] = await Promise.all([crm.contact(org, contactId), leadId ? crm.lead(org, leadId) : undefined]);
-      if (!contact) violations.push(violation("contact_id", "value_error", "Value error, contact not found", contactId));
-      else if (!contact.phoneNumber) violations.push(violation("contact_id", "value_error", "Value error, the contact has no phone number", contactId));
-      if (leadId && !lead) violations.push(violation("lead_id", "value_error", "Value error, lead not found", leadId));
+      if (!contact) violations.push(referenceNotFound("contact_id", "contact", contactId));
+      else if (!contact.phoneNumber) violations.push(invalidValue("contact_id", "the contact has no phone number", contactId));
+      if (leadId && !lead) violations.push(referenceNotFound("lead_id", "lead", leadId));
       if (violations.length > 0 || !contact?.phoneNumber) throw invalidArgument(violations);
       const variables: JsonObject = { ...(req.variables ?? {}) };
       if (contact.name && variables.name === undefined) variables.name = contact.name;

@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import { enumToJson, invalidArgument, newEvent, orgOf, violation, type Emit, type ServiceContext, notFound, withDefaults } from "@voiceops/platform";
+import { enumToJson, invalidArgument, newEvent, orgOf, violation, type Emit, type ServiceContext, notFound, withDefaults, invalidValue } from "@voiceops/platform";
 import { CallDeletedSchema, RecordingStoredSchema } from "@voiceops/proto/voiceops/comms/v1/comms_events_pb";
 import {
   DeleteCallsRequestSchema,
@@ -68,7 +68,7 @@ export function callHandlers(service: ServiceContext, deps: { calls: CallStore; 
       const org = orgOf(ctx);
       const { noTranscription } = withDefaults(DeleteCallsRequestSchema, req, "noTranscription");
       if (!noTranscription && req.maxDuration === undefined && req.hoursBack === undefined) {
-        throw invalidArgument([violation("", "missing", "At least one filter is required: no_transcription, max_duration or hours_back")]);
+        throw invalidArgument([violation("", "required", "At least one filter is required: no_transcription, max_duration or hours_back")]);
       }
       const removed = await service.write(async (tx, emit) => {
         const result = await calls.deleteMatching(tx, org.orgId, {
@@ -100,10 +100,10 @@ export function callHandlers(service: ServiceContext, deps: { calls: CallStore; 
       const audio = req.audio;
       // The gateway stores uploads under the organization's prefix; a direct caller must too.
       if (!audio || !isOwnObject(org.orgId, audio.objectKey)) {
-        throw invalidArgument([violation("audio", "value_error", "Value error, an uploaded audio file of the organization is required", audio?.objectKey ?? null)]);
+        throw invalidArgument([invalidValue("audio", "an uploaded audio file of the organization is required", audio?.objectKey ?? null)]);
       }
       if (!audio.contentType.toLowerCase().startsWith("audio/")) {
-        throw invalidArgument([violation("audio.content_type", "value_error", "Value error, the recording must be audio/*", audio.contentType)]);
+        throw invalidArgument([invalidValue("audio.content_type", "the recording must be audio/*", audio.contentType)]);
       }
       const recording = { key: audio.objectKey, contentType: audio.contentType.toLowerCase(), bytes: Number(audio.bytes) };
       const previous = await service.write(async (tx, emit) => {

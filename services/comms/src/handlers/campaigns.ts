@@ -7,12 +7,14 @@ import {
   enumToJson,
   invalidArgument,
   orgOf,
-  violation,
+  notFound,
+  required,
+  invalidValue,
+  badFormat,
   type Emit,
   type Queryable,
   type ServiceContext,
   type Violation,
-  notFound,
   withDefaults,
 } from "@voiceops/platform";
 import {
@@ -57,13 +59,13 @@ function windowInput(input: CallingWindowInput | undefined, violations: Violatio
     ["end", end],
   ] as const) {
     if (parseClock(value) === undefined) {
-      violations.push(violation(`calling_window.${name}`, "value_error", "Value error, not a time of day as HH:MM (24-hour)", value));
+      violations.push(badFormat(`calling_window.${name}`, "time", value, "not a time of day as HH:MM (24-hour)"));
       bad = true;
     }
   }
   const window = clampWindow({ start, end, days: days.length > 0 ? days : DEFAULT_CAMPAIGN_WINDOW.days });
   if (!bad && (parseClock(window.start) as number) >= (parseClock(window.end) as number)) {
-    violations.push(violation("calling_window", "value_error", "Value error, the window has no time between 08:00 and 21:00 (start must be before end)", { start, end }));
+    violations.push(invalidValue("calling_window", "the window has no time between 08:00 and 21:00 (start must be before end)", { start, end }));
   }
   return window;
 }
@@ -167,10 +169,10 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
       if (!existing) throw notFound("Campaign");
       assertOpen(existing);
       if (req.contactIds.length > 0 && req.contacts.length > 0) {
-        throw invalidArgument([violation("", "value_error", "Value error, give contact_ids or contacts, not both", undefined)]);
+        throw invalidArgument([invalidValue("", "give contact_ids or contacts, not both")]);
       }
       if (!req.file && req.contactIds.length === 0 && req.contacts.length === 0) {
-        throw invalidArgument([violation("contact_ids", "missing", "Field required: contact_ids (CRM contacts) or contacts (rows)", null)]);
+        throw invalidArgument([required("contact_ids", "contact_ids (CRM contacts) or contacts (rows)")]);
       }
       let inputs: (ContactRowInput | string)[];
       if (req.file) {
@@ -204,12 +206,12 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
     try {
       table = await readUploadedCsv(service.objects, file, MAX_ROWS);
     } catch (error) {
-      if (error instanceof CsvRefused) throw invalidArgument([violation("file", "value_error", `Value error, ${error.message}`, undefined)]);
+      if (error instanceof CsvRefused) throw invalidArgument([invalidValue("file", error.message)]);
       throw error;
     }
     const { header, rows } = table;
     const phone = columnIndex(header, "phone_number", "phone");
-    if (phone < 0) throw invalidArgument([violation("file", "value_error", "Value error, the header row has no phone_number (or phone) column", header.slice(0, 50))]);
+    if (phone < 0) throw invalidArgument([invalidValue("file", "the header row has no phone_number (or phone) column", header.slice(0, 50))]);
     const known = {
       name: columnIndex(header, "name"),
       email: columnIndex(header, "email"),

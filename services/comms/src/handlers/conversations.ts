@@ -7,12 +7,12 @@ import {
   newEvent,
   normalizePhone,
   orgOf,
-  violation,
   type Emit,
   type OrgContext,
   type ServiceContext,
   notFound,
   withDefaults,
+  badFormat,
 } from "@voiceops/platform";
 import { ConversationChangedSchema, ConversationDeletedSchema, ConversationMessageAddedSchema } from "@voiceops/proto/voiceops/comms/v1/comms_events_pb";
 import {
@@ -70,7 +70,7 @@ export function conversationHandlers(service: ServiceContext, store: Conversatio
       let phone = req.phoneNumber.trim();
       if (channel !== "web") {
         const e164 = normalizePhone(phone, org.country);
-        if (!e164) throw invalidArgument([violation("phone_number", "value_error", "Value error, not a valid phone number", req.phoneNumber)]);
+        if (!e164) throw invalidArgument([badFormat("phone_number", "phone", req.phoneNumber)]);
         phone = e164;
       }
       const row = await service.write(async (tx, emit) => {

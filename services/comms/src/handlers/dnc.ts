@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import { blankToNull, enumToJson, invalidArgument, normalizePhone, orgOf, violation, type ServiceContext, withDefaults } from "@voiceops/platform";
+import { blankToNull, enumToJson, invalidArgument, normalizePhone, orgOf, type ServiceContext, withDefaults, invalidValue, tooFewItems } from "@voiceops/platform";
 import {
   ListDncEntriesRequestSchema,
   DispositionOutcome,
@@ -68,11 +68,11 @@ export function dncHandlers(service: ServiceContext, engine: OutboundEngine) {
     try {
       table = await readUploadedCsv(service.objects, file, MAX_NUMBERS);
     } catch (error) {
-      if (error instanceof CsvRefused) throw invalidArgument([violation("file", "value_error", `Value error, ${error.message}`, undefined)]);
+      if (error instanceof CsvRefused) throw invalidArgument([invalidValue("file", error.message)]);
       throw error;
     }
     const column = columnIndex(table.header, "phone_number", "phone");
-    if (column < 0) throw invalidArgument([violation("file", "value_error", "Value error, the header row has no phone_number (or phone) column", table.header.slice(0, 50))]);
+    if (column < 0) throw invalidArgument([invalidValue("file", "the header row has no phone_number (or phone) column", table.header.slice(0, 50))]);
     return table.rows.map((row) => row[column] ?? "");
   }
 
@@ -100,19 +100,13 @@ export function dncHandlers(service: ServiceContext, engine: OutboundEngine) {
       const now = service.clock.now();
       const expiresAt = req.expiresAt ? timestampDate(req.expiresAt) : null;
       if (expiresAt && expiresAt.getTime() <= now.getTime()) {
-        throw invalidArgument([violation("expires_at", "value_error", "Value error, expires_at must be in the future", expiresAt.toISOString())]);
+        throw invalidArgument([invalidValue("expires_at", "expires_at must be in the future", expiresAt.toISOString())]);
       }
       const sourceEnum = req.source ?? (req.file ? DncSource.IMPORT : DncSource.MANUAL);
       const source = (enumToJson(DncSourceSchema, sourceEnum) ?? "manual") as DncSourceName;
       const values = req.file ? await csvPhones(req.file) : req.phoneNumbers;
       if (values.length === 0) {
-        throw invalidArgument([
-          violation(req.file ? "file" : "phone_numbers", "too_short", "List should have at least 1 item after validation, not 0", [], {
-            field_type: "List",
-            min_length: 1,
-            actual_length: 0,
-          }),
-        ]);
+        throw invalidArgument([tooFewItems(req.file ? "file" : "phone_numbers", [], 1, 0)]);
       }
       const { phones, repeated, invalid } = readPhoneList(values, org.country);
       const added = await service.write(async (tx, emit) => {

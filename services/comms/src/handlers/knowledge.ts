@@ -1,6 +1,22 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { blankToNull, invalidArgument, newEvent, orgOf, violation, type ServiceContext, type Violation, notFound, withDefaults } from "@voiceops/platform";
+import {
+  blankToNull,
+  invalidArgument,
+  newEvent,
+  orgOf,
+  type ServiceContext,
+  type Violation,
+  notFound,
+  withDefaults,
+  required,
+  invalidValue,
+  tooShort,
+  belowMin,
+  aboveMax,
+  notAllowed,
+  nulCharacter,
+} from "@voiceops/platform";
 import { KnowledgeSourceCreatedSchema, KnowledgeSourceDeletedSchema } from "@voiceops/proto/voiceops/comms/v1/knowledge_events_pb";
 import {
   SearchKnowledgeBaseRequestSchema,
@@ -33,11 +49,7 @@ const TYPE_NAME: Partial<Record<KnowledgeSourceType, SourceType>> = {
 
 /** PostgreSQL text cannot hold NUL; a field carrying one is refused rather than failing later. */
 function noNul(field: string, value: string | undefined, out: Violation[]): void {
-  if (value?.includes("\u0000")) out.push(violation(field, "string_pattern_mismatch", "String should not contain NUL characters", value));
-}
-
-function missing(field: string): Violation {
-  return violation(field, "missing", "Field required", null);
+  if (value?.includes("\u0000")) out.push(nulCharacter(field, value));
 }
 
 /** How long creation waits for DNS before leaving the check of a host name to ingestion. */
@@ -46,13 +58,13 @@ const CREATE_DNS_TIMEOUT_MS = 2_000;
 /** Why a URL source is refused at once, or undefined when it may be ingested. */
 async function urlViolation(url: string, config: KnowledgeConfig): Promise<Violation | undefined> {
   const problem = urlProblem(url, config.allowPrivateUrls);
-  if (problem) return violation("url", "value_error", `Value error, the URL ${problem}`, url);
+  if (problem) return invalidValue("url", `the URL ${problem}`, url);
   if (config.allowPrivateUrls) return undefined;
   const { hostname } = new URL(url);
   if (hostname.startsWith("[") || /^[\d.]+$/.test(hostname)) return undefined;
   const addresses = await resolveAll(hostname, CREATE_DNS_TIMEOUT_MS);
   if (addresses?.some((address) => isBlockedAddress(address))) {
-    return violation("url", "value_error", "Value error, the URL points to a loopback, private or link-local address", url);
+    return invalidValue("url", "the URL points to a loopback, private or link-local address", url);
   }
   return undefined;
 }
@@ -96,22 +108,18 @@ export function knowledgeHandlers(service: ServiceContext, store: KnowledgeSourc
       noNul("url", req.url, violations);
       const title = blankToNull(req.title);
       if (req.type === "text") {
-        if (title === null)
-          violations.push(
-            req.title === undefined ? missing("title") : violation("title", "string_too_short", "String should have at least 1 character", req.title, { min_length: 1 }),
-          );
-        if (req.text === undefined) violations.push(missing("text"));
-        else if (req.text.trim() === "") violations.push(violation("text", "string_too_short", "String should have at least 1 character", req.text, { min_length: 1 }));
+        if (title === null) violations.push(req.title === undefined ? required("title") : tooShort("title", req.title, 1));
+        if (req.text === undefined) violations.push(required("text"));
+        else if (req.text.trim() === "") violations.push(tooShort("text", req.text, 1));
       } else if (req.type === "url") {
         const url = req.url?.trim();
-        if (!url)
-          violations.push(req.url === undefined ? missing("url") : violation("url", "string_too_short", "String should have at least 1 character", req.url, { min_length: 1 }));
+        if (!url) violations.push(req.url === undefined ? required("url") : tooShort("url", req.url, 1));
         else if (!violations.some((v) => v.field === "url")) {
           const refused = await urlViolation(url, config);
           if (refused) violations.push(refused);
         }
       } else {
-        violations.push(violation("type", "enum", "Input should be 'text' or 'url'", req.type, { expected: "'text' or 'url'" }));
+        violations.push(notAllowed("type", req.type, ["text", "url"]));
       }
       if (violations.length > 0) throw invalidArgument(violations);
       if (req.type === "text") {
@@ -127,11 +135,10 @@ export function knowledgeHandlers(service: ServiceContext, store: KnowledgeSourc
       const violations: Violation[] = [];
       noNul("title", req.title, violations);
       const file = req.file;
-      if (!file?.objectKey) violations.push(missing("file"));
+      if (!file?.objectKey) violations.push(required("file"));
       if (violations.length > 0 || !file) throw invalidArgument(violations);
       // Uploads are stored under their organization's prefix; another key is not this caller's file.
-      if (!file.objectKey.startsWith(`uploads/${org.orgId}/`))
-        throw invalidArgument([violation("file", "value_error", "Value error, not a file uploaded by this organization", null)]);
+      if (!file.objectKey.startsWith(`uploads/${org.orgId}/`)) throw invalidArgument([invalidValue("file", "not a file uploaded by this organization", null)]);
       const filename = blankToNull(file.filename);
       return createSource(org.orgId, {
         type: "file",
@@ -171,11 +178,11 @@ export function knowledgeHandlers(service: ServiceContext, store: KnowledgeSourc
       noNul("query", req.query, violations);
       const minScore = req.minScore ?? 0;
       if (!Number.isFinite(minScore) || minScore < 0) {
-        violations.push(violation("min_score", "greater_than_equal", "Input should be greater than or equal to 0", minScore, { ge: 0 }));
+        violations.push(belowMin("min_score", minScore, 0));
       } else if (minScore > 1) {
-        violations.push(violation("min_score", "less_than_equal", "Input should be less than or equal to 1", minScore, { le: 1 }));
+        violations.push(aboveMax("min_score", minScore, 1));
       }
-      if (req.query.trim() === "") violations.push(violation("query", "string_too_short", "String should have at least 1 character", req.query, { min_length: 1 }));
+      if (req.query.trim() === "") violations.push(tooShort("query", req.query, 1));
       if (violations.length > 0) throw invalidArgument(violations);
       const outcome = await search.search(db, org.orgId, {
         query: req.query,

@@ -1,5 +1,5 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { foundOrUndefined, peerClient, violation, type OrgContext, type ServiceContext, type Violation } from "@voiceops/platform";
+import { foundOrUndefined, peerClient, referenceNotFound, type OrgContext, type ServiceContext, type Violation } from "@voiceops/platform";
 import { CrmService } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 import { JobsService } from "@voiceops/proto/voiceops/jobs/v1/jobs_service_pb";
 import type { ContactCopy } from "../store/contacts.js";
@@ -30,7 +30,7 @@ export function referenceChecker(service: ServiceContext) {
       checks.push(
         foundOrUndefined(client.client.getContact({ contactId }, client.as(org))).then((found) => {
           const record = found?.contact;
-          if (!record) violations.push(violation("contact_id", "value_error", "Value error, contact not found", contactId));
+          if (!record) violations.push(referenceNotFound("contact_id", "contact", contactId));
           else
             contact = {
               id: record.id,
@@ -46,7 +46,7 @@ export function referenceChecker(service: ServiceContext) {
       const client = jobs;
       checks.push(
         foundOrUndefined(client.client.getServiceRequest({ serviceRequestId }, client.as(org))).then((found) => {
-          if (!found) violations.push(violation("service_request_id", "value_error", "Value error, service request not found", serviceRequestId));
+          if (!found) violations.push(referenceNotFound("service_request_id", "service request", serviceRequestId));
         }),
       );
     }

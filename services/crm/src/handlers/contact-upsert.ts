@@ -6,7 +6,8 @@ import {
   newEvent,
   orgOf,
   phoneInput,
-  violation,
+  referenceNotFound,
+  invalidValue,
   type Emit,
   type OrgContext,
   type Queryable,
@@ -36,7 +37,7 @@ export function contactInput(org: OrgContext, req: ContactReference): { name: st
   if (req.contactId) return { name, email, phone: phone ?? null, violations: [] };
   if (phone === undefined) return { name, email, phone: null, violations };
   if (!name && !phone && !email) {
-    violations.push(violation("", "value_error", "Value error, one of contact_id, name, phone_number or email is required", null));
+    violations.push(invalidValue("", "one of contact_id, name, phone_number or email is required", null));
   }
   return { name, email, phone, violations };
 }
@@ -50,7 +51,7 @@ export function contactInput(org: OrgContext, req: ContactReference): { name: st
 export async function upsertContact(tx: Queryable, contacts: ContactStore, org: OrgContext, req: ContactReference, emit: Emit, violations: Violation[]): Promise<ContactRow> {
   if (req.contactId) {
     const contact = await contacts.get(tx, org.orgId, req.contactId);
-    if (!contact) throw invalidArgument([violation("contact_id", "value_error", "Value error, contact not found", req.contactId), ...violations]);
+    if (!contact) throw invalidArgument([referenceNotFound("contact_id", "contact", req.contactId), ...violations]);
     if (violations.length > 0) throw invalidArgument(violations);
     return contact;
   }

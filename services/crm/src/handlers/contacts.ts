@@ -9,11 +9,11 @@ import {
   pgErrorCode,
   PgErrorCode,
   updatedFields,
-  violation,
   withDefaults,
   type Emit,
   type ServiceContext,
   notFound,
+  invalidValue,
 } from "@voiceops/platform";
 import { ContactCreatedSchema, ContactDeletedSchema, ContactUpdatedSchema, LeadDeletedSchema } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
 import {
@@ -70,7 +70,7 @@ export function contactHandlers(service: ServiceContext, stores: CrmStores) {
       const org = orgOf(ctx);
       const { values, violations } = columnValues<ContactValues>(CreateContactRequestSchema, req, CONTACT_FIELDS, { country: org.country });
       if (!values.name && !values.phone_number && !violations.some((v) => v.field === "phone_number")) {
-        violations.push(violation("", "value_error", "Value error, name or phone_number is required", null));
+        violations.push(invalidValue("", "name or phone_number is required", null));
       }
       if (violations.length > 0) throw invalidArgument(violations);
       const row = await service.write(async (tx, emit) => {
@@ -141,7 +141,7 @@ export function contactHandlers(service: ServiceContext, stores: CrmStores) {
         }
         if (!updated) throw notFound("Contact");
         if (!updated.name && !updated.phone_number) {
-          throw invalidArgument([violation("contact", "value_error", "Value error, a contact needs a name or a phone_number", null)]);
+          throw invalidArgument([invalidValue("contact", "a contact needs a name or a phone_number", null)]);
         }
         emit(newEvent(org.orgId, "crm.contact.updated", ContactUpdatedSchema, create(ContactUpdatedSchema, { contact: toContact(updated) })));
         return updated;

@@ -7,15 +7,15 @@ import {
   endOfLocalDay,
   invalidArgument,
   newEvent,
-  type OrgContext,
   orgOf,
+  updatedFields,
+  notFound,
+  invalidValue,
+  type OrgContext,
   type Queryable,
   type ServiceContext,
-  updatedFields,
-  violation,
   type Violation,
   withDefaults,
-  notFound,
 } from "@voiceops/platform";
 import { ContactUpdatedSchema, LeadCreatedSchema, LeadDeletedSchema, LeadUpdatedSchema } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
 import {
@@ -48,7 +48,7 @@ function applyOutcome(values: LeadValues, previous: LeadRow | undefined, contact
   const wasStatus = previous?.status;
   if (status === "lost") {
     const reason = "lost_reason" in values ? values.lost_reason : previous?.lost_reason;
-    if (!reason) violations.push(violation(`${path}lost_reason`, "value_error", "Value error, lost_reason is required when status is lost", null));
+    if (!reason) violations.push(invalidValue(`${path}lost_reason`, "lost_reason is required when status is lost", null));
     if (wasStatus !== "lost") values.lost_at = new Date();
     if (wasStatus === "won") values.won_at = null;
   } else if (status === "won") {

@@ -5,13 +5,13 @@ import {
   invalidArgument,
   newEvent,
   orgOf,
-  violation,
+  notFound,
+  referenceNotFound,
   type DomainEvent,
   type OrgContext,
   type ServiceContext,
   type Violation,
   withDefaults,
-  notFound,
 } from "@voiceops/platform";
 import { UrgentAlertCreatedSchema, UrgentAlertDeletedSchema, UrgentAlertUpdatedSchema } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
 import {
@@ -54,9 +54,9 @@ export function alertHandlers(service: ServiceContext, stores: FieldopsStores, l
       values.contact_id === null ? true : lookups.contactExists(org, values.contact_id),
       values.service_request_id === null ? undefined : lookups.serviceRequest(org, values.service_request_id),
     ]);
-    if (!contactFound) violations.push(violation("alert.contact_id", "value_error", "Value error, contact not found", values.contact_id));
+    if (!contactFound) violations.push(referenceNotFound("alert.contact_id", "contact", values.contact_id));
     if (values.service_request_id !== null && !request) {
-      violations.push(violation("alert.service_request_id", "value_error", "Value error, service request not found", values.service_request_id));
+      violations.push(referenceNotFound("alert.service_request_id", "service request", values.service_request_id));
     }
     if (violations.length > 0) throw invalidArgument(violations);
   }

@@ -10,14 +10,18 @@ import {
   orgOf,
   pgErrorCode,
   PgErrorCode,
-  violation,
+  notFound,
+  shiftDate,
+  required,
+  referenceNotFound,
+  invalidValue,
+  notAllowed,
+  badFormat,
   type DomainEvent,
   type OrgContext,
   type Queryable,
   type ServiceContext,
   type Violation,
-  notFound,
-  shiftDate,
   withDefaults,
   zoneOffsetMinutes,
 } from "@voiceops/platform";
@@ -83,7 +87,7 @@ function localIsoWriter(zone: string): (ms: number) => string {
 function dateField(field: string, value: string | undefined, violations: Violation[]): string | undefined {
   if (value === undefined) return undefined;
   if (!isCalendarDate(value)) {
-    violations.push(violation(field, "date_from_datetime_parsing", "Input should be a valid date in the format YYYY-MM-DD", value));
+    violations.push(badFormat(field, "date", value));
     return undefined;
   }
   return value;
@@ -114,7 +118,7 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
   async function activeType(orgId: string, id: string, violations: Violation[]): Promise<AppointmentTypeRow | undefined> {
     const type = await appointmentTypes.get(db, orgId, id);
     if (type?.is_active) return type;
-    violations.push(violation("appointment_type_id", "value_error", type ? "Value error, the appointment type is not active" : "Value error, appointment type not found", id));
+    violations.push(type ? invalidValue("appointment_type_id", "the appointment type is not active", id) : referenceNotFound("appointment_type_id", "appointment type", id));
     return undefined;
   }
 
@@ -136,10 +140,9 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
     const slot = candidateSlots(org.businessHours, org.timezone, daySpan, rules, now).find((candidate) => candidate.start === start.getTime());
     if (!slot) {
       throw invalidArgument([
-        violation(
+        invalidValue(
           "start",
-          "value_error",
-          "Value error, not a slot of this appointment type: inside business hours, on the slot grid, after the minimum notice and within max_days_ahead",
+          "not a slot of this appointment type: inside business hours, on the slot grid, after the minimum notice and within max_days_ahead",
           start.toISOString(),
         ),
       ]);
@@ -155,7 +158,7 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
     if (options.technicianId !== undefined && !snapshot.technicians.some((technician) => technician.id === options.technicianId)) {
       throw invalidArgument([
         snapshot.askedTechnicianExists
-          ? violation("technician_id", "value_error", "Value error, the technician is not active or lacks a required skill of the appointment type", options.technicianId)
+          ? invalidValue("technician_id", "the technician is not active or lacks a required skill of the appointment type", options.technicianId)
           : unknownTechnician("technician_id", options.technicianId),
       ]);
     }
@@ -201,7 +204,7 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
   }
 
   async function reschedule(org: OrgContext, req: ManageAppointmentRequest, current: AppointmentRow): Promise<AppointmentRow> {
-    if (!req.start) throw invalidArgument([violation("start", "missing", "Field required: the new start of a rescheduled appointment", null)]);
+    if (!req.start) throw invalidArgument([required("start", "the new start of a rescheduled appointment")]);
     const start = timestampDate(req.start);
     const type = await appointmentTypes.get(db, org.orgId, current.appointment_type_id);
     if (!type?.is_active) throw new ConnectError("The appointment type is no longer bookable", Code.FailedPrecondition);
@@ -242,8 +245,8 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
       const dateTo = dateField("date_to", req.dateTo, violations) ?? (req.dateTo === undefined && dateFrom ? shiftDate(dateFrom, 6) : undefined);
       if (dateFrom && dateTo) {
         const days = daysBetween(dateFrom, dateTo);
-        if (days < 0) violations.push(violation("date_to", "value_error", "Value error, date_to must not be before date_from", dateTo));
-        else if (days > MAX_RANGE_DAYS) violations.push(violation("date_to", "value_error", `Value error, date_to may be at most ${MAX_RANGE_DAYS} days after date_from`, dateTo));
+        if (days < 0) violations.push(invalidValue("date_to", "date_to must not be before date_from", dateTo));
+        else if (days > MAX_RANGE_DAYS) violations.push(invalidValue("date_to", `date_to may be at most ${MAX_RANGE_DAYS} days after date_from`, dateTo));
       }
       if (violations.length > 0 || !type || !dateFrom || !dateTo) throw invalidArgument(violations);
       const technicianId = req.technicianId?.toLowerCase();
@@ -276,10 +279,9 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
         activeType(org.orgId, req.appointmentTypeId, violations),
         req.serviceRequestId === undefined ? undefined : lookups.serviceRequest(org, req.serviceRequestId),
       ]);
-      if (req.serviceRequestId !== undefined && !request)
-        violations.push(violation("service_request_id", "value_error", "Value error, service request not found", req.serviceRequestId));
-      if (req.contactId === undefined && !req.contact) violations.push(violation("contact_id", "missing", "Field required: contact_id or contact", null));
-      if (!req.start) violations.push(violation("start", "missing", "Field required", null));
+      if (req.serviceRequestId !== undefined && !request) violations.push(referenceNotFound("service_request_id", "service request", req.serviceRequestId));
+      if (req.contactId === undefined && !req.contact) violations.push(required("contact_id", "contact_id or contact"));
+      if (!req.start) violations.push(required("start"));
       if (violations.length > 0 || !type || !req.start) throw invalidArgument(violations);
       const plan = await planBooking(db, org, type, timestampDate(req.start), { technicianId });
       const contact = await lookups.upsertContact(
@@ -316,7 +318,7 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
         [AppointmentAction.COMPLETE]: "completed",
         [AppointmentAction.NO_SHOW]: "no_show",
       }[req.action as number];
-      if (!target) throw invalidArgument([violation("action", "enum", "Input should be 'reschedule', 'cancel', 'confirm', 'complete' or 'no_show'", null)]);
+      if (!target) throw invalidArgument([notAllowed("action", null, ["reschedule", "cancel", "confirm", "complete", "no_show"])]);
       const row = await service.write(async (tx, emit) => {
         const locked = await appointments.get(tx, org.orgId, current.id, { forUpdate: true });
         if (!locked) throw notFound("Appointment");
@@ -336,7 +338,7 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
       const violations: Violation[] = [];
       const dateFrom = dateField("date_from", req.dateFrom, violations) ?? localDate(clock.now(), org.timezone);
       const dateTo = dateField("date_to", req.dateTo, violations);
-      if (dateTo && daysBetween(dateFrom, dateTo) < 0) violations.push(violation("date_to", "value_error", "Value error, date_to must not be before date_from", dateTo));
+      if (dateTo && daysBetween(dateFrom, dateTo) < 0) violations.push(invalidValue("date_to", "date_to must not be before date_from", dateTo));
       if (violations.length > 0) throw invalidArgument(violations);
       const range = localDateRange(org.timezone, dateFrom, dateTo ?? dateFrom);
       const { page, pageSize } = withDefaults(ListAppointmentsRequestSchema, req, "page", "pageSize");

@@ -11,13 +11,13 @@ import {
   pgErrorCode,
   PgErrorCode,
   updatedFields,
-  violation,
+  notFound,
+  referenceNotFound,
   type DomainEvent,
   type OrgContext,
   type Queryable,
   type ServiceContext,
   type Violation,
-  notFound,
 } from "@voiceops/platform";
 import { DispatchCancelledSchema, DispatchCreatedSchema, DispatchUpdatedSchema } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
 import {
@@ -101,7 +101,7 @@ export function dispatchHandlers(service: ServiceContext, stores: FieldopsStores
         technicianId === undefined ? undefined : stores.providers.get(db, org.orgId, technicianId),
       ]);
       const violations: Violation[] = [];
-      if (!request) violations.push(violation("service_request_id", "value_error", "Value error, service request not found", req.serviceRequestId));
+      if (!request) violations.push(referenceNotFound("service_request_id", "service request", req.serviceRequestId));
       if (technicianId !== undefined && !technician) violations.push(unknownTechnician("technician_id", req.technicianId ?? technicianId));
       if (violations.length > 0 || !request) throw invalidArgument(violations);
       const row = await service.write(async (tx, emit) => {

@@ -7,13 +7,13 @@ import {
   newEvent,
   orgOf,
   requiredText,
+  updatedFields,
+  notFound,
   type Emit,
   type OrgContext,
   type Queryable,
   type ServiceContext,
-  updatedFields,
   withDefaults,
-  notFound,
 } from "@voiceops/platform";
 import { ServiceProviderCreatedSchema, ServiceProviderDeletedSchema, ServiceProviderUpdatedSchema } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
 import {

@@ -7,13 +7,15 @@ import {
   newEvent,
   orgOf,
   updatedFields,
-  violation,
+  notFound,
+  required,
+  referenceNotFound,
+  invalidValue,
   type DomainEvent,
   type OrgContext,
   type Queryable,
   type ServiceContext,
   type Violation,
-  notFound,
 } from "@voiceops/platform";
 import { OnCallScheduleCancelledSchema, OnCallScheduleCreatedSchema, OnCallScheduleUpdatedSchema } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
 import {
@@ -31,7 +33,7 @@ const SCHEDULE_FIELDS = ["technician_id", "start_at", "end_at", "notes"] as cons
 
 /** The 422 entry of a technician id that names no technician of the organization. */
 export function unknownTechnician(field: string, id: string): Violation {
-  return violation(field, "value_error", "Value error, technician not found", id);
+  return referenceNotFound(field, "technician", id);
 }
 
 function instant(value: Timestamp | undefined): Date | undefined {
@@ -63,7 +65,7 @@ export function scheduleHandlers(service: ServiceContext, stores: FieldopsStores
       const from = instant(req.startDate);
       const to = instant(req.endDate);
       if (from && to && to < from) {
-        throw invalidArgument([violation("end_date", "value_error", "Value error, end_date must not be before start_date", to.toISOString())]);
+        throw invalidArgument([invalidValue("end_date", "end_date must not be before start_date", to.toISOString())]);
       }
       const rows = await schedules.list(db, org.orgId, { from: from ?? clock.now(), to, technicianId: req.technicianId });
       return { items: rows.map(toOnCallSchedule), total: rows.length };
@@ -78,9 +80,9 @@ export function scheduleHandlers(service: ServiceContext, stores: FieldopsStores
         // Locked until commit: overlap checks of one technician never interleave.
         const technician = await technicians.lock(tx, org.orgId, req.technicianId);
         if (!technician) violations.push(unknownTechnician("technician_id", req.technicianId));
-        if (!start) violations.push(violation("start_at", "missing", "Field required", null));
-        if (!end) violations.push(violation("end_at", "missing", "Field required", null));
-        else if (start && end <= start) violations.push(violation("end_at", "value_error", "Value error, end_at must be after start_at", end.toISOString()));
+        if (!start) violations.push(required("start_at"));
+        if (!end) violations.push(required("end_at"));
+        else if (start && end <= start) violations.push(invalidValue("end_at", "end_at must be after start_at", end.toISOString()));
         if (violations.length > 0 || !technician || !start || !end) throw invalidArgument(violations);
         const values: ScheduleValues = { technician_id: technician.id, start_at: start, end_at: end, notes: blankToNull(req.notes) };
         await refuseOverlap(tx, org, values);
@@ -121,9 +123,7 @@ export function scheduleHandlers(service: ServiceContext, stores: FieldopsStores
         };
         if (values.end_at <= values.start_at) {
           const field = fields.includes("end_at") ? "schedule.end_at" : "schedule.start_at";
-          violations.push(
-            violation(field, "value_error", "Value error, end_at must be after start_at", (field.endsWith("end_at") ? values.end_at : values.start_at).toISOString()),
-          );
+          violations.push(invalidValue(field, "end_at must be after start_at", (field.endsWith("end_at") ? values.end_at : values.start_at).toISOString()));
         }
         if (violations.length > 0) throw invalidArgument(violations);
         await refuseOverlap(tx, org, values, current.id);

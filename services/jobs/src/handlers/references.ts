@@ -1,4 +1,4 @@
-import { foundOrUndefined, peerClient, violation, type OrgContext, type ServiceContext, type Violation } from "@voiceops/platform";
+import { foundOrUndefined, peerClient, referenceNotFound, type OrgContext, type ServiceContext, type Violation } from "@voiceops/platform";
 import { CrmService } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 import { FieldopsService } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
 
@@ -22,7 +22,7 @@ export function referenceChecker(service: ServiceContext) {
       const contactId = refs.contactId;
       checks.push(
         exists(() => client.client.getContact({ contactId }, client.as(org))).then((found) => {
-          if (!found) violations.push(violation(`${prefix}contact_id`, "value_error", "Value error, contact not found", contactId));
+          if (!found) violations.push(referenceNotFound(`${prefix}contact_id`, "contact", contactId));
         }),
       );
     }
@@ -32,7 +32,7 @@ export function referenceChecker(service: ServiceContext) {
       const providerId = refs.providerId;
       checks.push(
         exists(() => client.client.getServiceProvider({ providerId }, client.as(org))).then((found) => {
-          if (!found) violations.push(violation(`${prefix}provider_id`, "value_error", "Value error, service provider not found", providerId));
+          if (!found) violations.push(referenceNotFound(`${prefix}provider_id`, "service provider", providerId));
         }),
       );
     }

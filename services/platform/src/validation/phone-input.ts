@@ -1,5 +1,5 @@
 import { normalizePhone } from "../phone.js";
-import { violation, type Violation } from "./violations.js";
+import { badFormat, type Violation } from "./violations.js";
 
 /**
  * An optional phone field of a write, as stored: null when blank, E.164 when it reads as a
@@ -9,6 +9,6 @@ export function phoneInput(text: string | undefined, country: string, path: stri
   const trimmed = text?.trim();
   if (!trimmed) return null;
   const e164 = normalizePhone(trimmed, country);
-  if (!e164) violations.push(violation(path, "value_error", "Value error, not a valid phone number", trimmed));
+  if (!e164) violations.push(badFormat(path, "phone", trimmed));
   return e164;
 }

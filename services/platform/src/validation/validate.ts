@@ -5,7 +5,7 @@ import { isUuid } from "../ids.js";
 import { normalizePhone } from "../phone.js";
 import { isCalendarDate } from "../time.js";
 import { enumJsonValues, enumToJson, fieldRules } from "../proto-options.js";
-import { violation, type Violation } from "./violations.js";
+import { badFormat, belowMin, aboveMax, notAllowed, nulCharacter, required, tooFewItems, tooLong, tooManyItems, tooShort, type Violation } from "./violations.js";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -24,26 +24,14 @@ function isWellKnown(desc: DescMessage): boolean {
   return desc.typeName.startsWith("google.protobuf.");
 }
 
-/** Quotes a list the way pydantic does: 'a', 'b' or 'c'. */
-export function expectedList(values: string[]): string {
-  const quoted = values.map((v) => `'${v}'`);
-  if (quoted.length <= 1) return quoted.join("");
-  return `${quoted.slice(0, -1).join(", ")} or ${quoted[quoted.length - 1]}`;
-}
-
 /** What validation needs to know of the caller. */
 export interface ValidationContext {
   /** Default country for phone numbers written without a country code. */
   country: string;
 }
 
-const NUL = "\u0000";
-export const NUL_MESSAGE = "Value error, String should not contain NUL (\\u0000) characters";
-
 /** PostgreSQL text cannot hold NUL; neither can any of our strings. */
-function nulViolation(path: string, value: string): Violation {
-  return violation(path, "value_error", NUL_MESSAGE, value);
-}
+const NUL = "\u0000";
 
 /** Timestamps the API accepts and can write back in RFC 3339: years 0001 to 9999 (as protobuf's Timestamp). */
 export const TIMESTAMP_MIN_SECONDS = -62_135_596_800n;
@@ -53,7 +41,8 @@ export function timestampInRange(seconds: bigint): boolean {
   return seconds >= TIMESTAMP_MIN_SECONDS && seconds <= TIMESTAMP_MAX_SECONDS;
 }
 
-export const TIMESTAMP_RANGE_MESSAGE = "Input should be a valid datetime between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z";
+/** The accepted range of instants, for a violation's context. */
+export const TIMESTAMP_RANGE = { min: "0001-01-01T00:00:00Z", max: "9999-12-31T23:59:59Z" } as const;
 
 /** NUL characters anywhere in a JSON-like value (a Struct's keys and strings), walked without recursion. */
 function containsNul(value: unknown): boolean {
@@ -74,48 +63,32 @@ function containsNul(value: unknown): boolean {
 
 function checkString(path: string, value: string, field: DescField, out: Violation[], context: ValidationContext): void {
   if (value.includes(NUL)) {
-    out.push(nulViolation(path, value));
+    out.push(nulCharacter(path, value));
     return;
   }
   const rules = fieldRules(field);
   if (!rules) return;
   const length = [...value].length;
   if (rules.minLen !== undefined && length < rules.minLen) {
-    out.push(violation(path, "string_too_short", `String should have at least ${rules.minLen} character${rules.minLen === 1 ? "" : "s"}`, value, { min_length: rules.minLen }));
+    out.push(tooShort(path, value, rules.minLen));
   } else if (rules.maxLen !== undefined && length > rules.maxLen) {
-    out.push(violation(path, "string_too_long", `String should have at most ${rules.maxLen} character${rules.maxLen === 1 ? "" : "s"}`, value, { max_length: rules.maxLen }));
+    out.push(tooLong(path, value, rules.maxLen));
   } else if (rules.notBlank && value.trim() === "") {
-    out.push(violation(path, "string_too_short", "String should have at least 1 character", value, { min_length: 1 }));
+    out.push(tooShort(path, value, 1));
   }
-  if (rules.uuid && !isUuid(value)) {
-    out.push(violation(path, "uuid_parsing", "Input should be a valid UUID", value));
-  }
-  if (rules.in.length > 0 && !rules.in.includes(value)) {
-    out.push(violation(path, "enum", `Input should be ${expectedList(rules.in)}`, value, { expected: expectedList(rules.in) }));
-  }
-  if (rules.email && value !== "" && !isEmail(value)) {
-    out.push(violation(path, "value_error", "value is not a valid email address", value));
-  }
-  if (rules.phone && value.trim() !== "" && !normalizePhone(value, context.country)) {
-    out.push(violation(path, "value_error", "Value error, not a valid phone number", value));
-  }
-  if (rules.date && !isCalendarDate(value)) {
-    out.push(violation(path, "date_parsing", "Input should be a valid date in the format YYYY-MM-DD", value));
-  }
-  if (rules.timezone && !IANAZone.isValidZone(value)) {
-    out.push(violation(path, "value_error", "value is not a valid IANA time zone name", value));
-  }
+  if (rules.uuid && !isUuid(value)) out.push(badFormat(path, "uuid", value));
+  if (rules.in.length > 0 && !rules.in.includes(value)) out.push(notAllowed(path, value, rules.in));
+  if (rules.email && value !== "" && !isEmail(value)) out.push(badFormat(path, "email", value));
+  if (rules.phone && value.trim() !== "" && !normalizePhone(value, context.country)) out.push(badFormat(path, "phone", value));
+  if (rules.date && !isCalendarDate(value)) out.push(badFormat(path, "date", value));
+  if (rules.timezone && !IANAZone.isValidZone(value)) out.push(badFormat(path, "timezone", value));
 }
 
 function checkNumber(path: string, value: number | bigint, field: DescField, out: Violation[]): void {
   const rules = fieldRules(field);
   if (!rules) return;
-  if (rules.min !== undefined && BigInt(value) < rules.min) {
-    out.push(violation(path, "greater_than_equal", `Input should be greater than or equal to ${rules.min}`, Number(value), { ge: Number(rules.min) }));
-  }
-  if (rules.max !== undefined && BigInt(value) > rules.max) {
-    out.push(violation(path, "less_than_equal", `Input should be less than or equal to ${rules.max}`, Number(value), { le: Number(rules.max) }));
-  }
+  if (rules.min !== undefined && BigInt(value) < rules.min) out.push(belowMin(path, Number(value), Number(rules.min)));
+  if (rules.max !== undefined && BigInt(value) > rules.max) out.push(aboveMax(path, Number(value), Number(rules.max)));
 }
 
 function checkValue(path: string, value: unknown, field: DescField, out: Violation[], context: ValidationContext): void {
@@ -123,19 +96,16 @@ function checkValue(path: string, value: unknown, field: DescField, out: Violati
   else if (typeof value === "number" || typeof value === "bigint") {
     if (field.fieldKind === "enum" || (field.fieldKind === "list" && field.listKind === "enum")) {
       const desc = field.enum;
-      if (desc && enumToJson(desc, Number(value)) === null) {
-        const expected = expectedList(enumJsonValues(desc));
-        out.push(violation(path, "enum", `Input should be ${expected}`, Number(value), { expected }));
-      }
+      if (desc && enumToJson(desc, Number(value)) === null) out.push(notAllowed(path, Number(value), enumJsonValues(desc)));
     } else {
       checkNumber(path, value, field, out);
     }
   } else if (typeof value === "object" && value !== null && field.message) {
     if (!isWellKnown(field.message)) out.push(...validateMessage(field.message, value as AnyMessage, context, path));
     else if (field.message.typeName === TimestampSchema.typeName) {
-      if (!timestampInRange(BigInt((value as Timestamp).seconds))) out.push(violation(path, "datetime_parsing", TIMESTAMP_RANGE_MESSAGE));
+      if (!timestampInRange(BigInt((value as Timestamp).seconds))) out.push(badFormat(path, "datetime", undefined, undefined, TIMESTAMP_RANGE));
     } else if (containsNul(value)) {
-      out.push(violation(path, "value_error", NUL_MESSAGE));
+      out.push(nulCharacter(path));
     }
   }
 }
@@ -151,34 +121,18 @@ export function validateMessage(schema: DescMessage, message: AnyMessage, contex
     const rules = fieldRules(field);
     const set = isFieldSet(message as never, field);
     if (!set) {
-      if (rules?.required) out.push(violation(path, "missing", "Field required", null));
+      if (rules?.required) out.push(required(path));
       continue;
     }
     const value = message[field.localName];
     if (field.fieldKind === "list") {
       const items = value as unknown[];
-      if (rules?.minItems !== undefined && items.length < rules.minItems) {
-        out.push(
-          violation(path, "too_short", `List should have at least ${rules.minItems} item${rules.minItems === 1 ? "" : "s"} after validation, not ${items.length}`, undefined, {
-            field_type: "List",
-            min_length: rules.minItems,
-            actual_length: items.length,
-          }),
-        );
-      }
-      if (rules?.maxItems !== undefined && items.length > rules.maxItems) {
-        out.push(
-          violation(path, "too_long", `List should have at most ${rules.maxItems} item${rules.maxItems === 1 ? "" : "s"} after validation, not ${items.length}`, undefined, {
-            field_type: "List",
-            max_length: rules.maxItems,
-            actual_length: items.length,
-          }),
-        );
-      }
+      if (rules?.minItems !== undefined && items.length < rules.minItems) out.push(tooFewItems(path, undefined, rules.minItems, items.length));
+      if (rules?.maxItems !== undefined && items.length > rules.maxItems) out.push(tooManyItems(path, undefined, rules.maxItems, items.length));
       for (const [index, item] of items.entries()) checkValue(`${path}.${index}`, item, field, out, context);
     } else if (field.fieldKind === "map") {
       for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
-        if (key.includes(NUL)) out.push(nulViolation(path, key));
+        if (key.includes(NUL)) out.push(nulCharacter(path, key));
         else checkValue(`${path}.${key}`, item, field, out, context);
       }
     } else {

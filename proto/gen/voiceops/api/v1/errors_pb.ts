@@ -2,15 +2,15 @@
 // @generated from file voiceops/api/v1/errors.proto (package voiceops.api.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file voiceops/api/v1/errors.proto.
  */
 export const file_voiceops_api_v1_errors: GenFile = /*@__PURE__*/
-  fileDesc("Chx2b2ljZW9wcy9hcGkvdjEvZXJyb3JzLnByb3RvEg92b2ljZW9wcy5hcGkudjEiaAoORmllbGRWaW9sYXRpb24SDQoFZmllbGQYASABKAkSDwoHbWVzc2FnZRgCIAEoCRIMCgR0eXBlGAMgASgJEhIKCmlucHV0X2pzb24YBCABKAkSFAoMY29udGV4dF9qc29uGAUgASgJIkgKEVZhbGlkYXRpb25GYWlsdXJlEjMKCnZpb2xhdGlvbnMYASADKAsyHy52b2ljZW9wcy5hcGkudjEuRmllbGRWaW9sYXRpb25iBnByb3RvMw");
+  fileDesc("Chx2b2ljZW9wcy9hcGkvdjEvZXJyb3JzLnByb3RvEg92b2ljZW9wcy5hcGkudjEilAEKDkZpZWxkVmlvbGF0aW9uEg0KBWZpZWxkGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSLAoEcnVsZRgGIAEoDjIeLnZvaWNlb3BzLmFwaS52MS5WaW9sYXRpb25SdWxlEhIKCmlucHV0X2pzb24YBCABKAkSFAoMY29udGV4dF9qc29uGAUgASgJSgQIAxAEUgR0eXBlIkgKEVZhbGlkYXRpb25GYWlsdXJlEjMKCnZpb2xhdGlvbnMYASADKAsyHy52b2ljZW9wcy5hcGkudjEuRmllbGRWaW9sYXRpb24qmAMKDVZpb2xhdGlvblJ1bGUSHgoaVklPTEFUSU9OX1JVTEVfVU5TUEVDSUZJRUQQABIbChdWSU9MQVRJT05fUlVMRV9SRVFVSVJFRBABEhcKE1ZJT0xBVElPTl9SVUxFX1RZUEUQAhIdChlWSU9MQVRJT05fUlVMRV9NSU5fTEVOR1RIEAMSHQoZVklPTEFUSU9OX1JVTEVfTUFYX0xFTkdUSBAEEhwKGFZJT0xBVElPTl9SVUxFX01JTl9JVEVNUxAFEhwKGFZJT0xBVElPTl9SVUxFX01BWF9JVEVNUxAGEhYKElZJT0xBVElPTl9SVUxFX0dURRAHEhYKElZJT0xBVElPTl9SVUxFX0xURRAIEhcKE1ZJT0xBVElPTl9SVUxFX0VOVU0QCRIZChVWSU9MQVRJT05fUlVMRV9GT1JNQVQQChIZChVWSU9MQVRJT05fUlVMRV9OT19OVUwQCxIcChhWSU9MQVRJT05fUlVMRV9OT1RfRk9VTkQQDBIaChZWSU9MQVRJT05fUlVMRV9JTlZBTElEEA1iBnByb3RvMw");
 
 /**
  * FieldViolation names one request field that failed validation. It travels as a detail of
@@ -20,25 +20,26 @@ export const file_voiceops_api_v1_errors: GenFile = /*@__PURE__*/
  */
 export type FieldViolation = Message<"voiceops.api.v1.FieldViolation"> & {
   /**
-   * Dotted path of the field in the request message, e.g. "page_size" or "contact.email".
+   * Dotted path of the field in the request message, e.g. "page_size" or "contact.email"; "" is the request as a whole.
    *
    * @generated from field: string field = 1;
    */
   field: string;
 
   /**
-   * Human message, e.g. "Input should be less than or equal to 100".
+   * Plain-English reason without HTTP wording, e.g. "end_at must be after start_at" or "contact not found";
+   * for `required`, what exactly is required when the field name does not say it (often empty).
    *
    * @generated from field: string message = 2;
    */
   message: string;
 
   /**
-   * Machine type of the failure, e.g. "less_than_equal", "missing", "uuid_parsing".
+   * The rule the field broke.
    *
-   * @generated from field: string type = 3;
+   * @generated from field: voiceops.api.v1.ViolationRule rule = 6;
    */
-  type: string;
+  rule: ViolationRule;
 
   /**
    * The offending input as JSON, when known.
@@ -48,7 +49,7 @@ export type FieldViolation = Message<"voiceops.api.v1.FieldViolation"> & {
   inputJson: string;
 
   /**
-   * Extra context as JSON, e.g. {"le": 100}.
+   * The rule's parameters as JSON, e.g. {"max": 100}.
    *
    * @generated from field: string context_json = 5;
    */
@@ -80,4 +81,114 @@ export type ValidationFailure = Message<"voiceops.api.v1.ValidationFailure"> & {
  */
 export const ValidationFailureSchema: GenMessage<ValidationFailure> = /*@__PURE__*/
   messageDesc(file_voiceops_api_v1_errors, 1);
+
+/**
+ * ViolationRule is the rule a request field broke: a closed vocabulary of our own, which the
+ * gateway words for HTTP clients. The parameters of a rule travel in FieldViolation.context_json.
+ *
+ * @generated from enum voiceops.api.v1.ViolationRule
+ */
+export enum ViolationRule {
+  /**
+   * @generated from enum value: VIOLATION_RULE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The field is absent. The message, when any, says what exactly is required.
+   *
+   * @generated from enum value: VIOLATION_RULE_REQUIRED = 1;
+   */
+  REQUIRED = 1,
+
+  /**
+   * The value is not of the field's type: {"expected": "integer", "got": "text"}.
+   *
+   * @generated from enum value: VIOLATION_RULE_TYPE = 2;
+   */
+  TYPE = 2,
+
+  /**
+   * A text shorter than {"min_length": 1} characters.
+   *
+   * @generated from enum value: VIOLATION_RULE_MIN_LENGTH = 3;
+   */
+  MIN_LENGTH = 3,
+
+  /**
+   * A text longer than {"max_length": 255} characters.
+   *
+   * @generated from enum value: VIOLATION_RULE_MAX_LENGTH = 4;
+   */
+  MAX_LENGTH = 4,
+
+  /**
+   * A list with fewer than {"min_items": 1} items ({"actual_items": 0}).
+   *
+   * @generated from enum value: VIOLATION_RULE_MIN_ITEMS = 5;
+   */
+  MIN_ITEMS = 5,
+
+  /**
+   * A list with more than {"max_items": 100} items.
+   *
+   * @generated from enum value: VIOLATION_RULE_MAX_ITEMS = 6;
+   */
+  MAX_ITEMS = 6,
+
+  /**
+   * A number below {"min": 0}.
+   *
+   * @generated from enum value: VIOLATION_RULE_GTE = 7;
+   */
+  GTE = 7,
+
+  /**
+   * A number above {"max": 100}.
+   *
+   * @generated from enum value: VIOLATION_RULE_LTE = 8;
+   */
+  LTE = 8,
+
+  /**
+   * A value outside {"allowed": ["a", "b"]}.
+   *
+   * @generated from enum value: VIOLATION_RULE_ENUM = 9;
+   */
+  ENUM = 9,
+
+  /**
+   * A text that does not read as {"format": "uuid"} (uuid, date, datetime, email, phone, timezone, time, country).
+   *
+   * @generated from enum value: VIOLATION_RULE_FORMAT = 10;
+   */
+  FORMAT = 10,
+
+  /**
+   * A text holding a NUL character, which no stored text may.
+   *
+   * @generated from enum value: VIOLATION_RULE_NO_NUL = 11;
+   */
+  NO_NUL = 11,
+
+  /**
+   * The field references a record the organization does not have: {"entity": "contact"}.
+   *
+   * @generated from enum value: VIOLATION_RULE_NOT_FOUND = 12;
+   */
+  NOT_FOUND = 12,
+
+  /**
+   * A rule of the operation itself (across fields, or against stored state); the message says which.
+   *
+   * @generated from enum value: VIOLATION_RULE_INVALID = 13;
+   */
+  INVALID = 13,
+}
+
+/**
+ * Describes the enum voiceops.api.v1.ViolationRule.
+ */
+export const ViolationRuleSchema: GenEnum<ViolationRule> = /*@__PURE__*/
+  enumDesc(file_voiceops_api_v1_errors, 0);
 
