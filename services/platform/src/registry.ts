@@ -1,5 +1,4 @@
 import type { DescService } from "@bufbuild/protobuf";
-import { ConfigError, envString } from "./config.js";
 import { AnalyticsService } from "@voiceops/proto/voiceops/analytics/v1/analytics_service_pb";
 import { CommsService } from "@voiceops/proto/voiceops/comms/v1/comms_service_pb";
 import { KnowledgeService } from "@voiceops/proto/voiceops/comms/v1/knowledge_service_pb";
@@ -7,6 +6,7 @@ import { OutboundService } from "@voiceops/proto/voiceops/comms/v1/outbound_serv
 import { CrmService } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 import { FieldopsService } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
 import { JobsService } from "@voiceops/proto/voiceops/jobs/v1/jobs_service_pb";
+import { ConfigError, envString } from "./config.js";
 
 // The one list of the system's services. It names proto descriptors only, never a service's
 // implementation, so the gateway reads it without loading any service's code.
