@@ -1,18 +1,21 @@
-# One image for the gateway and all five services; the Kubernetes manifests pick the
+# One image for the gateway and every service; the Kubernetes manifests pick the
 # process with `command` (node dist/<component>.js).
+
+# The manifests npm ci needs (the root's, the lock and every workspace's package.json) and
+# nothing else, whatever services there are: the dependency layers below stay cached until one
+# of them changes.
+FROM node:20-bookworm-slim AS manifests
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY proto/ proto/
+COPY services/ services/
+COPY gateway/ gateway/
+RUN find proto services gateway -type f ! -name package.json -delete && find proto services gateway -type d -empty -delete
 
 # Build stage: every dependency, then the TypeScript compiled into one bundle per component.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
-COPY package.json package-lock.json ./
-COPY proto/package.json proto/
-COPY services/platform/package.json services/platform/
-COPY services/crm/package.json services/crm/
-COPY services/jobs/package.json services/jobs/
-COPY services/fieldops/package.json services/fieldops/
-COPY services/comms/package.json services/comms/
-COPY services/analytics/package.json services/analytics/
-COPY gateway/package.json gateway/
+COPY --from=manifests /app/ ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.base.json tsconfig.json ./
 COPY proto/ proto/
@@ -31,15 +34,7 @@ RUN groupadd --system --gid 10001 voiceops \
 
 # Manifests first so the dependency layer is cached until they change. npm ci needs every
 # workspace's package.json to reproduce the lockfile.
-COPY package.json package-lock.json ./
-COPY proto/package.json proto/
-COPY services/platform/package.json services/platform/
-COPY services/crm/package.json services/crm/
-COPY services/jobs/package.json services/jobs/
-COPY services/fieldops/package.json services/fieldops/
-COPY services/comms/package.json services/comms/
-COPY services/analytics/package.json services/analytics/
-COPY gateway/package.json gateway/
+COPY --from=manifests /app/ ./
 
 # Runtime dependencies only: no compiler, code generator or test tools.
 RUN npm ci --ignore-scripts --omit=dev --no-audit --no-fund \

@@ -14,6 +14,7 @@ import { PodDisruptionBudget, type IPodDisruptionBudget } from "kubernetes-model
 import { ConfigMap, type IConfigMap } from "kubernetes-models/v1/ConfigMap";
 import { Namespace, type INamespace } from "kubernetes-models/v1/Namespace";
 import { Service, type IService } from "kubernetes-models/v1/Service";
+import { SERVICES, serviceAddresses } from "@voiceops/platform/registry";
 
 type Json = Record<string, unknown>;
 
@@ -21,13 +22,15 @@ const DEPLOY_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const BASE_DIR = join(DEPLOY_DIR, "base");
 const OVERLAYS_DIR = join(DEPLOY_DIR, "overlays");
 
-const COMPONENTS = ["gateway", "crm", "jobs", "fieldops", "comms", "analytics"] as const;
-const SERVICE_PORTS: Record<string, number> = { crm: 50061, jobs: 50062, fieldops: 50063, comms: 50064, analytics: 50065 };
+// The services are the registry's (services/platform/src/registry.ts): one manifest each.
+const SERVICE_PORTS: Record<string, number> = Object.fromEntries(SERVICES.map((s) => [s.name, s.port]));
+const COMPONENTS = ["gateway", ...Object.keys(SERVICE_PORTS)];
 const CONFIG_MAP = "voiceops-config";
 const SECRET = "voiceops-secrets";
 const SECRET_KEYS = ["DATABASE_URL", "ADMIN_TOKEN", "INTERNAL_TOKEN", "INTERNAL_API_KEY"];
 const BASE_IMAGE = "voiceops:latest";
-const PEER_ADDRS = ["CRM_SERVICE_ADDR", "JOBS_SERVICE_ADDR", "FIELDOPS_SERVICE_ADDR", "COMMS_SERVICE_ADDR", "ANALYTICS_SERVICE_ADDR"];
+// Every process finds every service through this one setting, so a new service adds no env.
+const PEER_ADDRS = ["SERVICE_ADDR_TEMPLATE"];
 const REQUIRED_ENV: Record<"gateway" | "service", string[]> = {
   gateway: ["PORT", "ADMIN_PORT", "ADMIN_HOST", "DATABASE_URL", "NATS_URL", "ADMIN_TOKEN", "INTERNAL_TOKEN", "LOG_LEVEL", "RATE_LIMIT_PER_MINUTE", ...PEER_ADDRS],
   service: ["GRPC_HOST", "GRPC_PORT", "OPS_PORT", "DATABASE_URL", "NATS_URL", "INTERNAL_TOKEN", "LOG_LEVEL", "DB_POOL_SIZE", ...PEER_ADDRS],
@@ -239,16 +242,18 @@ function checkPolicies(docs: Doc[], scope: string): void {
 
     it(`defines ConfigMap ${CONFIG_MAP} whose peer addresses point at the services' grpc ports`, () => {
       expect(configMap, `${scope}: ConfigMap ${CONFIG_MAP} missing`).toBeDefined();
-      for (const [name, port] of Object.entries(SERVICE_PORTS)) {
-        const key = `${name.toUpperCase()}_SERVICE_ADDR`;
-        expect(configMap?.data?.[key], `${CONFIG_MAP}.${key}`).toBe(`http://${name}:${port}`);
+      // The addresses a process computes from the ConfigMap, as the processes do.
+      for (const [name, address] of serviceAddresses(configMap?.data ?? {})) {
+        const url = new URL(address);
+        expect(url.hostname, `${name}'s address ${address} must name its Service`).toBe(name);
         const service = services.find((s) => s.body.metadata?.name === name)?.body;
         const grpc = service?.spec?.ports?.find((p) => p.name === "grpc");
-        expect(grpc?.port, `Service ${name} grpc port must match ${key}`).toBe(port);
+        expect(grpc?.port, `Service ${name} grpc port must match ${address}`).toBe(SERVICE_PORTS[name]);
+        expect(Number(url.port), `${name}'s address ${address}`).toBe(SERVICE_PORTS[name]);
       }
     });
 
-    it("has exactly the six components as Deployments", () => {
+    it("has the gateway and exactly the registered services as Deployments", () => {
       expect(deployments.map((d) => d.body.metadata?.name).sort()).toEqual([...COMPONENTS].sort());
     });
 
@@ -481,6 +486,20 @@ describe("deploy manifests", () => {
 
   it.each(manifestDocs.map((doc) => [label(doc), doc] as const))("schema-valid: %s", (_name, doc) => {
     expect(() => validateSchema(doc)).not.toThrow();
+  });
+
+  it("has one manifest per component in the base, the gateway's and each registered service's, holding its Deployment", () => {
+    const files = yamlFiles(BASE_DIR)
+      .map((path) => basename(path))
+      .filter((file) => !isKustomization(file) && file !== "configmap.yaml");
+    expect(files.sort()).toEqual(COMPONENTS.map((name) => `${name}.yaml`).sort());
+    for (const name of COMPONENTS) {
+      const deployments = (docsByFile.get(join(BASE_DIR, `${name}.yaml`)) ?? []).filter((d) => d.body.kind === "Deployment");
+      expect(
+        deployments.map((d) => (isObject(d.body.metadata) ? d.body.metadata.name : undefined)),
+        `base/${name}.yaml`,
+      ).toEqual([name]);
+    }
   });
 
   it("every document carries the part-of label", () => {

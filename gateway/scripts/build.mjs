@@ -17,7 +17,10 @@ const TEMPLATE = join(DIST, "pglite-template");
 const TEMPLATE_TAR = `${TEMPLATE}.tar`;
 const TEMPLATE_VERSION = join(DIST, "pglite-template.version");
 
-const SERVICES = ["crm", "jobs", "fieldops", "comms", "analytics"];
+/** The services: every folder under services/ with a src/main.ts (the registry's, which a test checks). */
+const SERVICES = readdirSync(join(ROOT, "services"))
+  .filter((name) => existsFile(join(ROOT, "services", name, "src", "main.ts")))
+  .sort();
 
 /** dist file name -> source entry point. */
 export const ENTRIES = {

@@ -1,7 +1,6 @@
 import {
   ConfigError,
   createLogger,
-  envInt,
   envString,
   onShutdown,
   openBus,
@@ -14,38 +13,37 @@ import {
   shutdownDelayMs,
   systemClock,
 } from "@voiceops/platform";
+import { readGatewayConfig } from "./config.js";
 import { startGateway } from "./gateway.js";
-import { trustProxyFromEnv } from "./trust-proxy.js";
 
-// Distributed mode: the gateway alone, calling services at their *_SERVICE_ADDR.
+// Distributed mode: the gateway alone, calling the registered services at their addresses
+// (*_SERVICE_ADDR or SERVICE_ADDR_TEMPLATE). It loads no service's code.
 await runMain(async () => {
-  const infra = readInfraConfig();
+  // The environment is read here, once, and what it says is passed down.
+  const env = process.env;
+  const infra = readInfraConfig(env);
   if (!infra.databaseUrl) throw new ConfigError("DATABASE_URL", "is required when the gateway runs on its own");
   if (!infra.natsUrl) throw new ConfigError("NATS_URL", "is required when the gateway runs on its own");
-  const internalToken = envString("INTERNAL_TOKEN");
-  const config = {
-    internalToken,
-    adminToken: envString("ADMIN_TOKEN"),
-    host: envString("HOST", "0.0.0.0"),
-    port: envInt("PORT", 8080, { min: 0, max: 65535 }),
-    adminHost: envString("ADMIN_HOST", "127.0.0.1"),
-    adminPort: envInt("ADMIN_PORT", 8081, { min: 0, max: 65535 }),
-    rateLimitPerMinute: envInt("RATE_LIMIT_PER_MINUTE", 600, { min: 1 }),
-    trustProxy: trustProxyFromEnv(),
-    poolSize: envInt("DB_POOL_SIZE", 10, { min: 1, max: 200 }),
-    delayMs: shutdownDelayMs(),
-  };
+  if (!infra.internalToken) throw new ConfigError("INTERNAL_TOKEN", "is required");
+  const { internalToken } = infra;
+  const config = readGatewayConfig(env);
+  const adminToken = envString("ADMIN_TOKEN", undefined, env);
+  const delayMs = shutdownDelayMs(env);
+  const peers = peersFromEnv(env);
+  const objects = openObjectStore({ dataDir: infra.dataDir, internalToken, clock: systemClock }, env);
   const logger = createLogger(infra.logLevel, "gateway");
   const db = await openDatabase(infra, { name: "gateway", poolSize: config.poolSize, logger });
   const bus = openBus(infra, { name: "gateway", logger });
   const gateway = await startGateway({
     ...config,
+    internalToken,
+    adminToken,
     db,
     bus,
-    peers: peersFromEnv(),
+    peers,
     logger,
     services: [...SERVICE_NAMES],
-    objects: openObjectStore({ dataDir: infra.dataDir, internalToken, clock: systemClock }),
+    objects,
     clock: systemClock,
   });
   onShutdown(
@@ -58,6 +56,6 @@ await runMain(async () => {
         await db.close();
       },
     },
-    { delayMs: config.delayMs },
+    { delayMs },
   );
 });

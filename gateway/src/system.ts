@@ -2,22 +2,18 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { crmService } from "@voiceops/crm";
-import { jobsService } from "@voiceops/jobs";
-import { fieldopsService } from "@voiceops/fieldops";
-import { commsService } from "@voiceops/comms";
-import { analyticsService } from "@voiceops/analytics";
 import {
   createLogger,
-  envInt,
   envOptional,
   envString,
+  isServiceModule,
   openBus,
   openDatabase,
   openObjectStore,
   PeerRegistry,
   systemClock,
   readInfraConfig,
+  SERVICES,
   startService,
   type Clock,
   type Database,
@@ -27,11 +23,22 @@ import {
   type RunningService,
   type ServiceModule,
 } from "@voiceops/platform";
+import { readGatewayConfig } from "./config.js";
 import { startGateway } from "./gateway.js";
-import { trustProxyFromEnv } from "./trust-proxy.js";
 
-/** Every service, in start order (those others call first). */
-export const SERVICE_MODULES: ServiceModule[] = [crmService, fieldopsService, jobsService, commsService, analyticsService];
+/**
+ * A registered service's module, found by the convention every service folder keeps:
+ * services/<name>/src/index.ts exports it as `<name>Service`. (The bundler includes every such
+ * index in the embedded launcher's bundle; the gateway alone never loads one.)
+ */
+export async function loadServiceModule(name: string): Promise<ServiceModule> {
+  const exports: Record<string, unknown> = await import(`../../services/${name}/src/index.ts`);
+  const module = exports[`${name}Service`];
+  if (!isServiceModule(module) || module.name !== name) {
+    throw new Error(`services/${name}/src/index.ts must export its ServiceModule, named "${name}", as ${name}Service`);
+  }
+  return module;
+}
 
 export interface SystemOptions {
   env?: Record<string, string | undefined>;
@@ -84,24 +91,17 @@ function embeddedAdminToken(dataDir: string, inMemory: boolean, env: Record<stri
  * in-process bus when unset).
  */
 export async function startSystem(options: SystemOptions = {}): Promise<RunningSystem> {
+  // The environment is read once, here; the services read their own settings from this same `env`.
   const env = options.env ?? process.env;
   const infra = readInfraConfig(env);
+  const config = readGatewayConfig(env);
   const logger = options.logger ?? createLogger(infra.logLevel);
-  const port = envInt("PORT", 8080, { min: 0, max: 65535 }, env);
-  const adminPort = envInt("ADMIN_PORT", 8081, { min: 0, max: 65535 }, env);
-  const adminHost = envString("ADMIN_HOST", "127.0.0.1", env);
-  const host = envString("HOST", "0.0.0.0", env);
-  const rateLimitPerMinute = envInt("RATE_LIMIT_PER_MINUTE", 600, { min: 1 }, env);
-  const trustProxy = trustProxyFromEnv(env);
   const adminToken = infra.databaseUrl ? envString("ADMIN_TOKEN", undefined, env) : embeddedAdminToken(infra.dataDir, options.inMemory ?? false, env);
   const internalToken = infra.internalToken ?? randomBytes(24).toString("base64url");
+  const modules: ServiceModule[] = [];
+  for (const { name } of SERVICES) modules.push(await loadServiceModule(name));
 
-  const db = await openDatabase(infra, {
-    name: "voiceops",
-    poolSize: envInt("DB_POOL_SIZE", 10, { min: 1, max: 200 }, env),
-    logger,
-    inMemory: options.inMemory,
-  });
+  const db = await openDatabase(infra, { name: "voiceops", poolSize: config.poolSize, logger, inMemory: options.inMemory });
   const bus = openBus(infra, { name: "voiceops", logger });
   const clock = options.clock ?? systemClock;
   // A system that keeps nothing (tests) keeps its objects in a temporary folder of its own.
@@ -111,7 +111,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
   const peers = new PeerRegistry(options.inProcessCalls ?? true);
   const services: RunningService[] = [];
   try {
-    for (const module of SERVICE_MODULES) {
+    for (const module of modules) {
       services.push(await startService(module, { db, bus, logger, internalToken, host: "127.0.0.1", port: 0, peers, clock, objects, env }));
     }
     const gateway = await startGateway({
@@ -121,13 +121,13 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       logger,
       internalToken,
       adminToken,
-      host,
-      port,
-      adminHost,
-      adminPort,
-      rateLimitPerMinute,
-      trustProxy,
-      services: SERVICE_MODULES.map((m) => m.name),
+      host: config.host,
+      port: config.port,
+      adminHost: config.adminHost,
+      adminPort: config.adminPort,
+      rateLimitPerMinute: config.rateLimitPerMinute,
+      trustProxy: config.trustProxy,
+      services: modules.map((m) => m.name),
       objects,
       clock,
     });

@@ -6,7 +6,7 @@ import { ConfigError, envOptional } from "@voiceops/platform";
  * list of addresses, CIDR ranges or the names loopback, linklocal, uniquelocal. Unset: the
  * client is the peer of the TCP connection. The per-address rate limit counts that client.
  */
-export function trustProxyFromEnv(env: Record<string, string | undefined> = process.env): boolean | number | string {
+export function trustProxyFromEnv(env: Record<string, string | undefined>): boolean | number | string {
   const raw = envOptional("TRUST_PROXY", env);
   if (raw === undefined || raw === "false") return false;
   if (raw === "true") throw new ConfigError("TRUST_PROXY", "must name the proxies (a hop count or addresses), not trust every sender of X-Forwarded-For");

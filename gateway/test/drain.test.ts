@@ -3,6 +3,7 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { SERVICE_NAMES, serviceAddrVariable } from "@voiceops/platform/registry";
 import {
   AdminClient,
   ApiClient,
@@ -190,27 +191,29 @@ describe.skipIf(!distributed)("distributed mode: each service and the gateway dr
   });
 
   it("a service and then the gateway stop under continuous load: 503s at most, exit 0; a killed service is a 503", async () => {
-    const names = ["crm", "jobs", "fieldops", "comms", "analytics"];
+    const names = [...SERVICE_NAMES];
     const ports = await Promise.all([...names, ...names, "gateway", "admin"].map(() => freePort()));
+    const gatewayPort = ports[2 * names.length];
+    const adminPort = ports[2 * names.length + 1];
     const env = testEnv({ SHUTDOWN_DELAY_SECONDS: "5", LOG_LEVEL: "info", RATE_LIMIT_PER_MINUTE: UNLIMITED });
-    for (const [i, name] of names.entries()) env[`${name.toUpperCase()}_SERVICE_ADDR`] = `http://127.0.0.1:${ports[i]}`;
+    for (const [i, name] of names.entries()) env[serviceAddrVariable(name)] = `http://127.0.0.1:${ports[i]}`;
     const startService = (name: string) => {
       const i = names.indexOf(name);
-      const proc = runEntry(`services/${name}/src/main.ts`, { ...env, GRPC_HOST: "127.0.0.1", GRPC_PORT: String(ports[i]), OPS_PORT: String(ports[i + 5]) });
+      const proc = runEntry(`services/${name}/src/main.ts`, { ...env, GRPC_HOST: "127.0.0.1", GRPC_PORT: String(ports[i]), OPS_PORT: String(ports[i + names.length]) });
       running.push(proc);
       return proc;
     };
     const services = Object.fromEntries(names.map((name) => [name, startService(name)]));
-    const gateway = runEntry("gateway/src/main.ts", { ...env, PORT: String(ports[10]), ADMIN_PORT: String(ports[11]) });
+    const gateway = runEntry("gateway/src/main.ts", { ...env, PORT: String(gatewayPort), ADMIN_PORT: String(adminPort) });
     running.push(gateway);
     let gatewayStopped = false;
     void gateway.exited.then((code) => {
       if (!gatewayStopped) process.stdout.write(`gateway exited unexpectedly (${code}):\n${gateway.output().slice(-5_000)}\n`);
     });
-    const url = `http://127.0.0.1:${ports[10]}`;
-    const crmOps = `http://127.0.0.1:${ports[5]}`;
+    const url = `http://127.0.0.1:${gatewayPort}`;
+    const crmOps = `http://127.0.0.1:${ports[names.length + names.indexOf("crm")]}`;
     await waitForStatus(`${url}/health`, 200, 120_000);
-    const tenant = await newTenant(url, new AdminClient(`http://127.0.0.1:${ports[11]}`, env.ADMIN_TOKEN as string));
+    const tenant = await newTenant(url, new AdminClient(`http://127.0.0.1:${adminPort}`, env.ADMIN_TOKEN as string));
     const key = tenant.owner.apiKey as string;
     const contacts = (i: number) =>
       i % 2

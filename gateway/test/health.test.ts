@@ -1,4 +1,5 @@
 import { describe, expect, inject, it } from "vitest";
+import { SERVICE_NAMES } from "@voiceops/platform/registry";
 import { ApiClient, testEnv } from "@voiceops/platform/testing";
 import { startSystem } from "../src/system.js";
 
@@ -9,7 +10,7 @@ describe("health", () => {
     const res = await api.get(path);
     expect(res.status).toBe(200);
     expect(res.body.status).toBe("ok");
-    expect(Object.keys(res.body.dependencies).sort()).toEqual(["analytics", "bus", "comms", "crm", "database", "fieldops", "jobs"]);
+    expect(Object.keys(res.body.dependencies).sort()).toEqual(["bus", "database", ...SERVICE_NAMES].sort());
     expect(Object.values(res.body.dependencies).every((state) => state === "ok")).toBe(true);
   });
 

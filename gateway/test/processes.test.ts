@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SERVICE_NAMES, serviceAddrVariable } from "@voiceops/platform/registry";
 import { ApiClient, eventually, freePort, testEnv } from "@voiceops/platform/testing";
 
 // The system as an operator runs it: real processes started the way the README says (the
@@ -100,23 +101,23 @@ describe.skipIf(!distributed)("distributed mode: every service and the gateway a
   });
 
   it("serves the API across processes, passes events over NATS, and drains on SIGTERM", async () => {
-    const names = ["crm", "jobs", "fieldops", "comms", "analytics"];
-    const ports = await Promise.all([...names, "ops1", "ops2", "ops3", "ops4", "ops5", "gateway", "admin"].map(() => freePort()));
+    const names = [...SERVICE_NAMES];
+    const ports = await Promise.all([...names, ...names, "gateway", "admin"].map(() => freePort()));
     const env = testEnv();
-    for (const [i, name] of names.entries()) env[`${name.toUpperCase()}_SERVICE_ADDR`] = `http://127.0.0.1:${ports[i]}`;
+    for (const [i, name] of names.entries()) env[serviceAddrVariable(name)] = `http://127.0.0.1:${ports[i]}`;
     names.forEach((name, i) => {
-      running.push(run(name, { ...env, GRPC_HOST: "127.0.0.1", GRPC_PORT: String(ports[i]), OPS_PORT: String(ports[i + 5]) }));
+      running.push(run(name, { ...env, GRPC_HOST: "127.0.0.1", GRPC_PORT: String(ports[i]), OPS_PORT: String(ports[i + names.length]) }));
     });
-    const gatewayPort = ports[10];
-    const adminPort = ports[11];
+    const gatewayPort = ports[2 * names.length];
+    const adminPort = ports[2 * names.length + 1];
     running.push(run("gateway", { ...env, PORT: String(gatewayPort), ADMIN_PORT: String(adminPort) }));
     const url = `http://127.0.0.1:${gatewayPort}`;
     await eventually(async () => ((await fetch(`${url}/health`).catch(() => undefined))?.status === 200 ? true : undefined), 150_000, 200);
     const health = (await (await fetch(`${url}/health`)).json()) as { dependencies: Record<string, string> };
-    expect(health.dependencies).toEqual({ database: "ok", bus: "ok", crm: "ok", jobs: "ok", fieldops: "ok", comms: "ok", analytics: "ok" });
-    const ready = await fetch(`http://127.0.0.1:${ports[5]}/health/ready`);
+    expect(health.dependencies).toEqual({ database: "ok", bus: "ok", ...Object.fromEntries(names.map((name) => [name, "ok"])) });
+    const ready = await fetch(`http://127.0.0.1:${ports[names.length]}/health/ready`);
     expect(ready.status).toBe(200);
-    expect(await (await fetch(`http://127.0.0.1:${ports[5]}/metrics`)).text()).toContain("rpc_duration_seconds");
+    expect(await (await fetch(`http://127.0.0.1:${ports[names.length]}/metrics`)).text()).toContain("rpc_duration_seconds");
 
     const adminHeaders = { authorization: `Bearer ${env.ADMIN_TOKEN}`, "content-type": "application/json" };
     const org = (await (

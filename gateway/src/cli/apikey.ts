@@ -46,19 +46,21 @@ if (values.country !== undefined && !(getCountries() as string[]).includes(value
 }
 if (values.name !== undefined && values.name.length > 100) fail("invalid --name: at most 100 characters");
 
+// The environment, read once: where the admin API is and its token.
+const env = process.env;
 function adminBaseUrl(): string {
   try {
-    return envOptional("ADMIN_URL") ?? `http://${envString("ADMIN_HOST", "127.0.0.1")}:${envInt("ADMIN_PORT", 8081, { min: 1, max: 65535 })}`;
+    return envOptional("ADMIN_URL", env) ?? `http://${envString("ADMIN_HOST", "127.0.0.1", env)}:${envInt("ADMIN_PORT", 8081, { min: 1, max: 65535 }, env)}`;
   } catch (error) {
     return fail(error instanceof ConfigError ? error.message : String(error));
   }
 }
 const adminUrl = adminBaseUrl();
 function adminToken(): string {
-  const given = envOptional("ADMIN_TOKEN");
+  const given = envOptional("ADMIN_TOKEN", env);
   if (given) return given;
   try {
-    return readFileSync(join(envString("DATA_DIR", "./.data"), "admin-token"), "utf8").trim();
+    return readFileSync(join(envString("DATA_DIR", "./.data", env), "admin-token"), "utf8").trim();
   } catch {
     return fail("No admin token: set ADMIN_TOKEN, or start the embedded system first (npm start) so that it writes one under DATA_DIR.");
   }

@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { SERVICE_PORTS, type ServiceModule } from "@voiceops/platform";
+import type { ServiceModule } from "@voiceops/platform";
 import { AnalyticsService } from "@voiceops/proto/voiceops/analytics/v1/analytics_service_pb";
 import { commsConsumer } from "./consumers/comms.js";
 import { crmConsumer } from "./consumers/crm.js";
@@ -16,7 +16,6 @@ export const analyticsService: ServiceModule = {
   name: "analytics",
   schema: "analytics",
   migrationsDir: fileURLToPath(new URL("../migrations", import.meta.url)),
-  defaultPort: SERVICE_PORTS.analytics,
   routes(context) {
     return (router) => {
       router.service(AnalyticsService, statisticsHandlers(context));

@@ -5,7 +5,7 @@ import { beginRebuild, REBUILD_SUBJECT } from "./model/generation.js";
 // replay the retained event streams from the start (distributed mode: the in-process bus of the
 // embedded mode keeps no history to replay).
 try {
-  const infra = readInfraConfig();
+  const infra = readInfraConfig(process.env);
   if (!infra.databaseUrl) throw new ConfigError("DATABASE_URL", "is required: a rebuild replays the NATS streams into PostgreSQL");
   if (!infra.natsUrl) throw new ConfigError("NATS_URL", "is required: a rebuild replays the NATS streams");
   const logger = createLogger(infra.logLevel, "analytics-rebuild");

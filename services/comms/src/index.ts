@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { SERVICE_PORTS, type ServiceModule } from "@voiceops/platform";
+import type { ServiceModule } from "@voiceops/platform";
 import { CommsService } from "@voiceops/proto/voiceops/comms/v1/comms_service_pb";
 import { commsConsumers } from "./consumers.js";
 import { activityHandlers } from "./handlers/activities.js";
@@ -30,7 +30,6 @@ export const commsService: ServiceModule = {
   name: "comms",
   schema: "comms",
   migrationsDir: fileURLToPath(new URL("../migrations", import.meta.url)),
-  defaultPort: SERVICE_PORTS.comms,
   routes(context) {
     const settings = readCommsSettings(context.env);
     const checkReferences = referenceChecker(context);

@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { envInt, SERVICE_PORTS, type ServiceModule } from "@voiceops/platform";
+import { envInt, type ServiceModule } from "@voiceops/platform";
 import { CrmService } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 import { contactUpsertHandlers } from "./handlers/contact-upsert.js";
 import { contactHandlers } from "./handlers/contacts.js";
@@ -13,10 +13,9 @@ export const crmService: ServiceModule = {
   name: "crm",
   schema: "crm",
   migrationsDir: fileURLToPath(new URL("../migrations", import.meta.url)),
-  defaultPort: SERVICE_PORTS.crm,
   routes(context) {
     const stores = crmStores();
-    const pipelineDays = envInt("PIPELINE_DAYS", 30, { min: 1, max: 3650 });
+    const pipelineDays = envInt("PIPELINE_DAYS", 30, { min: 1, max: 3650 }, context.env);
     // Every RPC of the service, or it does not compile.
     const impl: ServiceImpl<typeof CrmService> = {
       ...contactHandlers(context, stores),

@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { SERVICE_PORTS, type ServiceModule } from "@voiceops/platform";
+import type { ServiceModule } from "@voiceops/platform";
 import { FieldopsService } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
 import { fieldopsConsumers } from "./consumers.js";
 import { alertHandlers } from "./handlers/alerts.js";
@@ -24,7 +24,6 @@ export const fieldopsService: ServiceModule = {
   name: "fieldops",
   schema: "fieldops",
   migrationsDir: fileURLToPath(new URL("../migrations", import.meta.url)),
-  defaultPort: SERVICE_PORTS.fieldops,
   routes(context) {
     const lookups = peerLookups(context);
     // Every RPC of the service, or it does not compile.

@@ -245,6 +245,11 @@ describe("check-availability", () => {
     expect((await check({ date_from: "2026-03-06", date_to: "2026-04-06" })).status).toBe(200);
     expect(locs((await check({ date_from: "2026-03-06", date_to: "2026-03-05" })).body)).toEqual([["body", "date_to"]]);
     expect(locs((await check({ date_from: "2026-02-30" })).body)).toEqual([["body", "date_from"]]);
+    // Years run 0001..9999, as for every date field.
+    expect(locs((await check({ date_from: "0000-01-01", date_to: "0000-01-02" })).body)).toEqual([
+      ["body", "date_from"],
+      ["body", "date_to"],
+    ]);
     expect(locs((await check({ date_from: "06/03/2026", date_to: "tomorrow" })).body)).toEqual([
       ["body", "date_from"],
       ["body", "date_to"],

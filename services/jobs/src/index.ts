@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { SERVICE_PORTS, type ServiceModule } from "@voiceops/platform";
+import type { ServiceModule } from "@voiceops/platform";
 import { JobsService } from "@voiceops/proto/voiceops/jobs/v1/jobs_service_pb";
 import { jobsConsumers } from "./consumers.js";
 import { listingHandlers } from "./handlers/listings.js";
@@ -16,7 +16,6 @@ export const jobsService: ServiceModule = {
   name: "jobs",
   schema: "jobs",
   migrationsDir: fileURLToPath(new URL("../migrations", import.meta.url)),
-  defaultPort: SERVICE_PORTS.jobs,
   routes(context) {
     // Every RPC of the service, or it does not compile.
     const impl: ServiceImpl<typeof JobsService> = {

@@ -2,6 +2,8 @@ import { createHash } from "node:crypto";
 
 // Environment-only configuration. Every reader validates its variable and fails fast with a
 // message that names it, so a bad deployment stops at start-up instead of at the first request.
+// A process reads its environment once, in its entry point, and passes what it read (or the
+// environment itself, for the services' own settings) down: the settings readers take `env`.
 
 export class ConfigError extends Error {
   constructor(variable: string, problem: string) {
@@ -12,7 +14,7 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
-export function envString(name: string, fallback?: string, env: Env = process.env): string {
+export function envString(name: string, fallback: string | undefined, env: Env): string {
   const value = env[name];
   if (value === undefined || value === "") {
     if (fallback === undefined) throw new ConfigError(name, "is required");
@@ -21,12 +23,12 @@ export function envString(name: string, fallback?: string, env: Env = process.en
   return value;
 }
 
-export function envOptional(name: string, env: Env = process.env): string | undefined {
+export function envOptional(name: string, env: Env): string | undefined {
   const value = env[name];
   return value === undefined || value === "" ? undefined : value;
 }
 
-export function envInt(name: string, fallback: number, bounds: { min?: number; max?: number } = {}, env: Env = process.env): number {
+export function envInt(name: string, fallback: number, bounds: { min?: number; max?: number } = {}, env: Env): number {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
   if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(name, `must be an integer, got "${raw}"`);
@@ -36,7 +38,7 @@ export function envInt(name: string, fallback: number, bounds: { min?: number; m
   return value;
 }
 
-export function envUrl(name: string, protocols: string[], env: Env = process.env): string | undefined {
+export function envUrl(name: string, protocols: string[], env: Env): string | undefined {
   const raw = envOptional(name, env);
   if (raw === undefined) return undefined;
   let url: URL;
@@ -51,7 +53,7 @@ export function envUrl(name: string, protocols: string[], env: Env = process.env
   return raw;
 }
 
-export function envEnum<T extends string>(name: string, allowed: readonly T[], fallback: T, env: Env = process.env): T {
+export function envEnum<T extends string>(name: string, allowed: readonly T[], fallback: T, env: Env): T {
   const raw = envOptional(name, env);
   if (raw === undefined) return fallback;
   if (!(allowed as readonly string[]).includes(raw)) {
@@ -86,7 +88,7 @@ export function defaultNatsPrefix(databaseUrl: string | undefined): string {
     .slice(0, 10)}`;
 }
 
-export function readInfraConfig(env: Env = process.env): InfraConfig {
+export function readInfraConfig(env: Env): InfraConfig {
   const databaseUrl = envUrl("DATABASE_URL", ["postgres:", "postgresql:"], env);
   const natsPrefix = envString("NATS_PREFIX", defaultNatsPrefix(databaseUrl), env);
   if (!NATS_PREFIX.test(natsPrefix)) throw new ConfigError("NATS_PREFIX", `must be a lower-case letter then up to 31 letters, digits or _, got "${natsPrefix}"`);

@@ -13,7 +13,7 @@ export * from "./objects/s3-store.js";
 export * from "./objects/open.js";
 export * from "./sql.js";
 export * from "./metrics.js";
-export * from "./topology.js";
+export * from "./registry.js";
 export * from "./proto-options.js";
 export * from "./defaults.js";
 export * from "./column-values.js";

@@ -29,7 +29,7 @@ export interface ServiceContext {
   /** Recordings and uploaded files. */
   objects: ObjectStore;
   internalToken: string;
-  /** The environment the service reads its own settings from (process.env unless the launcher gives one). */
+  /** The environment its launcher read at start; the service reads its own settings from it, once, as it starts. */
   env: Record<string, string | undefined>;
   /** Transport to another service, by name ("crm", "fieldops"...). */
   peer(name: string): Transport;
@@ -40,14 +40,16 @@ export interface ServiceContext {
   write<T>(fn: (tx: Queryable, emit: Emit) => Promise<T>): Promise<T>;
 }
 
-/** A service: one folder under services/, one of these exported from its index. */
+/**
+ * A service: one entry in the registry (registry.ts), one folder under services/, one of these
+ * exported from its index as `<name>Service`.
+ */
 export interface ServiceModule {
+  /** Its name in the registry. */
   name: string;
   /** The PostgreSQL schema it owns. */
   schema: string;
   migrationsDir: string;
-  /** gRPC port when run alone. */
-  defaultPort: number;
   routes(context: ServiceContext): (router: ConnectRouter) => void;
   consumers?(context: ServiceContext): AnyEventConsumer[];
   /**
@@ -55,6 +57,20 @@ export interface ServiceModule {
    * once the service is up and stopped with it.
    */
   background?(context: ServiceContext): Promise<Subscription>;
+}
+
+/** Whether a value loaded by name (the embedded launcher's) keeps the ServiceModule contract. */
+export function isServiceModule(value: unknown): value is ServiceModule {
+  if (typeof value !== "object" || value === null) return false;
+  const module = value as Record<string, unknown>;
+  return (
+    typeof module.name === "string" &&
+    typeof module.schema === "string" &&
+    typeof module.migrationsDir === "string" &&
+    typeof module.routes === "function" &&
+    (module.consumers === undefined || typeof module.consumers === "function") &&
+    (module.background === undefined || typeof module.background === "function")
+  );
 }
 
 /**
@@ -130,8 +146,8 @@ export interface ServiceRuntime {
   /** Defaults to the system clock. */
   clock?: Clock;
   objects: ObjectStore;
-  /** Defaults to process.env. */
-  env?: Record<string, string | undefined>;
+  /** The environment the launcher read at start (process.env, or the one a test gives). */
+  env: Record<string, string | undefined>;
 }
 
 export interface RunningService {
@@ -160,7 +176,7 @@ export function createServiceContext(module: ServiceModule, runtime: Omit<Servic
     clock: runtime.clock ?? systemClock,
     objects: runtime.objects,
     internalToken: runtime.internalToken,
-    env: runtime.env ?? process.env,
+    env: runtime.env,
     peer: (name) => runtime.peers.transport(name),
     async write(fn) {
       const events: DomainEvent[] = [];

@@ -9,14 +9,14 @@ export interface ShutdownHooks {
 }
 
 export interface ShutdownOptions {
-  /** How long a SIGTERM'd process keeps serving while load balancers take it out (SIGINT: none). */
-  delayMs?: number;
+  /** How long a SIGTERM'd process keeps serving while load balancers take it out (SIGINT: none): shutdownDelayMs(env). */
+  delayMs: number;
   /** Past this, the process exits 1 whatever is still running. */
   timeoutMs?: number;
 }
 
 /** SHUTDOWN_DELAY_SECONDS: how long a process keeps serving, draining, after SIGTERM (default 2). */
-export function shutdownDelayMs(env: Record<string, string | undefined> = process.env): number {
+export function shutdownDelayMs(env: Record<string, string | undefined>): number {
   return envInt("SHUTDOWN_DELAY_SECONDS", 2, { min: 0, max: 60 }, env) * 1000;
 }
 
@@ -25,9 +25,9 @@ export function shutdownDelayMs(env: Record<string, string | undefined> = proces
  * keep serving for the delay on SIGTERM (Kubernetes removes the endpoint meanwhile; Ctrl-C does
  * not wait), then stop: in-flight requests finish, connections close, exit 0.
  */
-export function onShutdown(logger: Logger, hooks: ShutdownHooks | (() => Promise<void>), options: ShutdownOptions = {}): void {
+export function onShutdown(logger: Logger, hooks: ShutdownHooks | (() => Promise<void>), options: ShutdownOptions): void {
   const { drain, stop } = typeof hooks === "function" ? { drain: undefined, stop: hooks } : hooks;
-  const delayMs = options.delayMs ?? shutdownDelayMs();
+  const { delayMs } = options;
   const timeoutMs = options.timeoutMs ?? 25_000;
   let stopping = false;
   const handler = (signal: NodeJS.Signals) => {

@@ -6,14 +6,12 @@ import { PeerRegistry, startService, type ServiceModule } from "./service.js";
 import { onShutdown, runMain, shutdownDelayMs } from "./shutdown.js";
 import { systemClock } from "./clock.js";
 import { openObjectStore } from "./objects/open.js";
-import { SERVICE_NAMES, SERVICE_PORTS, serviceAddrVariable } from "./topology.js";
+import { serviceAddresses, serviceEntry } from "./registry.js";
 
-/** Peer addresses from *_SERVICE_ADDR, defaulting to each service's port on this host. */
-export function peersFromEnv(env: Record<string, string | undefined> = process.env): PeerRegistry {
+/** Where every registered service is (serviceAddresses), as the peers of this process. */
+export function peersFromEnv(env: Record<string, string | undefined>): PeerRegistry {
   const peers = new PeerRegistry();
-  for (const name of SERVICE_NAMES) {
-    peers.set(name, envString(serviceAddrVariable(name), `http://127.0.0.1:${SERVICE_PORTS[name]}`, env));
-  }
+  for (const [name, url] of serviceAddresses(env)) peers.set(name, url);
   return peers;
 }
 
@@ -26,21 +24,24 @@ export function runServiceMain(module: ServiceModule): Promise<void> {
 }
 
 async function startStandalone(module: ServiceModule): Promise<void> {
-  const infra = readInfraConfig();
+  // The environment is read here, once; what the service reads of it later comes from `env`.
+  const env = process.env;
+  const infra = readInfraConfig(env);
   if (!infra.databaseUrl) throw new ConfigError("DATABASE_URL", "is required when a service runs on its own");
   if (!infra.natsUrl) throw new ConfigError("NATS_URL", "is required when a service runs on its own");
-  const internalToken = envString("INTERNAL_TOKEN");
-  const host = envString("GRPC_HOST", "0.0.0.0");
-  const port = envInt("GRPC_PORT", module.defaultPort, { min: 1, max: 65535 });
-  const opsPort = envInt("OPS_PORT", port + 1000, { min: 1, max: 65535 });
-  const poolSize = envInt("DB_POOL_SIZE", 10, { min: 1, max: 200 });
-  const delayMs = shutdownDelayMs();
+  if (!infra.internalToken) throw new ConfigError("INTERNAL_TOKEN", "is required");
+  const { internalToken } = infra;
+  const host = envString("GRPC_HOST", "0.0.0.0", env);
+  const port = envInt("GRPC_PORT", serviceEntry(module.name).port, { min: 1, max: 65535 }, env);
+  const opsPort = envInt("OPS_PORT", port + 1000, { min: 1, max: 65535 }, env);
+  const poolSize = envInt("DB_POOL_SIZE", 10, { min: 1, max: 200 }, env);
+  const delayMs = shutdownDelayMs(env);
+  const peers = peersFromEnv(env);
+  const objects = openObjectStore({ dataDir: infra.dataDir, internalToken, clock: systemClock }, env);
   const logger = createLogger(infra.logLevel, module.name);
   const db = await openDatabase(infra, { name: module.name, poolSize, logger });
   const bus = openBus(infra, { name: module.name, logger });
-  const peers = peersFromEnv();
-  const objects = openObjectStore({ dataDir: infra.dataDir, internalToken, clock: systemClock });
-  const service = await startService(module, { db, bus, logger, internalToken, host, port, peers, objects });
+  const service = await startService(module, { db, bus, logger, internalToken, host, port, peers, objects, env });
   const ops = await startOpsServer({
     host,
     port: opsPort,

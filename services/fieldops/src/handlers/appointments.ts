@@ -5,6 +5,7 @@ import { DateTime } from "luxon";
 import {
   blankToNull,
   invalidArgument,
+  isCalendarDate,
   localDate,
   newEvent,
   orgOf,
@@ -41,7 +42,7 @@ import {
   type ManageAppointmentRequest,
 } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
 import { freeSlots, rankForBooking } from "../scheduling/availability.js";
-import { candidateSlots, daysBetween, heldSpan, isCalendarDate, localDateRange, type SlotRules, type Span } from "../scheduling/slots.js";
+import { candidateSlots, daysBetween, heldSpan, localDateRange, type SlotRules, type Span } from "../scheduling/slots.js";
 import { slotInterval, type AppointmentTypeRow } from "../store/appointment-types.js";
 import { appointmentStatusOf, appointmentStatusText, toAppointment, type AppointmentRow, type NewAppointment } from "../store/appointments.js";
 import type { FieldopsStores } from "../store/index.js";

@@ -24,11 +24,6 @@ export function daysBetween(from: string, to: string): number {
   return Math.round(DateTime.fromISO(to, { zone: "UTC" }).diff(DateTime.fromISO(from, { zone: "UTC" }), "days").days);
 }
 
-/** Whether the text is a real calendar date written YYYY-MM-DD. */
-export function isCalendarDate(text: string): boolean {
-  return /^\d{4}-\d{2}-\d{2}$/.test(text) && DateTime.fromISO(text, { zone: "UTC" }).isValid;
-}
-
 /** The instants local dates [from, to] of a zone cover: from's midnight to the midnight after `to`. */
 export function localDateRange(zone: string, from: string, to: string): Span {
   return {

@@ -51,7 +51,7 @@ function openS3Store(url: string, settings: ObjectStoreSettings, env: Env): S3Ob
  * URLs signed for PUBLIC_URL (default http://127.0.0.1:PORT). s3://bucket[/prefix]: S3 or an
  * S3-compatible store (S3_ENDPOINT), with presigned URLs.
  */
-export function openObjectStore(settings: ObjectStoreSettings, env: Env = process.env): ObjectStore {
+export function openObjectStore(settings: ObjectStoreSettings, env: Env): ObjectStore {
   const url = envUrl("OBJECT_STORE_URL", ["s3:"], env);
   if (url !== undefined) return openS3Store(url, settings, env);
   const configured = envOptional("PUBLIC_URL", env);

@@ -31,7 +31,7 @@ export interface HandlerTestbed {
   close(): Promise<void>;
 }
 
-export async function handlerTestbed(module: ServiceModule, options: { clock?: Clock } = {}): Promise<HandlerTestbed> {
+export async function handlerTestbed(module: ServiceModule, options: { clock?: Clock; env?: Record<string, string | undefined> } = {}): Promise<HandlerTestbed> {
   const db = await createPgliteDatabase(undefined);
   const bus = createMemoryBus();
   const logger = createLogger("silent", module.name);
@@ -41,7 +41,7 @@ export async function handlerTestbed(module: ServiceModule, options: { clock?: C
   const objects = new FileObjectStore({ root: objectsRoot, signer: new UrlSigner(internalToken), clock, publicUrl: () => "http://127.0.0.1" });
   await migrate(db, module.schema, readMigrations(module.migrationsDir));
   const relay = new OutboxRelay({ db, bus, schema: module.schema, logger });
-  const context = createServiceContext(module, { db, bus, logger, internalToken, peers: new PeerRegistry(), clock, objects }, logger, relay);
+  const context = createServiceContext(module, { db, bus, logger, internalToken, peers: new PeerRegistry(), clock, objects, env: options.env ?? {} }, logger, relay);
   const rpc = { name: module.name, internalToken, logger, routes: module.routes(context), health: async () => ({ database: "ok", bus: "ok" }) };
   const routes = serviceRoutes(rpc);
   const interceptors = serverInterceptors(rpc);
