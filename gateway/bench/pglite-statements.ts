@@ -9,7 +9,7 @@ import { openPglite, pgliteDatabase } from "../../services/platform/src/db/pglit
 // (named statements, prepared once), alternating, with the crm schema, its indexes and 20,000
 // contacts in one organization. Reports the median µs per statement of each.
 //
-//   npx tsx gateway/bench/pglite-statements.ts [-- --runs 5 --queries 2000]
+//   npm run bench:pglite [-- --runs 5 --queries 2000]
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
