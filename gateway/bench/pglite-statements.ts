@@ -9,7 +9,10 @@ import { openPglite, pgliteDatabase } from "../../services/platform/src/db/pglit
 // (named statements, prepared once), alternating, with the crm schema, its indexes and 20,000
 // contacts in one organization. Reports the median µs per statement of each.
 //
-//   npm run bench:pglite [-- --runs 5 --queries 2000]
+//   npm run bench:pglite [-- --runs 5 --queries 2000 --plan-cache-mode force_custom_plan]
+//
+// --plan-cache-mode sets PostgreSQL's plan_cache_mode (default auto: a generic plan after five
+// custom ones when it costs no more); force_custom_plan shows what planning alone costs.
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -17,10 +20,13 @@ function arg(name: string, fallback: number): number {
 }
 const runs = arg("runs", 5);
 const queries = arg("queries", 2000);
+const planCacheModeAt = process.argv.indexOf("--plan-cache-mode");
+const planCacheMode = planCacheModeAt >= 0 ? (process.argv[planCacheModeAt + 1] ?? "auto") : "auto";
 const out = (line = "") => process.stdout.write(`${line}\n`);
 
 const pglite = await openPglite(undefined);
 const db = pgliteDatabase(pglite);
+await db.query("SELECT set_config('plan_cache_mode', $1, false)", [planCacheMode]);
 await migrate(db, crmService.schema, readMigrations(crmService.migrationsDir));
 const orgId = randomUUID();
 await db.query(
@@ -53,7 +59,7 @@ for (let round = 0; round < runs; round++) {
   for (const [name, run] of Object.entries(paths)) results.get(name)?.push(await timeRun(run));
 }
 
-out(`Contact by id on in-memory PGlite, ${queries} statements x ${runs} alternating runs, load average ${loadavg()[0]?.toFixed(2)}`);
+out(`Contact by id on in-memory PGlite, ${queries} statements x ${runs} alternating runs, plan_cache_mode ${planCacheMode}, load average ${loadavg()[0]?.toFixed(2)}`);
 out();
 out("| path | µs per statement (median) | runs |");
 out("|---|---|---|");
