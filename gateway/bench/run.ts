@@ -12,7 +12,7 @@ import { isolatedDatabase } from "@voiceops/platform/testing";
 import { ContactCreatedSchema } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
 
 // npm run bench [-- --seconds 8 --rounds 3 --connections 50 --contacts 20000 --only read,write,relay,startup
-//                  --systems distributed,embedded,lite]
+//                  --systems distributed,embedded,lite --ports 46400]
 // BENCH_LOG_LEVEL (default info, as deployed) sets the servers' log level; BENCH_PROFILE=<dir>
 // writes their CPU profiles.
 //
@@ -62,13 +62,16 @@ const loads: number[] = [];
 const noteLoad = () => loads.push(loadavg()[0] ?? 0);
 const out = (line = "") => process.stdout.write(`${line}\n`);
 
+/** `--ports <first>`: the servers' ports counted up from there (one's own range on a shared machine). */
+let nextPort = opts.ports ? Number(opts.ports) : undefined;
+
 /**
  * A free port below the kernel's ephemeral range, so a server that binds port 0 later (the
  * embedded services do) cannot be handed it before its owner starts.
  */
 async function freePort(): Promise<number> {
   for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const port = nextPort === undefined ? 20_000 + Math.floor(Math.random() * 12_000) : nextPort++;
     const free = await new Promise<boolean>((resolve) => {
       const server = net.createServer();
       server.once("error", () => resolve(false));

@@ -1,11 +1,12 @@
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { PGlite, type Transaction } from "@electric-sql/pglite";
+import { PGlite, type Results, type Transaction } from "@electric-sql/pglite";
 import { btree_gin } from "@electric-sql/pglite/contrib/btree_gin";
 import { btree_gist } from "@electric-sql/pglite/contrib/btree_gist";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import type { Database, QueryResult, Queryable, Row } from "./database.js";
+import { PgliteStatements } from "./pglite-statements.js";
 
 /**
  * A freshly initialized PGlite data directory, made once by the build (`npm run build`, run
@@ -22,15 +23,40 @@ export const PGLITE_TEMPLATE_TAR = `${PGLITE_TEMPLATE_DIR}.tar`;
  */
 export const PGLITE_START_PARAMS = [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB", "-c", "wal_buffers=1MB"];
 
-function wrap(target: PGlite | Transaction): Queryable {
+/** Statements worth preparing: the ones PostgreSQL plans. */
+const PREPARABLE = /^\s*(SELECT|INSERT|UPDATE|DELETE|WITH|VALUES)\b/i;
+
+/**
+ * Statements through the cache of named prepared statements, holding PGlite's locks as its
+ * `query()` does: outside a transaction both its transaction and query locks, inside one (whose
+ * transaction() holds the first) the query lock.
+ */
+function queryable(db: PGlite, statements: PgliteStatements, tx: Transaction | undefined): Queryable {
+  const target = tx ?? db;
   return {
     async query<R = Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
-      const result = await target.query<R>(sql, params as unknown[] | undefined);
+      let result: Results<unknown>;
+      if (!PREPARABLE.test(sql)) {
+        // Schema changes and settings: run as PGlite does, and drop the prepared statements,
+        // whose result types a schema change may have changed.
+        result = await target.query(sql, params as unknown[] | undefined).finally(() => statements.forgetAll());
+      } else if (tx) {
+        if (tx.closed) throw new Error("Transaction is closed");
+        result = await db.runExclusive(() => statements.run(sql, params ?? [], true));
+      } else {
+        await db._checkReady();
+        result = await db._runExclusiveTransaction(() => db.runExclusive(() => statements.run(sql, params ?? [], false)));
+      }
       // As node-postgres counts: rows written, or for a SELECT the rows read (PGlite says 0 then).
-      return { rows: result.rows, rowCount: Math.max(result.affectedRows ?? 0, result.rows.length) };
+      return { rows: result.rows as R[], rowCount: Math.max(result.affectedRows ?? 0, result.rows.length) };
     },
     async exec(sql: string): Promise<void> {
-      await target.exec(sql);
+      try {
+        await target.exec(sql);
+      } finally {
+        // Migrations change tables, and with them what a prepared statement may return.
+        statements.forgetAll();
+      }
     },
   };
 }
@@ -55,7 +81,8 @@ export function parseTimestamptz(text: string): Date | number {
   return new Date(date.getTime() - (m[8] === "-" ? -1 : 1) * offsetSeconds * 1000);
 }
 
-async function openPglite(dataDir: string | undefined): Promise<PGlite> {
+/** Opens (or creates) the database with our extensions, settings and timestamptz parser. */
+export async function openPglite(dataDir: string | undefined): Promise<PGlite> {
   const options = { extensions: { pg_trgm, btree_gin, btree_gist }, startParams: PGLITE_START_PARAMS, parsers: { [TIMESTAMPTZ_OID]: parseTimestamptz } };
   if (dataDir === undefined) {
     if (existsSync(PGLITE_TEMPLATE_TAR)) {
@@ -87,14 +114,19 @@ async function openPglite(dataDir: string | undefined): Promise<PGlite> {
  */
 export async function createPgliteDatabase(dataDir: string | undefined): Promise<Database> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const db = await openPglite(dataDir);
-  const direct = wrap(db);
+  return pgliteDatabase(await openPglite(dataDir));
+}
+
+/** An open PGlite as the stores' Database, its statements prepared once each. */
+export function pgliteDatabase(db: PGlite): Database {
+  const statements = new PgliteStatements(db);
+  const direct = queryable(db, statements, undefined);
   return {
     kind: "pglite",
     query: direct.query,
     exec: direct.exec,
     transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-      return db.transaction((tx) => fn(wrap(tx)));
+      return db.transaction((tx) => fn(queryable(db, statements, tx)));
     },
     async close() {
       await db.close();

@@ -1,0 +1,140 @@
+import { type messages, type PGlite, parse, protocol, type Results } from "@electric-sql/pglite";
+
+/** Numbers the statements: unique in the process, so also on a connection shared by two caches. */
+let statementCount = 0;
+
+/**
+ * Named prepared statements on one PGlite connection. PGlite's `query()` sends every statement
+ * unnamed, so PostgreSQL parses and plans it on each call, and planning dominates a small query
+ * in WASM. This parses each distinct SQL text once under a name (and learns its parameter and
+ * result types), then runs it with Bind + Execute + Sync in one round trip; after five runs
+ * PostgreSQL settles on a generic plan and stops planning it at all.
+ *
+ * The caller holds PGlite's locks (see pglite.ts). Results are parsed by PGlite's own result
+ * parser with the database's type parsers, so they match `query()`'s.
+ */
+export class PgliteStatements {
+  /** SQL text -> statement, least recently used first (a Map keeps insertion order). */
+  readonly #statements = new Map<string, Prepared>();
+  /** Evicted statements, closed with the next message sent. */
+  #evicted: string[] = [];
+
+  constructor(
+    private readonly db: PGlite,
+    /** The most statements kept prepared: each holds a parse tree and plans in the database. */
+    readonly capacity = 500,
+  ) {}
+
+  get size(): number {
+    return this.#statements.size;
+  }
+
+  /** One statement. `inTransaction`: inside PGlite's transaction(), which syncs the files at its end. */
+  async run(sql: string, params: readonly unknown[], inTransaction: boolean): Promise<Results<unknown>> {
+    try {
+      return await this.#run(sql, params, inTransaction);
+    } catch (error) {
+      // A changed table can leave a statement unusable ("cached plan must not change result
+      // type") and something may have dropped it: prepare it again, unless in a transaction,
+      // which that error has aborted.
+      if (!isStaleStatement(error)) throw annotate(error, sql, params);
+      this.#forget(sql);
+      if (inTransaction) throw annotate(error, sql, params);
+      try {
+        return await this.#run(sql, params, inTransaction);
+      } catch (retryError) {
+        throw annotate(retryError, sql, params);
+      }
+    }
+  }
+
+  /**
+   * Drops every statement (closed with the next message): schema changes (migrations) may
+   * change what a statement returns.
+   */
+  forgetAll(): void {
+    for (const statement of this.#statements.values()) this.#evicted.push(statement.name);
+    this.#statements.clear();
+  }
+
+  async #run(sql: string, params: readonly unknown[], inTransaction: boolean): Promise<Results<unknown>> {
+    const statement = this.#statements.get(sql) ?? (await this.#prepare(sql));
+    // Most recently used last.
+    this.#statements.delete(sql);
+    this.#statements.set(sql, statement);
+    const values = params.map((value, i) => this.#serialize(value, statement.paramTypes[i] ?? 0));
+    const message = this.#withEvicted([protocol.serialize.bind({ statement: statement.name, values }), protocol.serialize.execute({}), protocol.serialize.sync()]);
+    const replies = await this.db.execProtocolStream(message, { syncToFs: !inTransaction });
+    const head: messages.BackendMessage[] = statement.rowDescription ? [statement.rowDescription] : [];
+    return parse.parseResults([...head, ...replies], this.db.parsers)[0] as Results<unknown>;
+  }
+
+  async #prepare(sql: string): Promise<Prepared> {
+    const name = `voiceops_${++statementCount}`;
+    const message = this.#withEvicted([protocol.serialize.parse({ name, text: sql }), protocol.serialize.describe({ type: "S", name }), protocol.serialize.sync()]);
+    const replies = await this.db.execProtocolStream(message, { syncToFs: false });
+    const statement: Prepared = { name, paramTypes: [], rowDescription: undefined };
+    for (const reply of replies) {
+      if (reply.name === "parameterDescription") statement.paramTypes = (reply as messages.ParameterDescriptionMessage).dataTypeIDs;
+      else if (reply.name === "rowDescription") statement.rowDescription = reply as messages.RowDescriptionMessage;
+    }
+    this.#statements.set(sql, statement);
+    while (this.#statements.size > this.capacity) {
+      const [oldest] = this.#statements.keys();
+      if (oldest === undefined || oldest === sql) break;
+      this.#forget(oldest);
+    }
+    return statement;
+  }
+
+  /** As PGlite's query() turns a parameter into text: by the type PostgreSQL inferred for it. */
+  #serialize(value: unknown, type: number): string | null {
+    if (value === null || value === undefined) return null;
+    const serializer = this.db.serializers[type];
+    return serializer ? serializer(value) : String(value);
+  }
+
+  #forget(sql: string): void {
+    const statement = this.#statements.get(sql);
+    if (!statement) return;
+    this.#statements.delete(sql);
+    this.#evicted.push(statement.name);
+  }
+
+  /** The message, after a Close for each evicted statement (closing a missing one is no error). */
+  #withEvicted(parts: Uint8Array[]): Uint8Array {
+    if (this.#evicted.length > 0) {
+      parts.unshift(...this.#evicted.map((name) => protocol.serialize.close({ type: "S", name })));
+      this.#evicted = [];
+    }
+    if (parts.length === 1) return parts[0] as Uint8Array;
+    const message = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+    let offset = 0;
+    for (const part of parts) {
+      message.set(part, offset);
+      offset += part.length;
+    }
+    return message;
+  }
+}
+
+interface Prepared {
+  name: string;
+  paramTypes: number[];
+  /** Undefined for a statement that returns no rows. */
+  rowDescription: messages.RowDescriptionMessage | undefined;
+}
+
+// 0A000 with this message: a table changed under a statement that returns its whole row;
+// 26000: the named statement is gone (DEALLOCATE ALL, DISCARD ALL).
+function isStaleStatement(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  return code === "26000" || (code === "0A000" && error.message.includes("cached plan must not change result type"));
+}
+
+/** As PGlite's query() annotates its errors. */
+function annotate(error: unknown, sql: string, params: readonly unknown[]): unknown {
+  if (error instanceof Error && "code" in error) Object.assign(error, { query: sql, params });
+  return error;
+}
