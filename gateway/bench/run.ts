@@ -10,6 +10,7 @@ import { connect } from "nats";
 import { decodeEvent, defaultNatsPrefix } from "@voiceops/platform";
 import { isolatedDatabase } from "@voiceops/platform/testing";
 import { ContactCreatedSchema } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
+import { embeddedNodeFlags } from "./embedded-flags.js";
 
 // npm run bench [-- --seconds 8 --rounds 3 --connections 50 --contacts 20000 --only read,write,relay,startup
 //                  --systems distributed,embedded,lite --ports 46400]
@@ -88,6 +89,7 @@ interface Proc {
   exited: Promise<void>;
 }
 
+const EMBEDDED_NODE_FLAGS = embeddedNodeFlags(ROOT);
 const running = new Set<Proc>();
 
 /**
@@ -363,11 +365,11 @@ async function requestBench(): Promise<void> {
     await waitFor(`http://127.0.0.1:${gwPort}/health/live`, gateway);
 
     // Embedded (one process, in-process calls) on the same PostgreSQL, and on PGlite.
-    const embedded = start("embedded", ["dist/embedded.js"], { ...common, PORT: String(embPort), ADMIN_PORT: String(embAdmin) });
+    const embedded = start("embedded", [...EMBEDDED_NODE_FLAGS, "dist/embedded.js"], { ...common, PORT: String(embPort), ADMIN_PORT: String(embAdmin) });
     procs.push(embedded);
     await waitFor(`http://127.0.0.1:${embPort}/health/live`, embedded);
     const liteDir = mkdtempSync(join(tmpdir(), "voiceops-bench-pglite-"));
-    const lite = start("embedded-pglite", ["dist/embedded.js"], {
+    const lite = start("embedded-pglite", [...EMBEDDED_NODE_FLAGS, "dist/embedded.js"], {
       DATA_DIR: liteDir,
       LOG_LEVEL,
       RATE_LIMIT_PER_MINUTE: "1000000000",
