@@ -1,13 +1,13 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DateTime } from "luxon";
 import { AdminClient, ApiClient, isolatedDatabase } from "@voiceops/platform/testing";
 import { embeddedNodeFlags } from "./embedded-flags.js";
+import { autocannon, PINNED } from "./load-generator.js";
 
 // check-availability at its stated size: a 14-day range for an organization with 20 technicians
 // and 2,000 existing appointments. The system runs as `npm start` does (the embedded launcher,
@@ -24,8 +24,6 @@ const BASE_PORT = Number(args.port ?? 18100);
 const TECHNICIANS = 20;
 const APPOINTMENTS = 2_000;
 const ZONE = "America/Chicago";
-const PINNED = cpus().length > 1 && spawnSync("taskset", ["-c", "0", "true"]).status === 0;
-const autocannonBin = createRequire(import.meta.url).resolve("autocannon/autocannon.js");
 const out = (line = "") => process.stdout.write(`${line}\n`);
 
 function startServer(env: Record<string, string | undefined>): { child: ChildProcess; output: () => string } {
@@ -59,33 +57,6 @@ async function waitFor(url: string, server: { child: ChildProcess; output: () =>
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`server did not answer: ${server.output()}`);
-}
-
-interface Load {
-  rps: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  errors: number;
-}
-
-/** One autocannon run in its own process (pinned to core 1 when the server is on core 0). */
-function autocannon(url: string, options: { method?: string; body?: string; headers: Record<string, string>; connections: number }): Promise<Load> {
-  const cannon = [autocannonBin, "-j", "-c", String(options.connections), "-d", String(SECONDS), "-m", options.method ?? "GET"];
-  for (const [name, value] of Object.entries(options.headers)) cannon.push("-H", `${name}=${value}`);
-  if (options.body) cannon.push("-b", options.body);
-  cannon.push(url);
-  const [command, ...rest] = PINNED ? ["taskset", "-c", "1", process.execPath, ...cannon] : [process.execPath, ...cannon];
-  return new Promise((resolve, reject) => {
-    const child = spawn(command ?? process.execPath, rest, { stdio: ["ignore", "pipe", "ignore"] });
-    let text = "";
-    child.stdout.on("data", (chunk: Buffer) => (text += chunk.toString()));
-    child.on("exit", (code) => {
-      if (code !== 0) return reject(new Error(`autocannon exited ${code}`));
-      const r = JSON.parse(text) as { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number };
-      resolve({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors });
-    });
-  });
 }
 
 /** Runs `jobs` with at most `width` at a time. */
@@ -190,11 +161,11 @@ try {
   out("| request | connections | req/s | p50 ms | p99 ms | non-2xx |");
   out("|---|---|---|---|---|---|");
   for (const connections of [1, 10]) {
-    const load = await autocannon(`${url}/api/scheduling/check-availability`, { method: "POST", body, headers, connections });
+    const load = await autocannon(`${url}/api/scheduling/check-availability`, { method: "POST", body, headers, connections, seconds: SECONDS });
     out(`| POST /api/scheduling/check-availability (14 days) | ${connections} | ${load.rps.toFixed(0)} | ${load.p50} | ${load.p99} | ${load.non2xx + load.errors} |`);
   }
   for (const connections of [1, 10]) {
-    const load = await autocannon(`${url}/api/technicians?available_now=true`, { headers, connections });
+    const load = await autocannon(`${url}/api/technicians?available_now=true`, { headers, connections, seconds: SECONDS });
     out(`| GET /api/technicians?available_now=true | ${connections} | ${load.rps.toFixed(0)} | ${load.p50} | ${load.p99} | ${load.non2xx + load.errors} |`);
   }
 } finally {

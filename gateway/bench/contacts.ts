@@ -1,7 +1,6 @@
-import { spawn } from "node:child_process";
-import { createRequire } from "node:module";
 import { AdminClient, newTenant, testEnv } from "@voiceops/platform/testing";
 import { startSystem } from "../src/system.js";
+import { autocannon } from "./load-generator.js";
 
 // Load test of the contact routes on loopback: starts the system in this process (embedded, or
 // on DATABASE_URL and NATS_URL when set), seeds contacts for one organization, then drives each
@@ -9,27 +8,6 @@ import { startSystem } from "../src/system.js";
 // server's event loop) for a bounded time. Usage: npm run bench [-- seconds connections contacts]
 
 const [seconds = 10, connections = 20, seed = 2_000] = process.argv.slice(2).map(Number);
-const autocannonBin = createRequire(import.meta.url).resolve("autocannon/autocannon.js");
-
-interface Result {
-  requests: { average: number };
-  latency: { p50: number; p99: number };
-  non2xx: number;
-  errors: number;
-}
-
-function autocannon(url: string, headers: Record<string, string>, method = "GET", body?: string): Promise<Result> {
-  const args = [autocannonBin, "-j", "-c", String(connections), "-d", String(seconds), "-m", method];
-  for (const [name, value] of Object.entries(headers)) args.push("-H", `${name}=${value}`);
-  if (body) args.push("-b", body);
-  args.push(url);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "ignore"] });
-    let out = "";
-    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
-    child.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out) as Result) : reject(new Error(`autocannon exited ${code}`))));
-  });
-}
 
 const system = await startSystem({ env: testEnv({ RATE_LIMIT_PER_MINUTE: "100000000", DB_POOL_SIZE: "20" }), inMemory: true });
 try {
@@ -51,8 +29,8 @@ try {
   process.stdout.write(`system: ${system.db.kind} storage, ${system.bus.kind} bus; ${seed} contacts; ${connections} connections; ${seconds}s per scenario\n\n`);
   process.stdout.write("| scenario | req/s (avg) | p50 ms | p99 ms | non-2xx | errors |\n|---|---|---|---|---|---|\n");
   for (const [name, path, method, body] of scenarios) {
-    const result = await autocannon(`${system.url}${path}`, headers, method, body);
-    process.stdout.write(`| ${name} | ${Math.round(result.requests.average)} | ${result.latency.p50} | ${result.latency.p99} | ${result.non2xx} | ${result.errors} |\n`);
+    const result = await autocannon(`${system.url}${path}`, { headers, method, body, seconds, connections });
+    process.stdout.write(`| ${name} | ${Math.round(result.rps)} | ${result.p50} | ${result.p99} | ${result.non2xx} | ${result.errors} |\n`);
   }
 } finally {
   await system.stop();

@@ -1,6 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
 import net from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +10,7 @@ import { decodeEvent, defaultNatsPrefix } from "@voiceops/platform";
 import { isolatedDatabase } from "@voiceops/platform/testing";
 import { ContactCreatedSchema } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
 import { embeddedNodeFlags } from "./embedded-flags.js";
+import { autocannon, PINNED, type LoadOptions, type LoadResult } from "./load-generator.js";
 
 // npm run bench [-- --seconds 8 --rounds 3 --connections 50 --contacts 20000 --only read,write,relay,startup
 //                  --systems distributed,embedded,lite --ports 46400]
@@ -37,8 +37,6 @@ const ONLY = new Set((opts.only ?? "read,write,relay,startup").split(","));
 /** Which systems the request scenarios drive besides the baseline (all by default). */
 const SYSTEMS = new Set((opts.systems ?? "distributed,embedded,lite").split(","));
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? "info";
-const PINNED = cpus().length > 1 && spawnSync("taskset", ["-c", "0", "true"]).status === 0;
-const autocannonBin = createRequire(import.meta.url).resolve("autocannon/autocannon.js");
 
 function parseArgs(args: string[]): Record<string, string> {
   const out: Record<string, string> = {};
@@ -138,35 +136,9 @@ async function waitFor(url: string, proc: Proc, timeoutMs = 120_000): Promise<vo
   throw new Error(`${proc.name} did not answer ${url}: ${proc.output()}`);
 }
 
-interface LoadResult {
-  rps: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  errors: number;
-}
-
-/** One autocannon run (its own process, pinned to core 1). */
-function autocannon(
-  url: string,
-  options: { method?: string; body?: string; headers?: Record<string, string>; seconds?: number; connections?: number; rate?: number },
-): Promise<LoadResult> {
-  const args = [autocannonBin, "-j", "-c", String(options.connections ?? CONNECTIONS), "-d", String(options.seconds ?? SECONDS), "-m", options.method ?? "GET"];
-  for (const [name, value] of Object.entries(options.headers ?? {})) args.push("-H", `${name}=${value}`);
-  if (options.body) args.push("-b", options.body);
-  if (options.rate) args.push("-R", String(options.rate));
-  args.push(url);
-  const [command, ...rest] = PINNED ? ["taskset", "-c", "1", process.execPath, ...args] : [process.execPath, ...args];
-  return new Promise((resolve, reject) => {
-    const child = spawn(command ?? process.execPath, rest, { stdio: ["ignore", "pipe", "ignore"] });
-    let text = "";
-    child.stdout.on("data", (chunk: Buffer) => (text += chunk.toString()));
-    child.on("exit", (code) => {
-      if (code !== 0) return reject(new Error(`autocannon exited ${code}`));
-      const r = JSON.parse(text) as { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number };
-      resolve({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors });
-    });
-  });
+/** One autocannon run at this benchmark's duration and connections unless the options say otherwise. */
+function drive(url: string, options: Partial<LoadOptions> = {}): Promise<LoadResult> {
+  return autocannon(url, { seconds: SECONDS, connections: CONNECTIONS, ...options });
 }
 
 interface Target {
@@ -205,7 +177,7 @@ async function interleaved(targets: Target[], request: { path: (t: Target) => st
     for (const target of order) {
       noteLoad();
       const cpuBefore = cpuOf(target.procs);
-      const result = await autocannon(`${target.url}${request.path(target)}`, { method: request.method, body: request.body?.(), headers: target.headers });
+      const result = await drive(`${target.url}${request.path(target)}`, { method: request.method, body: request.body?.(), headers: target.headers });
       const cpuUs = ((cpuOf(target.procs) - cpuBefore) * 1000) / Math.max(1, result.rps * SECONDS);
       results.get(target.name)?.push({ ...result, cpuUs });
     }
@@ -429,7 +401,7 @@ async function requestBench(): Promise<void> {
 
     // Warm every path up (JIT, pools, caches) before measuring.
     for (const t of Object.values(targets)) {
-      await autocannon(`${t.url}/api/contacts/${t === targets.lite ? liteId : someId}`, { headers: t.headers, seconds: 2 });
+      await drive(`${t.url}/api/contacts/${t === targets.lite ? liteId : someId}`, { headers: t.headers, seconds: 2 });
     }
 
     if (ONLY.has("read")) {
@@ -524,7 +496,7 @@ async function relayBench(client: pg.Client, databaseUrl: string, natsUrl: strin
       latencies = [];
       noteLoad();
       const before = await histogram(metricsUrl, "outbox_publish_lag_seconds", 'schema="crm"');
-      const load = await autocannon(`${target.url}/api/contacts`, {
+      const load = await drive(`${target.url}/api/contacts`, {
         method: "POST",
         body: JSON.stringify({ name: "Relay Writer" }),
         headers: target.headers,

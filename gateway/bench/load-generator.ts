@@ -1,0 +1,46 @@
+import { spawn, spawnSync } from "node:child_process";
+import { createRequire } from "node:module";
+import { cpus } from "node:os";
+
+/** With more than one core the servers run on core 0 and the load generator on core 1. */
+export const PINNED = cpus().length > 1 && spawnSync("taskset", ["-c", "0", "true"]).status === 0;
+
+const autocannonBin = createRequire(import.meta.url).resolve("autocannon/autocannon.js");
+
+export interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+export interface LoadOptions {
+  method?: string;
+  body?: string;
+  headers?: Record<string, string>;
+  seconds: number;
+  connections: number;
+  /** Requests per second in all (autocannon -R); unbounded when absent. */
+  rate?: number;
+}
+
+/** One autocannon run in its own process (pinned to core 1 when pinning is possible). */
+export function autocannon(url: string, options: LoadOptions): Promise<LoadResult> {
+  const args = [autocannonBin, "-j", "-c", String(options.connections), "-d", String(options.seconds), "-m", options.method ?? "GET"];
+  for (const [name, value] of Object.entries(options.headers ?? {})) args.push("-H", `${name}=${value}`);
+  if (options.body) args.push("-b", options.body);
+  if (options.rate) args.push("-R", String(options.rate));
+  args.push(url);
+  const [command, ...rest] = PINNED ? ["taskset", "-c", "1", process.execPath, ...args] : [process.execPath, ...args];
+  return new Promise((resolve, reject) => {
+    const child = spawn(command ?? process.execPath, rest, { stdio: ["ignore", "pipe", "ignore"] });
+    let text = "";
+    child.stdout.on("data", (chunk: Buffer) => (text += chunk.toString()));
+    child.on("exit", (code) => {
+      if (code !== 0) return reject(new Error(`autocannon exited ${code}`));
+      const r = JSON.parse(text) as { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number };
+      resolve({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors });
+    });
+  });
+}
