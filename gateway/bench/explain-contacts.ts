@@ -6,7 +6,10 @@ import { startSystem } from "../src/system.js";
 // seeds a scratch database, then times each request through the REST API (the system runs in
 // this process on that database) and reports p50/p99 against the goals.
 //
-//   DATABASE_URL=... npm run bench:explain [-- --contacts 1000000 --total 5000000 --runs 40]
+//   DATABASE_URL=... npm run bench:explain [-- --contacts 1000000 --total 5000000 --runs 40 --keep]
+//
+// --keep leaves the scratch database in place (its name and the organization are printed) for
+// EXPLAIN work by hand; drop it afterwards.
 //
 // --contacts: the measured organization's contacts; --total: contacts in the database (the rest
 // in organizations of 10,000). Seeding is a few INSERT ... SELECT generate_series statements
@@ -20,6 +23,7 @@ function arg(name: string, fallback: number): number {
 const count = arg("contacts", 1_000_000);
 const total = Math.max(count, arg("total", 5_000_000));
 const runs = arg("runs", 40);
+const keep = process.argv.includes("--keep");
 const base = process.env.DATABASE_URL;
 if (!base) throw new Error("DATABASE_URL is required: this measures PostgreSQL");
 const out = (line = "") => process.stdout.write(`${line}\n`);
@@ -67,6 +71,7 @@ try {
   out(
     `seeded ${total} contacts (${count} in the measured organization; its counter says ${counted.rows[0]?.n}) in ${((seededAt - started) / 1000).toFixed(0)} s, indexes rebuilt in ${((Date.now() - seededAt) / 1000).toFixed(0)} s`,
   );
+  if (keep) out(`measured organization: ${tenant.orgId}`);
   out();
   out(`| request | p50 ms | p99 ms (of ${runs}) | total / items | goal |`);
   out("|---|---|---|---|---|");
@@ -102,5 +107,6 @@ try {
 } finally {
   await seeder.end().catch(() => undefined);
   await system.stop();
-  await database.drop();
+  if (keep) out(`kept the scratch database: ${new URL(database.url).pathname.slice(1)}`);
+  else await database.drop();
 }

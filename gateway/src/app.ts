@@ -10,7 +10,7 @@ import { rateLimits } from "./http/rate-limit.js";
 import { requestContext } from "./http/request-context.js";
 import type { PrincipalCache } from "./identity/principal-cache.js";
 import { buildOpenApi } from "./openapi/document.js";
-import { mountRoutes } from "./transcoder/mount.js";
+import { routeDispatcher } from "./transcoder/mount.js";
 import type { Route } from "./transcoder/routes.js";
 
 export interface PublicAppDeps {
@@ -58,10 +58,8 @@ export function createPublicApp(deps: PublicAppDeps) {
   mountFiles(app, { objects: deps.objects, signer: deps.fileSigner, clock: deps.clock, logger: deps.logger });
 
   // Authentication and body parsing run only on known routes, so an unknown path is a 404.
-  const api = express.Router();
   const guard: RequestHandler[] = [authenticate(deps.cache), limits.byKey, ...jsonBody("1mb")];
-  mountRoutes(api, deps.routes, { ...deps, before: guard });
-  app.use(api);
+  app.use(routeDispatcher(deps.routes, { ...deps, before: guard }));
 
   jsonErrors(app, deps.logger);
   return app;

@@ -1,12 +1,25 @@
 import type { Response } from "express";
 import type { ValidationEntry } from "./fastapi-errors.js";
 
+/**
+ * A JSON answer with the headers Express's `res.json` gives it, written directly: Express's
+ * `send` also looks for an ETag, freshness and a charset on every call, which API answers never
+ * use. A HEAD request gets the headers alone (Node drops the body).
+ */
+export function sendJson(res: Response, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader("Content-Type", "application/json; charset=utf-8");
+  res.setHeader("Content-Length", Buffer.byteLength(text));
+  res.end(text);
+}
+
 /** `{"detail": "..."}` for 401, 403, 404, 409, 429 and 5xx. */
 export function sendDetail(res: Response, status: number, detail: string): void {
-  res.status(status).json({ detail });
+  sendJson(res, status, { detail });
 }
 
 /** FastAPI's HTTPValidationError: `{"detail": [{loc, msg, type}, ...]}`. */
 export function sendValidation(res: Response, entries: ValidationEntry[]): void {
-  res.status(422).json({ detail: entries });
+  sendJson(res, 422, { detail: entries });
 }

@@ -1,7 +1,7 @@
 import { isIPv6 } from "node:net";
 import type { NextFunction, Request, Response } from "express";
-import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import { sendDetail } from "./errors.js";
+import { FixedWindowCounter, type WindowState } from "./fixed-window.js";
 
 /** Paths that are never limited nor counted: probes and monitors must always get through. */
 export const HEALTH_PATHS = new Set(["/health", "/health/live", "/health/ready", "/api/health", "/api/health/live"]);
@@ -31,7 +31,7 @@ export interface RateLimitOptions {
 }
 
 /**
- * Rate limits, per gateway replica (rate-limiter-flexible, in memory):
+ * Rate limits, per gateway replica (fixed windows in memory):
  *
  * - `byAddress` runs before authentication on every route but health: each request takes a
  *   point from its client address's bucket, and is refused with 429 once that bucket is empty,
@@ -44,18 +44,18 @@ export interface RateLimitOptions {
  * counted it (the address's on health routes, which count nothing); a 429 carries Retry-After.
  */
 export function rateLimits(options: RateLimitOptions) {
-  const duration = Math.max(1, Math.round(options.windowMs / 1000));
-  const addresses = new RateLimiterMemory({ points: options.limit, duration, keyPrefix: "address" });
-  const keys = new RateLimiterMemory({ points: options.limit, duration, keyPrefix: "key" });
+  const windowMs = Math.max(1, Math.round(options.windowMs / 1000)) * 1000;
+  const addresses = new FixedWindowCounter(options.limit, windowMs);
+  const keys = new FixedWindowCounter(options.limit, windowMs);
 
-  const setHeaders = (res: Response, state: RateLimiterRes | null): number => {
-    const reset = state ? Math.max(1, Math.ceil(state.msBeforeNext / 1000)) : duration;
+  const setHeaders = (res: Response, state: WindowState | undefined): number => {
+    const reset = state ? Math.max(1, Math.ceil(state.msBeforeNext / 1000)) : windowMs / 1000;
     res.setHeader("RateLimit-Limit", String(options.limit));
-    res.setHeader("RateLimit-Remaining", String(state ? Math.max(0, options.limit - state.consumedPoints) : options.limit));
+    res.setHeader("RateLimit-Remaining", String(state ? Math.max(0, options.limit - state.consumed) : options.limit));
     res.setHeader("RateLimit-Reset", String(reset));
     return reset;
   };
-  const refuse = (res: Response, state: RateLimiterRes) => {
+  const refuse = (res: Response, state: WindowState) => {
     const reset = setHeaders(res, state);
     res.setHeader("Retry-After", String(reset));
     sendDetail(res, 429, "Too many requests; retry after the time in Retry-After");
@@ -65,36 +65,27 @@ export function rateLimits(options: RateLimitOptions) {
     byAddress(req: Request, res: Response, next: NextFunction) {
       const address = addressBucket(req.ip);
       if (HEALTH_PATHS.has(req.path)) {
-        addresses.get(address).then((state) => {
-          setHeaders(res, state);
-          next();
-        }, next);
-        return;
+        setHeaders(res, addresses.peek(address));
+        return next();
       }
-      addresses.consume(address).then(
-        (state) => {
-          setHeaders(res, state);
-          req.rateLimitAddress = address;
-          next();
-        },
-        (rejection: unknown) => (rejection instanceof RateLimiterRes ? refuse(res, rejection) : next(rejection)),
-      );
+      const state = addresses.consume(address);
+      if (!state.allowed) return refuse(res, state);
+      setHeaders(res, state);
+      req.rateLimitAddress = address;
+      next();
     },
 
     byKey(req: Request, res: Response, next: NextFunction) {
       const principal = req.principal;
       if (!principal) return next();
       if (req.rateLimitAddress) {
-        void addresses.reward(req.rateLimitAddress);
+        addresses.refund(req.rateLimitAddress);
         req.rateLimitAddress = undefined;
       }
-      keys.consume(principal.keyId).then(
-        (state) => {
-          setHeaders(res, state);
-          next();
-        },
-        (rejection: unknown) => (rejection instanceof RateLimiterRes ? refuse(res, rejection) : next(rejection)),
-      );
+      const state = keys.consume(principal.keyId);
+      if (!state.allowed) return refuse(res, state);
+      setHeaders(res, state);
+      next();
     },
   };
 }

@@ -33,11 +33,11 @@ function routeLabel(req: Request): string {
 export function requestContext(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
-    const incoming = req.header("x-request-id");
-    req.requestId = incoming && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const incoming = req.headers["x-request-id"];
+    req.requestId = typeof incoming === "string" && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.setHeader("X-Request-Id", req.requestId);
-    const key = req.header("x-api-key");
-    if (key) req.apiKeyHash = hashApiKey(key);
+    const key = req.headers["x-api-key"];
+    if (typeof key === "string" && key !== "") req.apiKeyHash = hashApiKey(key);
     res.on("finish", () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const route = routeLabel(req);

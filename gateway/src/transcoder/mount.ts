@@ -1,11 +1,12 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { NextFunction, Request, RequestHandler, Response, Router } from "express";
+import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { isAnswered, isComponentAuthFailure, orgHeaders, violationsOf, type Logger, type ObjectStore, type PeerRegistry } from "@voiceops/platform";
-import { sendDetail, sendValidation } from "../http/errors.js";
+import { sendDetail, sendJson, sendValidation } from "../http/errors.js";
 import { refusal } from "../http/fastapi-errors.js";
 import { HTTP_STATUS_OF_CODE } from "./http-status.js";
 import { writeField, writeMessage } from "./json-codec.js";
 import { decodeRequest, entriesOf } from "./request.js";
+import { allowHeader, RouteTable } from "./route-table.js";
 import type { Route } from "./routes.js";
 import { isUploadRequest, receiveUpload, UploadRefused } from "./upload.js";
 
@@ -91,8 +92,7 @@ function callRoute(route: Route, message: unknown, req: Request, res: Response, 
           return true;
         }
         const output = response.message as Record<string, unknown>;
-        const body = route.responseBody ? writeField(route.responseBody, output) : writeMessage(route.method.output, output);
-        res.status(route.successStatus).json(body);
+        sendJson(res, route.successStatus, route.responseBody ? writeField(route.responseBody, output) : writeMessage(route.method.output, output));
         return true;
       },
       (error: unknown) => {
@@ -143,8 +143,46 @@ function handleUpload(route: Route, req: Request, res: Response, next: NextFunct
   );
 }
 
-/** Mounts one Express route per annotated RPC: HTTP in, RPC call, JSON out. */
-export function mountRoutes(router: Router, routes: Route[], deps: TranscoderDeps): void {
+type Handler = (req: Request, res: Response, next: NextFunction) => unknown;
+
+/**
+ * Runs handlers in turn the way Express runs a route's stack: `next()` moves on, `next(error)`
+ * (or a throw, or a rejected promise) goes to `done` with the error, the end of the list to `done()`.
+ */
+function runHandlers(handlers: Handler[], req: Request, res: Response, done: NextFunction): void {
+  let index = 0;
+  const fail = (error: unknown) => done(error);
+  const next: NextFunction = (error?: unknown) => {
+    if (error !== undefined && error !== null && error !== "route" && error !== "router") return done(error);
+    const handler = handlers[index++];
+    if (!handler) return done();
+    try {
+      const result = handler(req, res, next);
+      if (result instanceof Promise) result.catch(fail);
+    } catch (thrown) {
+      done(thrown);
+    }
+  };
+  next();
+}
+
+/** Express's automatic answer to OPTIONS on a path that routes serve: the verbs in Allow. */
+function sendAllow(res: Response, verbs: string[]): void {
+  const allow = allowHeader(verbs);
+  res.setHeader("Allow", allow);
+  res.setHeader("Content-Length", Buffer.byteLength(allow));
+  res.setHeader("Content-Type", "text/plain");
+  res.setHeader("X-Content-Type-Options", "nosniff");
+  res.end(allow);
+}
+
+/**
+ * One middleware that serves every annotated RPC: HTTP in, RPC call, JSON out. The route is
+ * found in a table of path segments (one walk, not one regular expression per route), then
+ * its handlers run: naming, `deps.before` (authentication, body parsing) and the call.
+ */
+export function routeDispatcher(routes: Route[], deps: TranscoderDeps): Handler {
+  const table = new RouteTable<Handler[]>();
   for (const route of routes) {
     const routeName = `${route.verb.toUpperCase()} ${route.template}`;
     // Named before authentication, so that even a 401 is logged by its template, not its path.
@@ -152,22 +190,38 @@ export function mountRoutes(router: Router, routes: Route[], deps: TranscoderDep
       req.routeName = routeName;
       next();
     };
-    router[route.verb](route.expressPath, name, ...(deps.before ?? []), (req: Request, res: Response, next: NextFunction) => {
-      const principal = req.principal;
-      if (!principal) return sendDetail(res, 401, "Missing API key: send it in the X-API-Key header");
-      if (route.roles.length > 0 && !route.roles.includes(principal.role)) {
-        return sendDetail(res, 403, `This operation requires the ${route.roles.join(" or ")} role`);
-      }
-      if (isUploadRequest(route, req)) return handleUpload(route, req, res, next, deps);
-      const { message, errors } = decodeRequest(route, {
-        params: req.params as Record<string, string>,
-        query: req.query as Record<string, unknown>,
-        body: req.body as unknown,
-        headers: req.headers,
-        country: principal.country,
-      });
-      if (errors.length > 0) return sendValidation(res, errors);
-      void callRoute(route, message, req, res, next, deps);
-    });
+    table.add(route.verb, route.template, [name, ...(deps.before ?? []), (req: Request, res: Response, next: NextFunction) => serveRoute(route, req, res, next, deps)]);
   }
+  return (req, res, next) => {
+    let found: ReturnType<typeof table.match>;
+    try {
+      found = table.match(req.method, req.path);
+    } catch (error) {
+      return next(error);
+    }
+    if (!found) {
+      const verbs = req.method === "OPTIONS" ? table.verbsAt(req.path) : [];
+      return verbs.length > 0 ? sendAllow(res, verbs) : next();
+    }
+    req.params = found.params;
+    runHandlers(found.value, req, res, next);
+  };
+}
+
+function serveRoute(route: Route, req: Request, res: Response, next: NextFunction, deps: TranscoderDeps): void {
+  const principal = req.principal;
+  if (!principal) return sendDetail(res, 401, "Missing API key: send it in the X-API-Key header");
+  if (route.roles.length > 0 && !route.roles.includes(principal.role)) {
+    return sendDetail(res, 403, `This operation requires the ${route.roles.join(" or ")} role`);
+  }
+  if (isUploadRequest(route, req)) return handleUpload(route, req, res, next, deps);
+  const { message, errors } = decodeRequest(route, {
+    params: req.params as Record<string, string>,
+    query: req.query as Record<string, unknown>,
+    body: req.body as unknown,
+    headers: req.headers,
+    country: principal.country,
+  });
+  if (errors.length > 0) return sendValidation(res, errors);
+  void callRoute(route, message, req, res, next, deps);
 }

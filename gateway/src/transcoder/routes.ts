@@ -16,8 +16,6 @@ export interface Route {
   verb: HttpVerb;
   /** Template as annotated, e.g. "/api/contacts/{contact_id}". */
   template: string;
-  /** Express path, e.g. "/api/contacts/:contact_id". */
-  expressPath: string;
   service: DescService;
   method: DescMethod & { methodKind: "unary" };
   /** Fields bound to path segments. */
@@ -106,7 +104,6 @@ function routeOf(service: DescService, method: DescMethod): Route | undefined {
   return {
     verb,
     template,
-    expressPath: template.replace(/\{([a-z_][a-z0-9_]*)\}/g, ":$1"),
     service,
     method: method as Route["method"],
     pathFields,
@@ -125,7 +122,8 @@ function routeOf(service: DescService, method: DescMethod): Route | undefined {
 
 /**
  * Literal segments win over parameters at the same position, so "/api/contacts/search" is
- * tried before "/api/contacts/{contact_id}" (Express matches in registration order). A total
+ * tried before "/api/contacts/{contact_id}" (the order the route table tries them in, and the
+ * order of the OpenAPI document). A total
  * order (segment kinds compared left to right, then the shorter first), so the sort is sound
  * whatever order the services list their routes in.
  */
