@@ -411,6 +411,26 @@ describe("GET /api/contacts", () => {
       expect(res.body.total).toBe(1);
     });
 
+    it("matches a long number whole, though only its last seven digits narrow the search, and only in the organization", async () => {
+      const sameTail = await createContact(t.owner, { name: "Same Tail", phone_number: "(666) 010-2000" });
+      const named = await createContact(t.owner, { name: "Call (555) 010-2000 first" });
+      const other = await tenant();
+      await createContact(other.owner, { name: "Call (555) 010-2000 too", phone_number: "(555) 010-2000" });
+      try {
+        for (const search of ["(555) 010-2000", "+15550102000"]) {
+          const res = await t.owner.get(`/api/contacts?search=${encodeURIComponent(search)}`);
+          expect(idsOf(res.body.items).sort(), search).toEqual((search.startsWith("(") ? [dana.id, named.id] : [dana.id]).sort());
+          const found = await t.owner.get(`/api/contacts/search?q=${encodeURIComponent(search)}`);
+          expect(idsOf(found.body)[0], search).toBe(dana.id);
+          expect(idsOf(found.body)).not.toContain(sameTail.id);
+        }
+        expect(idsOf((await t.owner.get("/api/contacts?search=010-2000")).body.items).sort()).toEqual([dana.id, sameTail.id, named.id].sort());
+      } finally {
+        await t.owner.delete(`/api/contacts/${sameTail.id}`);
+        await t.owner.delete(`/api/contacts/${named.id}`);
+      }
+    });
+
     it("finds nothing for text in no field, and no match spans two fields", async () => {
       expect((await t.owner.get("/api/contacts?search=zzz")).body).toEqual({ items: [], total: 0, page: 1, page_size: 50 });
       // "Ann" is a name and "lee@" an email of the same contact; "ann lee" is in neither.

@@ -1,4 +1,16 @@
-import { likePattern, looksLikePhone, newId, phoneDigits, prefixPattern, type Queryable, selectCountedPage, selectPage, textSearch } from "@voiceops/platform";
+import {
+  indexedSearchPattern,
+  likePattern,
+  looksLikePhone,
+  newId,
+  organizationFilter,
+  phoneDigitsMatch,
+  prefixPattern,
+  type Queryable,
+  selectCountedPage,
+  selectPage,
+  textSearch,
+} from "@voiceops/platform";
 import { CONTACT_COLUMNS, type ContactRow } from "./rows.js";
 
 /** Writable contact columns; update SQL is built only from these names, never from input. */
@@ -36,7 +48,7 @@ export class ContactStore {
     } else {
       statusFilter = query.prospects ? "status = 'prospect'" : "status <> 'prospect'";
     }
-    const where = ["org_id = $1", statusFilter];
+    const where = [organizationFilter(query.search), statusFilter];
     if (query.search) where.push(textSearch(query.search, params, { columns: CONTACT_SEARCH_COLUMNS, phoneDigits: "phone_digits" }));
     const filter = where.join(" AND ");
     // With a search, the matches are found once (the organization's trigram entries) and
@@ -128,14 +140,13 @@ export class ContactStore {
    */
   async search(db: Queryable, orgId: string, q: string, e164: string | undefined, limit: number): Promise<ContactRow[]> {
     const params: unknown[] = [orgId, likePattern(q), prefixPattern(q), e164 ?? null, limit];
-    let match = "(search_text ILIKE $2 ESCAPE '\\' AND name ILIKE $2 ESCAPE '\\') OR phone_number = $4";
-    if (looksLikePhone(q)) {
-      params.push(likePattern(phoneDigits(q)));
-      match += ` OR phone_digits LIKE $${params.length} ESCAPE '\\'`;
-    }
+    const narrowing = indexedSearchPattern(q, params).replace("{p}", "$2");
+    // The exact number is found through the organization's own phone key.
+    let match = `(search_text ILIKE ${narrowing} ESCAPE '\\' AND name ILIKE $2 ESCAPE '\\') OR (org_id = $1 AND phone_number = $4)`;
+    if (looksLikePhone(q)) match += ` OR ${phoneDigitsMatch("phone_digits", q, params)}`;
     const result = await db.query<ContactRow>(
       `SELECT ${CONTACT_COLUMNS} FROM crm.contacts
-       WHERE org_id = $1 AND (${match})
+       WHERE ${organizationFilter(q)} AND (${match})
        ORDER BY CASE WHEN phone_number = $4 THEN 0 WHEN name ILIKE $3 ESCAPE '\\' THEN 1 ELSE 2 END, lower(name), id
        LIMIT $5`,
       params,
