@@ -18,6 +18,12 @@ export interface Database extends Queryable {
   readonly kind: "postgres" | "pglite";
   /** Runs fn in one transaction; it commits when fn resolves and rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Statements of background work that must not wait behind requests (the outbox relay): on
+   * PostgreSQL a connection of their own, outside the request pool; on PGlite, which has one
+   * connection, the database itself.
+   */
+  readonly background: Queryable;
   close(): Promise<void>;
 }
 

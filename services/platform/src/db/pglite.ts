@@ -125,6 +125,7 @@ export function pgliteDatabase(db: PGlite): Database {
     kind: "pglite",
     query: direct.query,
     exec: direct.exec,
+    background: direct,
     transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       return db.transaction((tx) => fn(queryable(db, statements, tx)));
     },

@@ -29,11 +29,11 @@ export interface PostgresOptions {
   onError?: (error: Error) => void;
 }
 
-export function createPostgresDatabase(options: PostgresOptions): Database {
+function createPool(options: PostgresOptions, max: number, applicationName: string): pg.Pool {
   const pool = new pg.Pool({
     connectionString: options.url,
-    max: options.poolSize,
-    application_name: options.applicationName,
+    max,
+    application_name: applicationName,
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 5_000,
     statement_timeout: 15_000,
@@ -48,6 +48,25 @@ export function createPostgresDatabase(options: PostgresOptions): Database {
   pool.on("connect", (client) => {
     client.on("error", () => undefined);
   });
+  return pool;
+}
+
+export function createPostgresDatabase(options: PostgresOptions): Database {
+  const pool = createPool(options, options.poolSize, options.applicationName);
+  // One connection for background work, opened on first use (see Database.background).
+  let backgroundPool: pg.Pool | undefined;
+  let backgroundConnection: Queryable | undefined;
+  const connection = (): Queryable => {
+    if (!backgroundConnection) {
+      backgroundPool = createPool(options, 1, `${options.applicationName}-background`);
+      backgroundConnection = wrap(backgroundPool);
+    }
+    return backgroundConnection;
+  };
+  const background: Queryable = {
+    query: (sql, params) => connection().query(sql, params),
+    exec: (sql) => connection().exec(sql),
+  };
   const direct = wrap(pool);
   return {
     kind: "postgres",
@@ -77,8 +96,9 @@ export function createPostgresDatabase(options: PostgresOptions): Database {
         client.release(broken);
       }
     },
+    background,
     async close() {
-      await pool.end();
+      await Promise.all([pool.end(), backgroundPool?.end()]);
     },
   };
 }

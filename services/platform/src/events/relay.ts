@@ -17,6 +17,12 @@ export interface OutboxRelayOptions {
   window?: number;
   /** Poll interval when nothing wakes the relay (events committed by another replica, restarts). */
   idleMs?: number;
+  /**
+   * How long a pass waits after a nudge for the commits that follow, when the relay has caught
+   * up: under a steady stream of writes one pass then claims, publishes and deletes several
+   * events instead of one each (three statements per pass).
+   */
+  lingerMs?: number;
 }
 
 interface OutboxRow {
@@ -75,8 +81,10 @@ export class OutboxRelay {
   }
 
   private async run(): Promise<void> {
-    const { idleMs = 1_000, batchSize = 500 } = this.options;
+    const { idleMs = 1_000, batchSize = 500, lingerMs = 10 } = this.options;
+    let caughtUp = false;
     while (!this.stopped) {
+      if (caughtUp && lingerMs > 0) await this.sleep(lingerMs, false);
       this.wanted = false;
       let published = 0;
       try {
@@ -92,14 +100,19 @@ export class OutboxRelay {
         continue;
       }
       if (this.stopped) break;
+      caughtUp = published < batchSize;
       if (published >= batchSize || this.wanted) continue;
       await this.sleep(idleMs, true);
+      // Woken by the poll rather than a nudge: nothing to wait for.
+      if (!this.wanted) caughtUp = false;
     }
   }
 
   /** Publishes one batch; returns how many events went out (throws when one could not be). */
   async drain(): Promise<number> {
-    const { db, bus, schema, batchSize = 500 } = this.options;
+    const { bus, schema, batchSize = 500 } = this.options;
+    // Its own connection: under load the request pool has a queue, and events must not wait in it.
+    const db = this.options.db.background;
     const window = bus.kind === "memory" ? 1 : (this.options.window ?? 128);
     const claimed = await db.query<OutboxRow>(
       `UPDATE ${schema}.outbox SET claimed_until = now() + interval '30 seconds'
@@ -150,7 +163,8 @@ export class OutboxRelay {
 
   /** The backlog gauge: counted at most once a second while busy (a count is a scan). */
   private async updateBacklog(): Promise<void> {
-    const { db, schema } = this.options;
+    const { schema } = this.options;
+    const db = this.options.db.background;
     const now = Date.now();
     if (now - this.backlogCheckedAt < 1_000) return;
     this.backlogCheckedAt = now;
