@@ -13,7 +13,7 @@ import { embeddedNodeFlags } from "./embedded-flags.js";
 import { autocannon, PINNED, type LoadOptions, type LoadResult } from "./load-generator.js";
 
 // npm run bench [-- --seconds 8 --rounds 3 --connections 50 --contacts 20000 --only read,write,relay,startup
-//                  --systems distributed,embedded,lite --ports 46400]
+//                  --systems distributed,embedded,lite --ports 20400]
 // BENCH_LOG_LEVEL (default info, as deployed) sets the servers' log level; BENCH_PROFILE=<dir>
 // writes their CPU profiles.
 //
