@@ -147,13 +147,15 @@ type Handler = (req: Request, res: Response, next: NextFunction) => unknown;
 
 /**
  * Runs handlers in turn the way Express runs a route's stack: `next()` moves on, `next(error)`
- * (or a throw, or a rejected promise) goes to `done` with the error, the end of the list to `done()`.
+ * (or a throw, or a rejected promise) goes to `done` with the error, `next("route")` and the end
+ * of the list to `done()` (on to the app's next middleware: no other route fits the path).
  */
 function runHandlers(handlers: Handler[], req: Request, res: Response, done: NextFunction): void {
   let index = 0;
   const fail = (error: unknown) => done(error);
   const next: NextFunction = (error?: unknown) => {
-    if (error !== undefined && error !== null && error !== "route" && error !== "router") return done(error);
+    if (error === "route" || error === "router") return done();
+    if (error !== undefined && error !== null) return done(error);
     const handler = handlers[index++];
     if (!handler) return done();
     try {

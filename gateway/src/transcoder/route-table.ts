@@ -4,7 +4,7 @@
  * matching rules of Express's router kept: literal segments compare without case, a parameter
  * is one non-empty segment (percent-decoded), one trailing slash is allowed, HEAD is served by
  * GET, and where a literal and a parameter both fit a segment the literal is tried first (the
- * order `collectRoutes` sorts routes in for Express).
+ * order `collectRoutes` sorts routes in).
  */
 interface RouteNode<T> {
   literals: Map<string, RouteNode<T>>;
