@@ -17,18 +17,18 @@ import { startSystem } from "../src/system.js";
 // with the secondary indexes dropped and rebuilt afterwards (as a bulk load is done); each one
 // fires the statement-level counter trigger once.
 
-function arg(name: string, fallback: number): number {
+function option(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+function arg(name: string, fallback: number): number {
+  const value = option(name);
+  return value === undefined ? fallback : Number(value);
 }
 const count = arg("contacts", 1_000_000);
 const total = Math.max(count, arg("total", 5_000_000));
 const runs = arg("runs", 40);
 const keep = process.argv.includes("--keep");
-const option = (name: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-};
 const reuse = option("reuse");
 const reusedOrg = option("org");
 if (reuse && !reusedOrg) throw new Error("--reuse needs --org <the measured organization's id>");

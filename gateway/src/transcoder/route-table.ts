@@ -70,7 +70,13 @@ export class RouteTable<T> {
   verbsAt(path: string): string[] {
     const segments = requestSegments(path);
     const verbs = new Set<string>();
-    if (segments) this.collect(this.root, segments, 0, verbs);
+    // A pick that never answers makes find() walk every branch that fits.
+    if (segments) {
+      this.find(this.root, segments, 0, [], (node) => {
+        for (const verb of node.verbs.keys()) verbs.add(verb);
+        return undefined;
+      });
+    }
     return [...verbs];
   }
 
@@ -95,17 +101,6 @@ export class RouteTable<T> {
       raw.pop();
     }
     return undefined;
-  }
-
-  private collect(node: RouteNode<T>, segments: string[], at: number, verbs: Set<string>): void {
-    if (at === segments.length) {
-      for (const verb of node.verbs.keys()) verbs.add(verb);
-      return;
-    }
-    const segment = segments[at] as string;
-    const literal = node.literals.get(segment.toLowerCase());
-    if (literal) this.collect(literal, segments, at + 1, verbs);
-    if (node.param && segment !== "") this.collect(node.param.node, segments, at + 1, verbs);
   }
 }
 
