@@ -1,4 +1,4 @@
-import http from "node:http";
+import type http from "node:http";
 import { fileURLToPath } from "node:url";
 import type { AddressInfo } from "node:net";
 import {
@@ -15,6 +15,7 @@ import {
 } from "@voiceops/platform";
 import { createAdminApp } from "./admin/app.js";
 import { createPublicApp } from "./app.js";
+import { expressServer } from "./http/express-server.js";
 import { PrincipalCache } from "./identity/principal-cache.js";
 import { IdentityStore } from "./identity/store.js";
 import { API_SERVICES } from "./services.js";
@@ -84,8 +85,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     clock: options.clock,
   });
   const admin = createAdminApp({ store, cache, adminToken: options.adminToken, logger });
-  const publicServer = http.createServer({ keepAliveTimeout: 65_000 }, app);
-  const adminServer = http.createServer(admin);
+  const publicServer = expressServer(app, { keepAliveTimeout: 65_000 });
+  const adminServer = expressServer(admin);
   const listeners = [drainableHttpServer(publicServer), drainableHttpServer(adminServer)];
   const port = await listen(publicServer, options.port, options.host);
   const adminPort = await listen(adminServer, options.adminPort, options.adminHost);
