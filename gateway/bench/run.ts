@@ -156,6 +156,8 @@ interface Summary {
   ratio: number;
   /** CPU time of the system's own processes per request (the database server's not counted). */
   cpuUs: number;
+  /** The same, by process, for a system of several ("gateway 160 + crm 137"). */
+  cpuParts: string;
   /** The baseline's CPU per request over this system's: throughput on an equal share of a core. */
   cpuRatio: number;
   failures: number;
@@ -170,16 +172,17 @@ function cpuOf(procs: Proc[]): number {
  * per-round ratios to the first target (the baseline).
  */
 async function interleaved(targets: Target[], request: { path: (t: Target) => string; method?: string; body?: () => string }): Promise<Summary[]> {
-  const results = new Map<string, (LoadResult & { cpuUs: number })[]>(targets.map((t) => [t.name, []]));
+  const results = new Map<string, (LoadResult & { cpuUs: number; partUs: number[] })[]>(targets.map((t) => [t.name, []]));
   for (let round = 0; round < ROUNDS; round++) {
     // Rotate the order so no target always runs right after the same one.
     const order = targets.map((_, i) => targets[(i + round) % targets.length] as Target);
     for (const target of order) {
       noteLoad();
-      const cpuBefore = cpuOf(target.procs);
+      const partsBefore = target.procs.map((p) => cpuOf([p]));
       const result = await drive(`${target.url}${request.path(target)}`, { method: request.method, body: request.body?.(), headers: target.headers });
-      const cpuUs = ((cpuOf(target.procs) - cpuBefore) * 1000) / Math.max(1, result.rps * SECONDS);
-      results.get(target.name)?.push({ ...result, cpuUs });
+      const requests = Math.max(1, result.rps * SECONDS);
+      const partUs = target.procs.map((p, i) => ((cpuOf([p]) - (partsBefore[i] ?? 0)) * 1000) / requests);
+      results.get(target.name)?.push({ ...result, cpuUs: partUs.reduce((a, b) => a + b, 0), partUs });
     }
   }
   const base = results.get(targets[0]?.name ?? "") ?? [];
@@ -191,6 +194,7 @@ async function interleaved(targets: Target[], request: { path: (t: Target) => st
       p99: median(list.map((r) => r.p99)),
       ratio: median(list.map((r, i) => r.rps / (base[i]?.rps || Number.NaN))),
       cpuUs: median(list.map((r) => r.cpuUs)),
+      cpuParts: t.procs.length > 1 ? t.procs.map((p, i) => `${p.name} ${fmt(median(list.map((r) => r.partUs[i] ?? Number.NaN)))}`).join(" + ") : "",
       cpuRatio: median(list.map((r, i) => (base[i]?.cpuUs ?? Number.NaN) / r.cpuUs)),
       failures: list.reduce((n, r) => n + r.non2xx + r.errors, 0),
     };
@@ -201,7 +205,7 @@ function table(rows: Summary[], goal: (row: Summary) => string): void {
   out("| target | req/s (median) | p99 ms (median) | ratio to baseline (median of rounds) | CPU µs per request | CPU ratio | non-2xx + errors | goal |");
   out("|---|---|---|---|---|---|---|---|");
   for (const row of rows) {
-    out(`| ${row.name} | ${fmt(row.rps)} | ${fmt(row.p99)} | ${fmt(row.ratio, 2)}x | ${fmt(row.cpuUs)} | ${fmt(row.cpuRatio, 2)}x | ${row.failures} | ${goal(row)} |`);
+    out(`| ${row.name} | ${fmt(row.rps)} | ${fmt(row.p99)} | ${fmt(row.ratio, 2)}x | ${fmt(row.cpuUs)}${row.cpuParts ? ` (${row.cpuParts})` : ""} | ${fmt(row.cpuRatio, 2)}x | ${row.failures} | ${goal(row)} |`);
   }
   out();
 }
