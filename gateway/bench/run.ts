@@ -205,7 +205,9 @@ function table(rows: Summary[], goal: (row: Summary) => string): void {
   out("| target | req/s (median) | p99 ms (median) | ratio to baseline (median of rounds) | CPU µs per request | CPU ratio | non-2xx + errors | goal |");
   out("|---|---|---|---|---|---|---|---|");
   for (const row of rows) {
-    out(`| ${row.name} | ${fmt(row.rps)} | ${fmt(row.p99)} | ${fmt(row.ratio, 2)}x | ${fmt(row.cpuUs)}${row.cpuParts ? ` (${row.cpuParts})` : ""} | ${fmt(row.cpuRatio, 2)}x | ${row.failures} | ${goal(row)} |`);
+    out(
+      `| ${row.name} | ${fmt(row.rps)} | ${fmt(row.p99)} | ${fmt(row.ratio, 2)}x | ${fmt(row.cpuUs)}${row.cpuParts ? ` (${row.cpuParts})` : ""} | ${fmt(row.cpuRatio, 2)}x | ${row.failures} | ${goal(row)} |`,
+    );
   }
   out();
 }
