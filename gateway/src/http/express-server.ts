@@ -7,6 +7,8 @@ type Construct = (this: unknown, ...args: unknown[]) => void;
 // same for a class, but its objects take V8's slow paths: slower than Express's swap.)
 const initRequest = http.IncomingMessage as unknown as Construct;
 const initResponse = http.ServerResponse as unknown as Construct;
+/** False if a Node.js release makes them classes: the server is then a plain one (Express swaps). */
+const callable = [http.IncomingMessage, http.ServerResponse].every((f) => !Function.prototype.toString.call(f).startsWith("class"));
 
 /**
  * An HTTP server for an Express app whose requests and responses are created with the app's
@@ -17,6 +19,7 @@ const initResponse = http.ServerResponse as unknown as Construct;
  * place Express's swap changes nothing, and the app behaves exactly as before.
  */
 export function expressServer(app: Express, options: http.ServerOptions = {}): http.Server {
+  if (!callable) return http.createServer(options, app);
   function Request(this: unknown, socket: unknown) {
     initRequest.call(this, socket);
   }
