@@ -163,8 +163,8 @@ interface Summary {
   failures: number;
 }
 
-function cpuOf(procs: Proc[]): number {
-  return procs.reduce((sum, p) => sum + (p.child.pid ? cpuMs(p.child.pid) : 0), 0);
+function cpuOf(proc: Proc): number {
+  return proc.child.pid ? cpuMs(proc.child.pid) : 0;
 }
 
 /**
@@ -178,10 +178,10 @@ async function interleaved(targets: Target[], request: { path: (t: Target) => st
     const order = targets.map((_, i) => targets[(i + round) % targets.length] as Target);
     for (const target of order) {
       noteLoad();
-      const partsBefore = target.procs.map((p) => cpuOf([p]));
+      const partsBefore = target.procs.map(cpuOf);
       const result = await drive(`${target.url}${request.path(target)}`, { method: request.method, body: request.body?.(), headers: target.headers });
       const requests = Math.max(1, result.rps * SECONDS);
-      const partUs = target.procs.map((p, i) => ((cpuOf([p]) - (partsBefore[i] ?? 0)) * 1000) / requests);
+      const partUs = target.procs.map((p, i) => ((cpuOf(p) - (partsBefore[i] ?? 0)) * 1000) / requests);
       results.get(target.name)?.push({ ...result, cpuUs: partUs.reduce((a, b) => a + b, 0), partUs });
     }
   }
