@@ -5,7 +5,7 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { createClient, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
-import { createLogger, DEFAULT_BUSINESS_HOURS, grpcUnaryTransport, orgHeaders, startRpcServer } from "@voiceops/platform";
+import { connectUnaryTransport, createLogger, DEFAULT_BUSINESS_HOURS, grpcUnaryTransport, orgHeaders, startRpcServer } from "@voiceops/platform";
 import { plainGrpcClient } from "@voiceops/platform/testing";
 import { ContactSchema, ContactStatus, CrmService } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 
@@ -14,7 +14,7 @@ import { ContactSchema, ContactStatus, CrmService } from "@voiceops/proto/voiceo
 // server process (core 0) answers GetContact from memory (no database, so only the RPC costs),
 // client processes (core 1) call it from 50 concurrent loops. Reports calls/s and the CPU time
 // per call of client and server, medians of interleaved rounds. This is what chose the
-// transport the gateway and the services use (platform/src/rpc/grpc-unary.ts).
+// transport the gateway and the services use (platform/src/rpc/connect-unary-client.ts).
 
 const TOKEN = "bench-internal-token";
 const ORG = "018f0000-0000-7000-8000-000000000001";
@@ -66,6 +66,8 @@ async function client(kind: string, url: string, seconds: number): Promise<void>
   } else {
     const transports: Record<string, () => Transport> = {
       direct: () => grpcUnaryTransport(url, { fallback: () => createGrpcTransport({ baseUrl: url }) }),
+      "connect-unary": () => connectUnaryTransport(url, { fallback: () => createGrpcTransport({ baseUrl: url }) }),
+      "connect-http1": () => createConnectTransport({ baseUrl: url, httpVersion: "1.1", useBinaryFormat: true, acceptCompression: [] }),
       "connect-grpc": () => createGrpcTransport({ baseUrl: url, acceptCompression: [] }),
       "connect-protocol": () => createConnectTransport({ baseUrl: url, httpVersion: "2", useBinaryFormat: true, acceptCompression: [] }),
     };
@@ -119,7 +121,9 @@ async function main(): Promise<void> {
     ["@grpc/grpc-js client -> Connect handler", "grpc-js", urls.connect],
     ["@grpc/grpc-js client -> direct unary path", "grpc-js", urls.direct],
     ["Connect gRPC transport -> direct unary path", "connect-grpc", urls.direct],
-    ["direct client (one HTTP/2 session) -> direct unary path (now)", "direct", urls.direct],
+    ["direct gRPC client (one HTTP/2 session) -> direct unary path", "direct", urls.direct],
+    ["Connect protocol (binary, HTTP/1.1) -> Connect handler", "connect-http1", urls.connect],
+    ["direct Connect client (HTTP/1.1 pool) -> direct unary path (now)", "connect-unary", urls.direct],
   ];
   const results = new Map<string, { rate: number; clientUs: number; serverUs: number }[]>();
   const loads: number[] = [];

@@ -77,37 +77,70 @@ export function drainableHttpServer(server: http.Server): Drainable {
   };
 }
 
+/** The first bytes of every HTTP/2 connection (RFC 9113, 3.4); no HTTP/1.1 method starts so. */
+const HTTP2_PREFACE = Buffer.from("PRI * HTTP/2.0\r\n");
+/** How long a new connection may take to send its first bytes. */
+const FIRST_BYTES_MS = 60_000;
+
 /**
- * Graceful handling of an HTTP/2 (gRPC) server: on close, every session gets a GOAWAY, which
- * lets its in-flight streams finish and makes clients open new connections for new calls.
+ * HTTP/1.1 and unencrypted HTTP/2 on one port (Node's HTTP/2 server serves HTTP/1.1 only over
+ * TLS): `h1` listens, and each connection that opens with the HTTP/2 preface goes to `h2`
+ * instead. Graceful handling of both: on drain, HTTP/1.1 answers carry `Connection: close`; on
+ * close, every HTTP/2 session gets a GOAWAY (its in-flight streams finish, clients open new
+ * connections), idle HTTP/1.1 connections are closed, and both are cut at the deadline.
  */
-export function drainableHttp2Server(server: http2.Http2Server): Drainable {
-  let draining = false;
+export function dualProtocolServer(h1: http.Server, h2: http2.Http2Server): Drainable {
+  const [serveHttp1] = h1.listeners("connection") as ((socket: net.Socket) => void)[];
+  if (!serveHttp1) throw new Error("the HTTP/1.1 server has no connection listener");
+  h1.removeAllListeners("connection");
+  h1.on("connection", (socket: net.Socket) => {
+    let first = Buffer.alloc(0);
+    const fail = () => socket.destroy();
+    socket.setTimeout(FIRST_BYTES_MS);
+    socket.on("timeout", fail);
+    socket.on("error", fail);
+    const sniff = () => {
+      for (let chunk = socket.read() as Buffer | null; chunk !== null; chunk = socket.read() as Buffer | null) first = Buffer.concat([first, chunk]);
+      const known = Math.min(first.length, HTTP2_PREFACE.length);
+      const http2 = first.subarray(0, known).equals(HTTP2_PREFACE.subarray(0, known));
+      // "P" may begin POST or PUT as well as the preface: wait for enough bytes to tell.
+      if (http2 && known < 4) return;
+      socket.off("readable", sniff);
+      socket.off("error", fail);
+      socket.off("timeout", fail);
+      socket.setTimeout(0);
+      socket.unshift(first);
+      if (http2) h2.emit("connection", socket);
+      else serveHttp1.call(h1, socket);
+    };
+    socket.on("readable", sniff);
+  });
+  const http1 = drainableHttpServer(h1);
   const sessions = new Set<http2.ServerHttp2Session>();
-  server.on("session", (session) => {
+  h2.on("session", (session) => {
     sessions.add(session);
     session.on("close", () => sessions.delete(session));
   });
   let closing: Promise<void> | undefined;
   return {
     get draining() {
-      return draining;
+      return http1.draining;
     },
     drain() {
-      draining = true;
+      http1.drain();
     },
     close(deadlineMs = IN_FLIGHT_DEADLINE_MS) {
-      draining = true;
       closing ??= new Promise<void>((resolve) => {
         const deadline = setTimeout(() => {
           for (const session of sessions) session.destroy();
         }, deadlineMs);
         deadline.unref();
-        server.close(() => {
+        for (const session of sessions) session.close();
+        // Resolves once every connection, of either protocol, has closed.
+        void http1.close(deadlineMs).then(() => {
           clearTimeout(deadline);
           resolve();
         });
-        for (const session of sessions) session.close();
       });
       return closing;
     },

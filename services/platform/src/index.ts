@@ -29,6 +29,7 @@ export * from "./rpc/client.js";
 export * from "./rpc/errors.js";
 export * from "./rpc/server.js";
 export * from "./rpc/grpc-unary.js";
+export * from "./rpc/connect-unary-client.js";
 export * from "./rpc/local.js";
 export * from "./validation/validate.js";
 export * from "./validation/violations.js";

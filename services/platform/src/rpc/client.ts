@@ -2,7 +2,7 @@ import type { DescService } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, type CallOptions, type Client, type Transport } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { unavailableInTransit } from "./errors.js";
-import { grpcUnaryTransport } from "./grpc-unary.js";
+import { connectUnaryTransport } from "./connect-unary-client.js";
 import { orgHeaders, type OrgContext } from "./org-context.js";
 
 /** Connect's gRPC transport (HTTP/2 session pool, every RPC kind). */
@@ -11,13 +11,13 @@ export function connectGrpcTransport(baseUrl: string): Transport {
 }
 
 /**
- * The transport to another component: unary gRPC over one reused HTTP/2 session (see
- * grpc-unary.ts and gateway/bench/rpc-clients.ts for why), Connect's transport for streams; a
- * call that fails in transit is UNAVAILABLE.
+ * The transport to another component: unary Connect calls over kept-alive HTTP/1.1
+ * connections (see connect-unary-client.ts and gateway/bench/rpc-clients.ts for why), Connect's
+ * gRPC transport for streams; a call that fails in transit is UNAVAILABLE.
  */
 export function serviceTransport(baseUrl: string, service = baseUrl): Transport {
   let streams: Transport | undefined;
-  const transport = grpcUnaryTransport(baseUrl, { defaultTimeoutMs: 10_000, pingIntervalMs: 30_000, fallback: () => (streams ??= connectGrpcTransport(baseUrl)) });
+  const transport = connectUnaryTransport(baseUrl, { defaultTimeoutMs: 10_000, fallback: () => (streams ??= connectGrpcTransport(baseUrl)) });
   return unavailableInTransit(transport, service);
 }
 

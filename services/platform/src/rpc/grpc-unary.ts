@@ -1,8 +1,8 @@
 import http2 from "node:http2";
 import { create, fromBinary, isMessage, toBinary, type DescMessage, type DescMethodUnary, type MessageInitShape } from "@bufbuild/protobuf";
-import { Code, ConnectError, createContextValues, type HandlerContext, type Interceptor, type MethodImplSpec, type Transport, type UnaryResponse } from "@connectrpc/connect";
-import { invokeUnaryImplementation } from "@connectrpc/connect/protocol";
+import { Code, ConnectError, type Interceptor, type MethodImplSpec, type Transport, type UnaryResponse } from "@connectrpc/connect";
 import { codeFromHttpStatus, findTrailerError, parseTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
+import { MAX_MESSAGE_BYTES, metadataInto, methodPaths, runUnary, tooLarge, unavailable, unaryByPath, webHeaders } from "./unary-call.js";
 
 // Unary gRPC over HTTP/2 without Connect's general machinery (async iterables, AbortSignals
 // and web Headers on every call, a ConnectError built on every close), which is most of the
@@ -12,10 +12,8 @@ import { codeFromHttpStatus, findTrailerError, parseTimeout, setTrailerStatus } 
 // transport for streams.
 
 const CONTENT_TYPES = new Set(["application/grpc", "application/grpc+proto"]);
-const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 /** HTTP/2 flow-control windows: large enough that no unary message waits for a WINDOW_UPDATE. */
 export const HTTP2_WINDOW_BYTES = 8 * 1024 * 1024;
-const NEVER_ABORTED = new AbortController().signal;
 
 function frame(bytes: Uint8Array): Buffer {
   const out = Buffer.allocUnsafe(5 + bytes.length);
@@ -34,27 +32,13 @@ function unframe(body: Buffer): Uint8Array {
   return body.subarray(5);
 }
 
-function webHeaders(headers: http2.IncomingHttpHeaders): Headers {
-  const out = new Headers();
-  for (const key in headers) {
-    if (key.charCodeAt(0) === 58 /* ":" */) continue;
-    const value = headers[key];
-    if (Array.isArray(value)) for (const item of value) out.append(key, item);
-    else if (value !== undefined) out.append(key, value);
-  }
-  return out;
-}
-
 /**
  * Serves unary gRPC calls of the given implementations straight off the HTTP/2 stream, through
  * the same interceptors as Connect's handler. Returns false (leaving the request untouched) for
  * anything else, which the caller hands to Connect.
  */
 export function grpcUnaryHandler(specs: Map<string, MethodImplSpec>, interceptors: Interceptor[]) {
-  const byPath = new Map<string, MethodImplSpec>();
-  for (const spec of specs.values()) {
-    if (spec.kind === "unary") byPath.set(`/${spec.method.parent.typeName}/${spec.method.name}`, spec);
-  }
+  const byPath = unaryByPath(specs);
   return (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse): boolean => {
     const headers = req.headers;
     if (req.method !== "POST") return false;
@@ -63,7 +47,7 @@ export function grpcUnaryHandler(specs: Map<string, MethodImplSpec>, interceptor
     const encoding = headers["grpc-encoding"];
     if (encoding !== undefined && encoding !== "identity") return false;
     const spec = byPath.get(headers[":path"] ?? "");
-    if (spec?.kind !== "unary") return false;
+    if (spec === undefined) return false;
     const stream = req.stream;
     stream.on("error", () => undefined);
     const chunks: Buffer[] = [];
@@ -74,35 +58,18 @@ export function grpcUnaryHandler(specs: Map<string, MethodImplSpec>, interceptor
     });
     req.on("end", () => {
       void (async () => {
-        const context: HandlerContext = {
-          service: spec.method.parent,
-          method: spec.method,
+        const timeout = parseTimeout(typeof headers["grpc-timeout"] === "string" ? headers["grpc-timeout"] : null, Number.MAX_SAFE_INTEGER);
+        const { context, output, failure } = await runUnary(spec, interceptors, {
           protocolName: "grpc",
-          requestMethod: "POST",
           url: headers[":path"] ?? "",
-          signal: NEVER_ABORTED,
-          timeoutMs: () => undefined,
-          requestHeader: webHeaders(headers),
-          responseHeader: new Headers(),
-          responseTrailer: new Headers(),
-          values: createContextValues(),
-        };
-        let body: Buffer | undefined;
-        let failure: ConnectError | undefined;
-        try {
-          if (size > MAX_MESSAGE_BYTES + 5) throw new ConnectError(`message larger than ${MAX_MESSAGE_BYTES} bytes`, Code.ResourceExhausted);
-          const timeout = parseTimeout(typeof headers["grpc-timeout"] === "string" ? headers["grpc-timeout"] : null, Number.MAX_SAFE_INTEGER);
-          if (timeout.error) throw timeout.error;
-          if (timeout.timeoutMs !== undefined) {
-            const deadline = Date.now() + timeout.timeoutMs;
-            (context as { timeoutMs: () => number | undefined }).timeoutMs = () => deadline - Date.now();
-          }
-          const input = fromBinary(spec.method.input, unframe(Buffer.concat(chunks, size)));
-          const output = await invokeUnaryImplementation(spec, context, input, interceptors);
-          body = frame(toBinary(spec.method.output, output));
-        } catch (error) {
-          failure = ConnectError.from(error);
-        }
+          header: webHeaders(headers),
+          timeoutMs: timeout.timeoutMs,
+          message: () => {
+            if (size > MAX_MESSAGE_BYTES + 5) throw tooLarge();
+            if (timeout.error) throw timeout.error;
+            return unframe(Buffer.concat(chunks, size));
+          },
+        });
         if (stream.destroyed || stream.closed) return;
         const responseHeaders: http2.OutgoingHttpHeaders = { "content-type": "application/grpc+proto" };
         context.responseHeader.forEach((value, key) => {
@@ -112,7 +79,7 @@ export function grpcUnaryHandler(specs: Map<string, MethodImplSpec>, interceptor
         context.responseTrailer.forEach((value, key) => {
           trailers[key] = value;
         });
-        if (failure || !body) {
+        if (failure || !output) {
           setTrailerStatus(new Headers(), failure ?? new ConnectError("no response", Code.Internal)).forEach((value, key) => {
             trailers[key] = value;
           });
@@ -121,30 +88,12 @@ export function grpcUnaryHandler(specs: Map<string, MethodImplSpec>, interceptor
         }
         res.writeHead(200, responseHeaders);
         res.addTrailers(trailers);
-        if (body) res.end(body);
+        if (output) res.end(frame(output));
         else res.end();
       })();
     });
     return true;
   };
-}
-
-function toHeaderObject(header: ConstructorParameters<typeof Headers>[0] | undefined, out: http2.OutgoingHttpHeaders): void {
-  if (header === undefined) return;
-  if (header instanceof Headers) {
-    header.forEach((value, key) => {
-      out[key] = value;
-    });
-  } else if (Array.isArray(header)) {
-    for (const [key = "", value] of header) out[key.toLowerCase()] = value;
-  } else {
-    for (const key in header) out[key.toLowerCase()] = (header as Record<string, string>)[key];
-  }
-}
-
-function unavailable(error: unknown): ConnectError {
-  const message = error instanceof Error ? error.message : String(error);
-  return new ConnectError(message, Code.Unavailable, undefined, undefined, error);
 }
 
 /**
@@ -153,9 +102,8 @@ function unavailable(error: unknown): ConnectError {
  */
 export function grpcUnaryTransport(baseUrl: string, options: { fallback: () => Transport; defaultTimeoutMs?: number; pingIntervalMs?: number }): Transport {
   const authority = new URL(baseUrl);
-  const prefix = authority.pathname.replace(/\/$/, "");
   let session: http2.ClientHttp2Session | undefined;
-  const pathOf = new WeakMap<object, string>();
+  const pathOf = methodPaths(authority);
 
   function open(): http2.ClientHttp2Session {
     if (session && !session.closed && !session.destroyed) return session;
@@ -200,11 +148,7 @@ export function grpcUnaryTransport(baseUrl: string, options: { fallback: () => T
     ): Promise<UnaryResponse<I, O>> {
       return new Promise((resolve, reject) => {
         if (signal?.aborted) return reject(new ConnectError("the operation was aborted", Code.Canceled));
-        let path = pathOf.get(method);
-        if (path === undefined) {
-          path = `${prefix}/${method.parent.typeName}/${method.name}`;
-          pathOf.set(method, path);
-        }
+        const path = pathOf(method);
         const timeout = timeoutMs ?? options.defaultTimeoutMs ?? 10_000;
         const headers: http2.OutgoingHttpHeaders = {
           ":method": "POST",
@@ -213,7 +157,7 @@ export function grpcUnaryTransport(baseUrl: string, options: { fallback: () => T
           te: "trailers",
           "grpc-timeout": `${Math.max(1, Math.ceil(timeout))}m`,
         };
-        toHeaderObject(header, headers);
+        metadataInto(header, headers);
         let body: Buffer;
         try {
           body = frame(toBinary(method.input, isMessage(input, method.input) ? input : create(method.input, input)));

@@ -1,9 +1,12 @@
+import http from "node:http";
 import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { HealthService } from "@voiceops/proto/voiceops/health/v1/health_service_pb";
-import { drainableHttp2Server } from "../http-server.js";
+import { dualProtocolServer } from "../http-server.js";
+import { CLIENT_IDLE_MS } from "./connect-unary-client.js";
+import { connectUnaryHandler } from "./connect-unary-server.js";
 import type { Logger } from "../log.js";
 import { grpcUnaryHandler, HTTP2_WINDOW_BYTES } from "./grpc-unary.js";
 import { authenticate, authorize, observe, validate } from "./interceptors.js";
@@ -56,9 +59,10 @@ export function serviceRoutes(options: Pick<RpcServerOptions, "name" | "routes" 
 }
 
 /**
- * Serves Connect, gRPC and gRPC-Web on one HTTP/2 port, with the platform interceptors. Unary
- * gRPC calls (what the gateway and the services send) take a direct path; Connect's handler
- * serves the rest.
+ * Serves Connect, gRPC and gRPC-Web on one port, over HTTP/2 and HTTP/1.1, with the platform
+ * interceptors. Unary calls in binary gRPC (HTTP/2) and binary Connect (HTTP/1.1, what the
+ * gateway and the services send each other) take a direct path; Connect's handler serves the
+ * rest.
  */
 export function startRpcServer(options: RpcServerOptions): Promise<RpcServer> {
   const routes = serviceRoutes(options);
@@ -69,14 +73,24 @@ export function startRpcServer(options: RpcServerOptions): Promise<RpcServer> {
     interceptors,
     routes,
   });
-  const unary = options.directUnary === false ? () => false : grpcUnaryHandler(collectImplementations(routes), interceptors);
-  const server = http2.createServer({ settings: { initialWindowSize: HTTP2_WINDOW_BYTES } }, (req, res) => {
-    if (!unary(req, res)) handler(req, res);
+  const direct = options.directUnary !== false;
+  const implementations = collectImplementations(routes);
+  const grpcUnary = direct ? grpcUnaryHandler(implementations, interceptors) : () => false;
+  const connectUnary = direct ? connectUnaryHandler(implementations, interceptors) : () => false;
+  const h2 = http2.createServer({ settings: { initialWindowSize: HTTP2_WINDOW_BYTES } }, (req, res) => {
+    if (!grpcUnary(req, res)) handler(req, res);
   });
-  server.on("session", (session) => {
+  h2.on("session", (session) => {
     session.once("connect", () => session.setLocalWindowSize(HTTP2_WINDOW_BYTES));
   });
-  const drainable = drainableHttp2Server(server);
+  // Kept-alive connections outlive the clients' idle timeout, so a client never sends on one
+  // the server is closing.
+  const server = http.createServer((req, res) => {
+    if (!connectUnary(req, res)) handler(req, res);
+  });
+  server.keepAliveTimeout = CLIENT_IDLE_MS * 2;
+  server.headersTimeout = CLIENT_IDLE_MS * 2 + 5_000;
+  const drainable = dualProtocolServer(server, h2);
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => {
@@ -87,7 +101,7 @@ export function startRpcServer(options: RpcServerOptions): Promise<RpcServer> {
         url: `http://${host}:${port}`,
         port,
         drain: () => drainable.drain(),
-        // GOAWAY lets in-flight streams finish while refusing new ones.
+        // In-flight calls finish; HTTP/2 clients get a GOAWAY, HTTP/1.1 ones Connection: close.
         close: (deadlineMs) => drainable.close(deadlineMs),
       });
     });

@@ -1,0 +1,303 @@
+import net from "node:net";
+import { create, fromBinary, isMessage, toBinary, type DescMessage, type DescMethodUnary, type MessageInitShape } from "@bufbuild/protobuf";
+import { Code, ConnectError, type Transport, type UnaryResponse } from "@connectrpc/connect";
+import { codeFromHttpStatus, errorFromJsonBytes, trailerDemux } from "@connectrpc/connect/protocol-connect";
+import { MAX_MESSAGE_BYTES, metadataInto, methodPaths, unavailable } from "./unary-call.js";
+
+// The client side of connect-unary-server.ts: unary Connect calls over a pool of kept-alive
+// HTTP/1.1 connections, one call at a time on each, written and parsed here. Node's HTTP
+// client and its agent cost a call about twice as much CPU, Connect's own HTTP/1.1 transport
+// about ten times (gateway/bench/rpc-clients.ts).
+
+/** Connections kept to one service at most; calls beyond wait for one to come free. */
+const MAX_CONNECTIONS = 128;
+/** An idle connection is closed after this long (well before the server's keep-alive timeout). */
+export const CLIENT_IDLE_MS = 30_000;
+/** The longest response head (status line and headers) accepted. */
+const MAX_HEAD_BYTES = 64 * 1024;
+const CRLF2 = Buffer.from("\r\n\r\n");
+/** Characters an HTTP/1.1 header value may hold (no CR, LF, NUL or other controls but tab). */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  body: Buffer;
+}
+
+interface Call {
+  settle(error: Error | undefined, answer?: Answer): void;
+}
+
+/** The status line and headers of an answer, and how its body is delimited. */
+interface Head {
+  status: number;
+  headers: Headers;
+  length: number | undefined;
+  chunked: boolean;
+  /** The server closes the connection after this answer. */
+  close: boolean;
+}
+
+/** One kept-alive connection and the parser of the answer to the call it carries. */
+class Connection {
+  readonly socket: net.Socket;
+  call: Call | undefined;
+  #buffer: Buffer = Buffer.alloc(0);
+  #head: Head | undefined;
+  #gone = false;
+  #chunks: Buffer[] = [];
+  #chunked = 0;
+
+  constructor(
+    host: string,
+    port: number,
+    private readonly onIdle: (connection: Connection) => void,
+    private readonly onGone: (connection: Connection) => void,
+  ) {
+    this.socket = net.connect({ host, port, noDelay: true });
+    this.socket.unref();
+    this.socket.on("data", (data: Buffer) => this.#receive(data));
+    this.socket.on("timeout", () => this.socket.destroy());
+    this.socket.on("error", (error) => this.#end(error));
+    this.socket.on("close", () => this.#end(new Error("connection closed before the answer")));
+  }
+
+  send(request: Buffer, call: Call): void {
+    this.call = call;
+    this.socket.setTimeout(0);
+    this.socket.write(request);
+  }
+
+  #end(error: Error): void {
+    this.socket.destroy();
+    const call = this.call;
+    this.call = undefined;
+    this.#leave();
+    call?.settle(error);
+  }
+
+  /** Leaves the pool, once. */
+  #leave(): void {
+    if (this.#gone) return;
+    this.#gone = true;
+    this.onGone(this);
+  }
+
+  #receive(data: Buffer): void {
+    if (!this.call) return this.#end(new Error("data on an idle connection"));
+    this.#buffer = this.#buffer.length === 0 ? data : Buffer.concat([this.#buffer, data]);
+    try {
+      const answer = this.#parse();
+      if (!answer) return;
+      const call = this.call;
+      const reuse = !answer.close;
+      this.call = undefined;
+      this.#head = undefined;
+      if (this.#buffer.length > 0) throw new Error("protocol error: bytes after the answer");
+      if (reuse) {
+        this.socket.setTimeout(CLIENT_IDLE_MS);
+        this.onIdle(this);
+      } else {
+        this.socket.destroy();
+        this.#leave();
+      }
+      call.settle(undefined, answer);
+    } catch (error) {
+      this.#end(error as Error);
+    }
+  }
+
+  /** The complete answer once it has arrived (and the rest of the buffer), else undefined. */
+  #parse(): (Answer & { close: boolean }) | undefined {
+    if (!this.#head) {
+      const end = this.#buffer.indexOf(CRLF2);
+      if (end < 0) {
+        if (this.#buffer.length > MAX_HEAD_BYTES) throw new Error("protocol error: response head too large");
+        return undefined;
+      }
+      const lines = this.#buffer.toString("latin1", 0, end).split("\r\n");
+      const status = /^HTTP\/1\.[01] (\d{3})/.exec(lines[0] ?? "");
+      if (!status) throw new Error("protocol error: bad status line");
+      const headers = new Headers();
+      for (let i = 1; i < lines.length; i++) {
+        const line = lines[i] ?? "";
+        const colon = line.indexOf(":");
+        if (colon <= 0) throw new Error("protocol error: bad header line");
+        headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
+      }
+      const code = Number(status[1]);
+      this.#buffer = this.#buffer.subarray(end + 4);
+      // An informational answer (100 Continue) precedes the real one.
+      if (code >= 100 && code < 200) return this.#parse();
+      const length = headers.get("content-length");
+      const connection = headers.get("connection")?.toLowerCase() ?? "";
+      this.#head = {
+        status: code,
+        headers,
+        length: length === null ? undefined : Number(length),
+        chunked: /\bchunked\b/i.test(headers.get("transfer-encoding") ?? ""),
+        close: connection.includes("close") || (lines[0] ?? "").startsWith("HTTP/1.0"),
+      };
+      if (this.#head.length !== undefined && !(Number.isSafeInteger(this.#head.length) && this.#head.length >= 0)) throw new Error("protocol error: bad content-length");
+      if ((this.#head.length ?? 0) > MAX_MESSAGE_BYTES) throw new Error(`answer larger than ${MAX_MESSAGE_BYTES} bytes`);
+      this.#chunks = [];
+      this.#chunked = 0;
+    }
+    const head = this.#head;
+    if (head.chunked) return this.#parseChunks(head);
+    if (head.length === undefined) throw new Error("protocol error: answer without a length");
+    if (this.#buffer.length < head.length) return undefined;
+    const body = this.#buffer.subarray(0, head.length);
+    this.#buffer = this.#buffer.subarray(head.length);
+    return { status: head.status, headers: head.headers, body, close: head.close };
+  }
+
+  #parseChunks(head: Head): (Answer & { close: boolean }) | undefined {
+    for (;;) {
+      const end = this.#buffer.indexOf("\r\n");
+      if (end < 0) return undefined;
+      const size = Number.parseInt(this.#buffer.toString("latin1", 0, end).split(";")[0] ?? "", 16);
+      if (!Number.isSafeInteger(size) || size < 0) throw new Error("protocol error: bad chunk size");
+      if (size === 0) {
+        // The last chunk, optional trailer fields, and the closing empty line.
+        const close = this.#buffer.indexOf(CRLF2, end);
+        if (close < 0) return undefined;
+        this.#buffer = this.#buffer.subarray(close + 4);
+        return { status: head.status, headers: head.headers, body: Buffer.concat(this.#chunks, this.#chunked), close: head.close };
+      }
+      if (this.#buffer.length < end + 2 + size + 2) return undefined;
+      this.#chunked += size;
+      if (this.#chunked > MAX_MESSAGE_BYTES) throw new Error(`answer larger than ${MAX_MESSAGE_BYTES} bytes`);
+      this.#chunks.push(this.#buffer.subarray(end + 2, end + 2 + size));
+      this.#buffer = this.#buffer.subarray(end + 2 + size + 2);
+    }
+  }
+}
+
+/**
+ * A Transport for unary calls to one service in the Connect protocol over HTTP/1.1: a pool of
+ * up to MAX_CONNECTIONS kept-alive connections, one call at a time on each (a slow call holds
+ * up no other). Streams go to `fallback`.
+ */
+export function connectUnaryTransport(baseUrl: string, options: { fallback: () => Transport; defaultTimeoutMs?: number }): Transport {
+  const url = new URL(baseUrl);
+  if (url.protocol !== "http:") throw new Error(`the Connect HTTP/1.1 transport speaks plain http, not ${url.protocol}`);
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  const port = Number(url.port || 80);
+  const idle: Connection[] = [];
+  const open = new Set<Connection>();
+  const waiting: ((connection: Connection) => void)[] = [];
+  const pathOf = methodPaths(url);
+
+  const release = (connection: Connection) => {
+    const next = waiting.shift();
+    if (next) next(connection);
+    else idle.push(connection);
+  };
+  const forget = (connection: Connection) => {
+    open.delete(connection);
+    const at = idle.indexOf(connection);
+    if (at >= 0) idle.splice(at, 1);
+    // A waiting call takes the place of the connection that went away.
+    const next = waiting.shift();
+    if (next) next(connect());
+  };
+  const connect = () => {
+    const connection = new Connection(host, port, release, forget);
+    open.add(connection);
+    return connection;
+  };
+  /** A free connection: the most recently used idle one, a new one, or the next one freed. */
+  const acquire = (): Connection | Promise<Connection> => {
+    const connection = idle.pop();
+    if (connection) return connection;
+    if (open.size < MAX_CONNECTIONS) return connect();
+    return new Promise((resolve) => waiting.push(resolve));
+  };
+
+  return {
+    async unary<I extends DescMessage, O extends DescMessage>(
+      method: DescMethodUnary<I, O>,
+      signal: AbortSignal | undefined,
+      timeoutMs: number | undefined,
+      header: ConstructorParameters<typeof Headers>[0] | undefined,
+      input: MessageInitShape<I>,
+    ): Promise<UnaryResponse<I, O>> {
+      if (signal?.aborted) throw new ConnectError("the operation was aborted", Code.Canceled);
+      const path = pathOf(method);
+      const timeout = Math.max(1, Math.ceil(timeoutMs ?? options.defaultTimeoutMs ?? 10_000));
+      let message: Uint8Array;
+      try {
+        message = toBinary(method.input, isMessage(input, method.input) ? input : create(method.input, input));
+      } catch (error) {
+        throw ConnectError.from(error, Code.Internal);
+      }
+      const metadata: Record<string, string | number | string[] | undefined> = {};
+      metadataInto(header, metadata);
+      let head = `POST ${path} HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/proto\r\nconnect-protocol-version: 1\r\nconnect-timeout-ms: ${timeout}\r\ncontent-length: ${message.length}\r\n`;
+      for (const key in metadata) {
+        const value = metadata[key];
+        if (value === undefined) continue;
+        const text = String(value);
+        if (!HEADER_NAME.test(key) || !HEADER_VALUE.test(text)) throw new ConnectError(`metadata ${JSON.stringify(key)} cannot travel in an HTTP/1.1 header`, Code.Internal);
+        head += `${key}: ${text}\r\n`;
+      }
+      head += "\r\n";
+      const request = Buffer.allocUnsafe(Buffer.byteLength(head, "latin1") + message.length);
+      const headBytes = request.write(head, 0, "latin1");
+      request.set(message, headBytes);
+
+      const answer = await new Promise<Answer>((resolve, reject) => {
+        let connection: Connection | undefined;
+        let settled = false;
+        const call: Call = {
+          settle(error, result) {
+            if (settled) return;
+            settled = true;
+            clearTimeout(timer);
+            signal?.removeEventListener("abort", onAbort);
+            if (error) reject(error instanceof ConnectError ? error : unavailable(error));
+            else resolve(result as Answer);
+          },
+        };
+        // A call cut short (deadline, abort) takes its connection with it: HTTP/1.1 cannot
+        // cancel one request and keep the connection.
+        const cut = (error: ConnectError) => {
+          call.settle(error);
+          if (connection?.call === call) connection.socket.destroy();
+        };
+        const timer = setTimeout(() => cut(new ConnectError("the operation timed out", Code.DeadlineExceeded)), timeout);
+        const onAbort = () => cut(new ConnectError("the operation was aborted", Code.Canceled));
+        signal?.addEventListener("abort", onAbort);
+        const start = (free: Connection) => {
+          if (settled) return release(free);
+          connection = free;
+          free.send(request, call);
+        };
+        const free = acquire();
+        if (free instanceof Connection) start(free);
+        else void free.then(start);
+      });
+
+      const [responseHeader, responseTrailer] = trailerDemux(answer.headers);
+      if (answer.status !== 200) {
+        const fallback = new ConnectError(`HTTP ${answer.status}`, codeFromHttpStatus(answer.status), answer.headers);
+        if (!(answer.headers.get("content-type") ?? "").startsWith("application/json")) throw fallback;
+        throw errorFromJsonBytes(answer.body, answer.headers, fallback);
+      }
+      if (answer.headers.get("content-type") !== "application/proto") throw new ConnectError(`unexpected content type ${answer.headers.get("content-type")}`, Code.Internal);
+      let output;
+      try {
+        output = fromBinary(method.output, answer.body);
+      } catch (error) {
+        throw ConnectError.from(error, Code.Internal);
+      }
+      return { stream: false, service: method.parent, method, header: responseHeader, trailer: responseTrailer, message: output } as UnaryResponse<I, O>;
+    },
+    stream(method, signal, timeoutMs, header, input, contextValues) {
+      return options.fallback().stream(method, signal, timeoutMs, header, input, contextValues);
+    },
+  };
+}

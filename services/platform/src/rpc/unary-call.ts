@@ -1,0 +1,116 @@
+import { fromBinary, toBinary, type DescMethod } from "@bufbuild/protobuf";
+import { Code, ConnectError, createContextValues, type HandlerContext, type Interceptor, type MethodImplSpec } from "@connectrpc/connect";
+import { invokeUnaryImplementation } from "@connectrpc/connect/protocol";
+
+/** The largest message a call carries either way. */
+export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+const NEVER_ABORTED = new AbortController().signal;
+
+/** The unary implementations of a router by request path ("/package.Service/Method"). */
+export function unaryByPath(specs: Map<string, MethodImplSpec>): Map<string, MethodImplSpec & { kind: "unary" }> {
+  const byPath = new Map<string, MethodImplSpec & { kind: "unary" }>();
+  for (const spec of specs.values()) {
+    if (spec.kind === "unary") byPath.set(`/${spec.method.parent.typeName}/${spec.method.name}`, spec);
+  }
+  return byPath;
+}
+
+/** Request metadata as web Headers, without HTTP/2 pseudo-headers. */
+export function webHeaders(headers: Record<string, string | string[] | undefined>): Headers {
+  const out = new Headers();
+  for (const key in headers) {
+    if (key.charCodeAt(0) === 58 /* ":" */) continue;
+    const value = headers[key];
+    if (Array.isArray(value)) for (const item of value) out.append(key, item);
+    else if (value !== undefined) out.append(key, value);
+  }
+  return out;
+}
+
+export interface UnaryRequest {
+  protocolName: string;
+  url: string;
+  header: Headers;
+  /** The caller's deadline, when it sent one. */
+  timeoutMs: number | undefined;
+  /** The request message's bytes; throws on a malformed envelope or an oversized body. */
+  message: () => Uint8Array;
+}
+
+export interface UnaryOutcome {
+  context: HandlerContext;
+  /** The answer's bytes, or the error the call ends with. */
+  output?: Uint8Array;
+  failure?: ConnectError;
+}
+
+/**
+ * Runs one unary call of an implementation through the server interceptors, as Connect's
+ * handler would, for the protocols served without Connect's general machinery (gRPC over
+ * HTTP/2, the Connect protocol over HTTP/1.1).
+ */
+export async function runUnary(spec: MethodImplSpec & { kind: "unary" }, interceptors: Interceptor[], request: UnaryRequest): Promise<UnaryOutcome> {
+  const context: HandlerContext = {
+    service: spec.method.parent,
+    method: spec.method,
+    protocolName: request.protocolName,
+    requestMethod: "POST",
+    url: request.url,
+    signal: NEVER_ABORTED,
+    timeoutMs: () => undefined,
+    requestHeader: request.header,
+    responseHeader: new Headers(),
+    responseTrailer: new Headers(),
+    values: createContextValues(),
+  };
+  if (request.timeoutMs !== undefined) {
+    const deadline = Date.now() + request.timeoutMs;
+    (context as { timeoutMs: () => number | undefined }).timeoutMs = () => deadline - Date.now();
+  }
+  try {
+    const input = fromBinary(spec.method.input, request.message());
+    const output = await invokeUnaryImplementation(spec, context, input, interceptors);
+    return { context, output: toBinary(spec.method.output, output) };
+  } catch (error) {
+    return { context, failure: ConnectError.from(error) };
+  }
+}
+
+/** The error for a request body past MAX_MESSAGE_BYTES. */
+export function tooLarge(): ConnectError {
+  return new ConnectError(`message larger than ${MAX_MESSAGE_BYTES} bytes`, Code.ResourceExhausted);
+}
+
+/** Call metadata (any form Connect accepts) copied into a header object, names in lower case. */
+export function metadataInto(header: ConstructorParameters<typeof Headers>[0] | undefined, out: Record<string, string | number | string[] | undefined>): void {
+  if (header === undefined) return;
+  if (header instanceof Headers) {
+    header.forEach((value, key) => {
+      out[key] = value;
+    });
+  } else if (Array.isArray(header)) {
+    for (const [key = "", value] of header) out[key.toLowerCase()] = value;
+  } else {
+    for (const key in header) out[key.toLowerCase()] = (header as Record<string, string>)[key];
+  }
+}
+
+/** A call that failed on the way (connection refused, reset, closed before the answer). */
+export function unavailable(error: unknown): ConnectError {
+  const message = error instanceof Error ? error.message : String(error);
+  return new ConnectError(message, Code.Unavailable, undefined, undefined, error);
+}
+
+/** The request path of each method under a base URL's path, remembered per method. */
+export function methodPaths(baseUrl: URL): (method: DescMethod) => string {
+  const prefix = baseUrl.pathname.replace(/\/$/, "");
+  const paths = new WeakMap<DescMethod, string>();
+  return (method) => {
+    let path = paths.get(method);
+    if (path === undefined) {
+      path = `${prefix}/${method.parent.typeName}/${method.name}`;
+      paths.set(method, path);
+    }
+    return path;
+  };
+}

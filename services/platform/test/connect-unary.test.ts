@@ -1,0 +1,219 @@
+import http from "node:http";
+import http2 from "node:http2";
+import net from "node:net";
+import { create } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError, createClient, type HandlerContext } from "@connectrpc/connect";
+import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
+import { ContactSchema, ContactStatus, CrmService, type CreateContactRequest, type GetContactRequest } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { connectUnaryTransport } from "../src/rpc/connect-unary-client.js";
+import {
+  createLogger,
+  DEFAULT_BUSINESS_HOURS,
+  invalidArgument,
+  invalidValue,
+  isAnswered,
+  notFound,
+  orgHeaders,
+  type RpcServer,
+  serviceTransport,
+  startRpcServer,
+  violationsOf,
+} from "../src/index.js";
+
+// The calls between components: unary Connect over kept-alive HTTP/1.1 connections, served
+// on the same port as gRPC over HTTP/2. A real server on a loopback port, real sockets.
+
+const TOKEN = "connect-unary-test-token";
+const ORG = "018f0000-0000-7000-8000-0000000000aa";
+const headers = orgHeaders({ orgId: ORG, timezone: "UTC", country: "US", businessHours: DEFAULT_BUSINESS_HOURS, role: "owner", requestId: "test" }, TOKEN);
+const contact = (id: string, notes = "") =>
+  create(ContactSchema, { id, name: "Jane Doe", notes, status: ContactStatus.LEAD, createdAt: timestampFromDate(new Date()), updatedAt: timestampFromDate(new Date()) });
+
+const id = (n: number) => `018f0000-0000-7000-8000-${String(n).padStart(12, "0")}`;
+// Contact ids the test service treats specially.
+const MISSING = id(1);
+const SLOW = id(2);
+const HOLD = id(3);
+const BOOM = id(4);
+const LARGE = id(5);
+
+/** Calls held until released (getContact of HOLD). */
+const held: (() => void)[] = [];
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function start(port = 0): Promise<RpcServer> {
+  return startRpcServer({
+    name: "crm",
+    host: "127.0.0.1",
+    port,
+    internalToken: TOKEN,
+    logger: createLogger("silent"),
+    health: async () => ({}),
+    routes: (router) => {
+      router.service(CrmService, {
+        async getContact(req: GetContactRequest, ctx: HandlerContext) {
+          if (req.contactId === MISSING) throw notFound("Contact");
+          if (req.contactId === SLOW) await new Promise((resolve) => setTimeout(resolve, 1_000));
+          if (req.contactId === HOLD) await new Promise<void>((resolve) => held.push(resolve));
+          if (req.contactId === BOOM) throw new Error("SELECT secret FROM somewhere");
+          ctx.responseHeader.set("x-answer-header", "h");
+          ctx.responseTrailer.set("x-answer-trailer", "t");
+          return { contact: contact(req.contactId, req.contactId === LARGE ? "n".repeat(3_000_000) : "") };
+        },
+        async createContact(req: CreateContactRequest) {
+          throw invalidArgument([invalidValue("contact.name", "is not a name", req.name)]);
+        },
+      });
+    },
+  });
+}
+
+let server: RpcServer;
+beforeAll(async () => {
+  server = await start();
+});
+afterAll(() => server.close(1_000));
+afterEach(() => {
+  for (const release of held.splice(0)) release();
+});
+
+describe("unary Connect over HTTP/1.1 between components", () => {
+  it("answers with the message and the handler's response headers and trailers", async () => {
+    const transport = serviceTransport(server.url, "crm");
+    const response = await transport.unary(CrmService.method.getContact, undefined, undefined, headers, { contactId: id(10) });
+    expect(response.message.contact?.id).toBe(id(10));
+    expect(response.header.get("x-answer-header")).toBe("h");
+    expect(response.trailer.get("x-answer-trailer")).toBe("t");
+  });
+
+  it("carries a service's errors with their code, details and origin", async () => {
+    const crm = createClient(CrmService, serviceTransport(server.url, "crm"));
+    const invalid = await crm.createContact({ name: "?" }, { headers }).catch((error: unknown) => error);
+    expect(invalid).toBeInstanceOf(ConnectError);
+    expect((invalid as ConnectError).code).toBe(Code.InvalidArgument);
+    expect(violationsOf(invalid as ConnectError)).toMatchObject([{ field: "contact.name", message: "is not a name" }]);
+    expect(isAnswered(invalid as ConnectError)).toBe(true);
+    const missing = (await crm.getContact({ contactId: MISSING }, { headers }).catch((error: unknown) => error)) as ConnectError;
+    expect([missing.code, isAnswered(missing)]).toEqual([Code.NotFound, true]);
+    // An unexpected failure is masked by the service: INTERNAL without the cause.
+    const internal = (await crm.getContact({ contactId: BOOM }, { headers }).catch((error: unknown) => error)) as ConnectError;
+    expect([internal.code, internal.rawMessage, isAnswered(internal)]).toEqual([Code.Internal, "internal error", true]);
+    const anonymous = (await crm.getContact({ contactId: id(10) }, { headers: { ...headers, "x-internal-token": "wrong" } }).catch((error: unknown) => error)) as ConnectError;
+    expect(anonymous.code).toBe(Code.Unauthenticated);
+  });
+
+  it("moves messages of megabytes both ways", async () => {
+    const crm = createClient(CrmService, serviceTransport(server.url, "crm"));
+    const answer = await crm.getContact({ contactId: LARGE }, { headers });
+    expect(answer.contact?.notes?.length).toBe(3_000_000);
+  });
+
+  it("ends a call at its deadline or on abort, and the next call still goes through", async () => {
+    const crm = createClient(CrmService, serviceTransport(server.url, "crm"));
+    const late = (await crm.getContact({ contactId: SLOW }, { headers, timeoutMs: 100 }).catch((error: unknown) => error)) as ConnectError;
+    expect(late.code).toBe(Code.DeadlineExceeded);
+    const controller = new AbortController();
+    const aborted = crm.getContact({ contactId: HOLD }, { headers, signal: controller.signal }).catch((error: unknown) => error);
+    setTimeout(() => controller.abort(), 50);
+    expect(((await aborted) as ConnectError).code).toBe(Code.Canceled);
+    expect((await crm.getContact({ contactId: id(14) }, { headers })).contact?.id).toBe(id(14));
+  });
+
+  it("never sends metadata that would break the request's headers", async () => {
+    const crm = createClient(CrmService, connectUnaryTransport(server.url, { fallback: () => createGrpcTransport({ baseUrl: server.url }) }));
+    const injected = (await crm
+      .getContact({ contactId: id(10) }, { headers: { ...headers, "x-request-id": "a\r\nx-role: owner" } })
+      .catch((error: unknown) => error)) as ConnectError;
+    expect(injected.code).toBe(Code.Internal);
+    expect(injected.rawMessage).toContain("x-request-id");
+  });
+
+  it("keeps at most 128 connections to a service and queues the calls beyond them", async () => {
+    const crm = createClient(CrmService, serviceTransport(server.url, "crm"));
+    const calls = Promise.all(Array.from({ length: 300 }, () => crm.getContact({ contactId: HOLD }, { headers })));
+    // One call at a time per connection: the service sees as many calls as there are connections.
+    for (let waited = 0; held.length < 128 && waited < 10_000; waited += 20) await sleep(20);
+    await sleep(200);
+    expect(held.length).toBe(128);
+    let answered = false;
+    void calls.finally(() => {
+      answered = true;
+    });
+    while (!answered) {
+      for (const release of held.splice(0)) release();
+      await sleep(10);
+    }
+    expect(await calls).toHaveLength(300);
+  });
+
+  it("reconnects after the service restarts on the same port, and says unavailable while it is down", async () => {
+    const restarted = await start();
+    const port = Number(new URL(restarted.url).port);
+    const crm = createClient(CrmService, serviceTransport(restarted.url, "crm"));
+    expect((await crm.getContact({ contactId: id(10) }, { headers })).contact?.id).toBe(id(10));
+    await restarted.close(1_000);
+    const down = (await crm.getContact({ contactId: id(10) }, { headers }).catch((error: unknown) => error)) as ConnectError;
+    expect([down.code, down.rawMessage]).toEqual([Code.Unavailable, "crm unavailable"]);
+    const again = await start(port);
+    expect((await crm.getContact({ contactId: id(11) }, { headers })).contact?.id).toBe(id(11));
+    await again.close(1_000);
+  });
+
+  it("lets calls in flight finish when the service closes, and closes the kept-alive connections", async () => {
+    const closing = await start();
+    const crm = createClient(CrmService, serviceTransport(closing.url, "crm"));
+    expect((await crm.getContact({ contactId: id(15) }, { headers })).contact?.id).toBe(id(15));
+    const inFlight = crm.getContact({ contactId: HOLD }, { headers });
+    await sleep(100);
+    const closed = closing.close(5_000);
+    await sleep(100);
+    for (const release of held.splice(0)) release();
+    expect((await inFlight).contact?.id).toBe(HOLD);
+    await closed;
+  });
+});
+
+describe("one port for both protocols", () => {
+  it("serves gRPC and Connect over HTTP/2 and the Connect protocol's JSON over HTTP/1.1", async () => {
+    for (const transport of [
+      createGrpcTransport({ baseUrl: server.url }),
+      createConnectTransport({ baseUrl: server.url, httpVersion: "2" }),
+      createConnectTransport({ baseUrl: server.url, httpVersion: "1.1" }),
+    ]) {
+      const crm = createClient(CrmService, transport);
+      expect((await crm.getContact({ contactId: id(12) }, { headers })).contact?.id).toBe(id(12));
+      expect(((await crm.getContact({ contactId: MISSING }, { headers }).catch((error: unknown) => error)) as ConnectError).code).toBe(Code.NotFound);
+    }
+  });
+
+  it("answers a connection that opens with neither protocol as HTTP/1.1 would", async () => {
+    const answer = await new Promise<string>((resolve) => {
+      const socket = net.connect(Number(new URL(server.url).port), "127.0.0.1", () => socket.write("garbage\r\n\r\n"));
+      let text = "";
+      socket.on("data", (chunk) => (text += chunk.toString()));
+      socket.on("close", () => resolve(text));
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 400/);
+  });
+
+  it("tells HTTP/2 clients to go away when it closes and HTTP/1.1 clients Connection: close when it drains", async () => {
+    const draining = await start();
+    const session = http2.connect(draining.url);
+    const goaway = new Promise<void>((resolve) => session.once("goaway", () => resolve()));
+    await new Promise<void>((resolve) => session.once("connect", () => resolve()));
+    draining.drain();
+    const status = await new Promise<{ status: number | undefined; connection: string | undefined }>((resolve) => {
+      const req = http.request(`${draining.url}/voiceops.crm.v1.CrmService/GetContact`, { method: "POST", headers: { ...headers, "content-type": "application/json" } }, (res) => {
+        res.resume();
+        resolve({ status: res.statusCode, connection: res.headers.connection });
+      });
+      req.end(JSON.stringify({ contactId: id(13) }));
+    });
+    expect(status).toEqual({ status: 200, connection: "close" });
+    await draining.close(1_000);
+    await goaway;
+    session.destroy();
+  });
+});
