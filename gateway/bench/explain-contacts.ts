@@ -125,6 +125,7 @@ async function seed(orgId: string): Promise<void> {
   const seededAt = Date.now();
   for (const index of indexes.rows) await seeder.query(index.definition);
   await seeder.query("ANALYZE crm.contacts");
+  await seeder.query("SELECT crm.fold_contact_count_changes()");
   const counted = await seeder.query<{ n: number }>("SELECT coalesce(sum(n), 0)::int AS n FROM crm.contact_counts WHERE org_id = $1", [orgId]);
   out(
     `seeded ${total} contacts (${count} in the measured organization; its counter says ${counted.rows[0]?.n}) in ${((seededAt - started) / 1000).toFixed(0)} s, indexes rebuilt in ${((Date.now() - seededAt) / 1000).toFixed(0)} s`,

@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { envInt, type ServiceModule } from "@voiceops/platform";
+import { envInt, runPeriodically, type ServiceModule } from "@voiceops/platform";
 import { CrmService } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 import { contactUpsertHandlers } from "./handlers/contact-upsert.js";
 import { contactHandlers } from "./handlers/contacts.js";
@@ -25,4 +25,7 @@ export const crmService: ServiceModule = {
     };
     return (router) => router.service(CrmService, impl);
   },
+  // Writes append their changes to the contact counts beside them (no row every writer of an
+  // organization locks); this folds those changes into the counts.
+  background: async (context) => runPeriodically("fold contact counts", 2_000, () => context.db.query("SELECT crm.fold_contact_count_changes()"), context.logger),
 };

@@ -5,6 +5,7 @@ export * from "./phone.js";
 export * from "./time.js";
 export * from "./business-hours.js";
 export * from "./clock.js";
+export * from "./periodic.js";
 export * from "./secrets.js";
 export * from "./objects/store.js";
 export * from "./objects/signing.js";

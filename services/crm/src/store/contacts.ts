@@ -63,9 +63,13 @@ export class ContactStore {
         pageSize: query.pageSize,
       });
     }
-    // Without one, the total comes from the per-status counts the triggers keep.
+    // Without one, the total comes from the per-status counts the triggers keep: the folded
+    // counts plus the changes not folded yet (migration 005).
     return selectPage<ContactRow>(db, {
-      total: `SELECT coalesce(sum(n), 0)::int AS total FROM crm.contact_counts WHERE org_id = $1 AND ${statusFilter}`,
+      total: `SELECT coalesce(sum(n), 0)::int AS total FROM (
+                SELECT n FROM crm.contact_counts WHERE org_id = $1 AND ${statusFilter}
+                UNION ALL
+                SELECT n FROM crm.contact_count_changes WHERE org_id = $1 AND ${statusFilter}) counted`,
       rows: `SELECT ${CONTACT_COLUMNS} FROM crm.contacts WHERE ${filter} ORDER BY ${ORDER[query.sort]}`,
       params,
       page: query.page,
