@@ -1,11 +1,18 @@
 import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
-import { create } from "@bufbuild/protobuf";
+import { create, toBinary } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient, type HandlerContext } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
-import { ContactSchema, ContactStatus, CrmService, type CreateContactRequest, type GetContactRequest } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
+import {
+  ContactSchema,
+  ContactStatus,
+  CrmService,
+  type CreateContactRequest,
+  type GetContactRequest,
+  GetContactResponseSchema,
+} from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { connectUnaryTransport } from "../src/rpc/connect-unary-client.js";
 import {
@@ -146,6 +153,23 @@ describe("unary Connect over HTTP/1.1 between components", () => {
       await sleep(10);
     }
     expect(await calls).toHaveLength(300);
+  });
+
+  it("reads an answer sent in chunks, and fails a call whose answer is followed by stray bytes", async () => {
+    const body = Buffer.from(toBinary(GetContactResponseSchema, create(GetContactResponseSchema, { contact: contact(id(20)) })));
+    const head = "HTTP/1.1 200 OK\r\ncontent-type: application/proto\r\n";
+    let answer = "";
+    const raw = net.createServer((socket) => socket.on("data", () => socket.write(Buffer.from(answer, "latin1"))));
+    await new Promise<void>((resolve) => raw.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(raw.address() as net.AddressInfo).port}`;
+    const crm = createClient(CrmService, connectUnaryTransport(url, { fallback: () => createGrpcTransport({ baseUrl: url }) }));
+    const half = Math.floor(body.length / 2);
+    answer = `${head}transfer-encoding: chunked\r\n\r\n${half.toString(16)}\r\n${body.subarray(0, half).toString("latin1")}\r\n${(body.length - half).toString(16)}\r\n${body.subarray(half).toString("latin1")}\r\n0\r\n\r\n`;
+    expect((await crm.getContact({ contactId: id(20) }, { headers })).contact?.id).toBe(id(20));
+    answer = `${head}content-length: ${body.length}\r\n\r\n${body.toString("latin1")}HTTP/1.1 200 OK\r\n`;
+    const stray = (await crm.getContact({ contactId: id(20) }, { headers, timeoutMs: 5_000 }).catch((error: unknown) => error)) as ConnectError;
+    expect([stray.code, stray.rawMessage]).toEqual([Code.Unavailable, "protocol error: bytes after the answer"]);
+    raw.close();
   });
 
   it("reconnects after the service restarts on the same port, and says unavailable while it is down", async () => {

@@ -91,11 +91,12 @@ class Connection {
     try {
       const answer = this.#parse();
       if (!answer) return;
+      // One call at a time: nothing may follow its answer (the call fails with the connection).
+      if (this.#buffer.length > 0) throw new Error("protocol error: bytes after the answer");
       const call = this.call;
       const reuse = !answer.close;
       this.call = undefined;
       this.#head = undefined;
-      if (this.#buffer.length > 0) throw new Error("protocol error: bytes after the answer");
       if (reuse) {
         this.socket.setTimeout(CLIENT_IDLE_MS);
         this.onIdle(this);

@@ -61,7 +61,10 @@ export function connectUnaryHandler(specs: Map<string, MethodImplSpec>, intercep
         });
         res.writeHead(error ? codeToHttpStatus(error.code) : 200, out);
         res.end(body);
-      })();
+      })().catch(() => {
+        // An answer that cannot be written (a header value Node refuses): end the exchange.
+        res.destroy();
+      });
     });
     return true;
   };

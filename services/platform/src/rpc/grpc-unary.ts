@@ -90,7 +90,10 @@ export function grpcUnaryHandler(specs: Map<string, MethodImplSpec>, interceptor
         res.addTrailers(trailers);
         if (output) res.end(frame(output));
         else res.end();
-      })();
+      })().catch(() => {
+        // An answer that cannot be written (a header value Node refuses): end the exchange.
+        res.destroy();
+      });
     });
     return true;
   };
