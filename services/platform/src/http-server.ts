@@ -99,6 +99,8 @@ export function dualProtocolServer(h1: http.Server, h2: http2.Http2Server): Drai
     socket.setTimeout(FIRST_BYTES_MS);
     socket.on("timeout", fail);
     socket.on("error", fail);
+    // A connection that ends before its first bytes tell the protocol serves nothing.
+    socket.on("end", fail);
     const sniff = () => {
       for (let chunk = socket.read() as Buffer | null; chunk !== null; chunk = socket.read() as Buffer | null) first = Buffer.concat([first, chunk]);
       const known = Math.min(first.length, HTTP2_PREFACE.length);
@@ -108,6 +110,7 @@ export function dualProtocolServer(h1: http.Server, h2: http2.Http2Server): Drai
       socket.off("readable", sniff);
       socket.off("error", fail);
       socket.off("timeout", fail);
+      socket.off("end", fail);
       socket.setTimeout(0);
       socket.unshift(first);
       if (http2) h2.emit("connection", socket);
