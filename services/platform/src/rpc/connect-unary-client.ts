@@ -94,17 +94,18 @@ class Connection {
       // One call at a time: nothing may follow its answer (the call fails with the connection).
       if (this.#buffer.length > 0) throw new Error("protocol error: bytes after the answer");
       const call = this.call;
-      const reuse = !answer.close;
       this.call = undefined;
       this.#head = undefined;
-      if (reuse) {
-        this.socket.setTimeout(CLIENT_IDLE_MS);
-        this.onIdle(this);
-      } else {
+      this.#chunks = [];
+      // The answer first, then the connection to the next call (whose failure is its own).
+      call.settle(undefined, answer);
+      if (answer.close) {
         this.socket.destroy();
         this.#leave();
+      } else {
+        this.socket.setTimeout(CLIENT_IDLE_MS);
+        this.onIdle(this);
       }
-      call.settle(undefined, answer);
     } catch (error) {
       this.#end(error as Error);
     }
