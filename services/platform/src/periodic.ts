@@ -10,6 +10,7 @@ export function runPeriodically(name: string, intervalMs: number, task: () => Pr
   let stopped = false;
   let running: Promise<void> | undefined;
   let failures = 0;
+  let timer: NodeJS.Timeout | undefined;
   const schedule = (delayMs: number) => {
     if (stopped) return;
     timer = setTimeout(() => {
@@ -30,7 +31,6 @@ export function runPeriodically(name: string, intervalMs: number, task: () => Pr
     }, delayMs);
     timer.unref();
   };
-  let timer: NodeJS.Timeout | undefined;
   schedule(0);
   return {
     async stop() {

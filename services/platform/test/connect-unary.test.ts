@@ -117,6 +117,16 @@ describe("unary Connect over HTTP/1.1 between components", () => {
     expect(answer.contact?.notes?.length).toBe(3_000_000);
   });
 
+  it("refuses a request past 16 MB with RESOURCE_EXHAUSTED, over HTTP/1.1 and over gRPC", async () => {
+    const name = "n".repeat(16 * 1024 * 1024 + 1);
+    const http1 = connectUnaryTransport(server.url, { fallback: () => createGrpcTransport({ baseUrl: server.url }) });
+    for (const transport of [http1, createGrpcTransport({ baseUrl: server.url })]) {
+      const crm = createClient(CrmService, transport);
+      const refused = (await crm.createContact({ name }, { headers }).catch((error: unknown) => error)) as ConnectError;
+      expect([refused.code, refused.rawMessage]).toEqual([Code.ResourceExhausted, "message larger than 16777216 bytes"]);
+    }
+  });
+
   it("ends a call at its deadline or on abort, and the next call still goes through", async () => {
     const crm = createClient(CrmService, serviceTransport(server.url, "crm"));
     const late = (await crm.getContact({ contactId: SLOW }, { headers, timeoutMs: 100 }).catch((error: unknown) => error)) as ConnectError;

@@ -1,7 +1,7 @@
 import type http from "node:http";
 import { Code, ConnectError, type Interceptor, type MethodImplSpec } from "@connectrpc/connect";
 import { codeToHttpStatus, errorToJsonBytes, parseTimeout, trailerMux } from "@connectrpc/connect/protocol-connect";
-import { MAX_MESSAGE_BYTES, runUnary, tooLarge, unaryByPath, webHeaders } from "./unary-call.js";
+import { MAX_MESSAGE_BYTES, readBody, runUnary, tooLarge, unaryByPath, webHeaders } from "./unary-call.js";
 
 // Unary calls in the Connect protocol over HTTP/1.1 (binary messages), served straight off
 // Node's HTTP/1.1 server: what the gateway and the services send each other. Node's HTTP/1.1
@@ -25,14 +25,8 @@ export function connectUnaryHandler(specs: Map<string, MethodImplSpec>, intercep
     if (encoding !== undefined && encoding !== "identity") return false;
     const spec = byPath.get(req.url ?? "");
     if (spec === undefined) return false;
-    const chunks: Buffer[] = [];
-    let size = 0;
     req.on("error", () => undefined);
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_MESSAGE_BYTES) chunks.push(chunk);
-    });
-    req.on("end", () => {
+    readBody(req, MAX_MESSAGE_BYTES, (received) => {
       void (async () => {
         const timeout = parseTimeout(typeof headers["connect-timeout-ms"] === "string" ? headers["connect-timeout-ms"] : null, Number.MAX_SAFE_INTEGER);
         const { context, output, failure } = await runUnary(spec, interceptors, {
@@ -41,9 +35,9 @@ export function connectUnaryHandler(specs: Map<string, MethodImplSpec>, intercep
           header: webHeaders(headers),
           timeoutMs: timeout.timeoutMs,
           message: () => {
-            if (size > MAX_MESSAGE_BYTES) throw tooLarge();
+            if (!received) throw tooLarge();
             if (timeout.error) throw timeout.error;
-            return Buffer.concat(chunks, size);
+            return received;
           },
         });
         if (res.destroyed) return;

@@ -2,7 +2,7 @@ import http2 from "node:http2";
 import { create, fromBinary, isMessage, toBinary, type DescMessage, type DescMethodUnary, type MessageInitShape } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor, type MethodImplSpec, type Transport, type UnaryResponse } from "@connectrpc/connect";
 import { codeFromHttpStatus, findTrailerError, parseTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
-import { MAX_MESSAGE_BYTES, metadataInto, methodPaths, runUnary, tooLarge, unavailable, unaryByPath, webHeaders } from "./unary-call.js";
+import { MAX_MESSAGE_BYTES, metadataInto, methodPaths, readBody, runUnary, tooLarge, unavailable, unaryByPath, webHeaders } from "./unary-call.js";
 
 // Unary gRPC over HTTP/2 without Connect's general machinery (async iterables, AbortSignals
 // and web Headers on every call, a ConnectError built on every close), which is most of the
@@ -50,13 +50,7 @@ export function grpcUnaryHandler(specs: Map<string, MethodImplSpec>, interceptor
     if (spec === undefined) return false;
     const stream = req.stream;
     stream.on("error", () => undefined);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_MESSAGE_BYTES + 5) chunks.push(chunk);
-    });
-    req.on("end", () => {
+    readBody(req, MAX_MESSAGE_BYTES + 5, (received) => {
       void (async () => {
         const timeout = parseTimeout(typeof headers["grpc-timeout"] === "string" ? headers["grpc-timeout"] : null, Number.MAX_SAFE_INTEGER);
         const { context, output, failure } = await runUnary(spec, interceptors, {
@@ -65,9 +59,9 @@ export function grpcUnaryHandler(specs: Map<string, MethodImplSpec>, interceptor
           header: webHeaders(headers),
           timeoutMs: timeout.timeoutMs,
           message: () => {
-            if (size > MAX_MESSAGE_BYTES + 5) throw tooLarge();
+            if (!received) throw tooLarge();
             if (timeout.error) throw timeout.error;
-            return unframe(Buffer.concat(chunks, size));
+            return unframe(received);
           },
         });
         if (stream.destroyed || stream.closed) return;

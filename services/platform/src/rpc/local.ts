@@ -3,18 +3,17 @@ import {
   Code,
   ConnectError,
   createConnectRouter,
-  createContextValues,
   createMethodImplSpec,
   createServiceImplSpec,
   type ConnectRouter,
   type ContextValues,
-  type HandlerContext,
   type Interceptor,
   type MethodImplSpec,
   type Transport,
   type UnaryResponse,
 } from "@connectrpc/connect";
 import { invokeUnaryImplementation } from "@connectrpc/connect/protocol";
+import { unaryContext } from "./unary-call.js";
 
 /** The unary implementations a service's routes register, by "package.Service/Method". */
 export function collectImplementations(routes: (router: ConnectRouter) => void): Map<string, MethodImplSpec> {
@@ -43,9 +42,6 @@ export function collectImplementations(routes: (router: ConnectRouter) => void):
 function methodKey(method: DescMethod): string {
   return `${method.parent.typeName}/${method.name}`;
 }
-
-// Nothing aborts an in-process call from outside unless the caller passes its own signal.
-const NEVER_ABORTED = new AbortController().signal;
 
 /**
  * A Transport that calls a service's handlers in this process: no HTTP/2, no serialization.
@@ -89,23 +85,18 @@ export function localTransport(options: {
       if (spec?.kind !== "unary") {
         throw new ConnectError(`${method.parent.typeName}.${method.name} is not implemented`, Code.Unimplemented);
       }
-      const deadline = timeoutMs !== undefined && timeoutMs > 0 ? Date.now() + timeoutMs : undefined;
-      const context: HandlerContext = {
-        service: method.parent,
-        method,
+      const deadlineMs = timeoutMs !== undefined && timeoutMs > 0 ? timeoutMs : undefined;
+      const context = unaryContext(method, {
         protocolName: "in-process",
-        requestMethod: "POST",
         url: `${options.url}/${method.parent.typeName}/${method.name}`,
-        signal: signal ?? NEVER_ABORTED,
-        timeoutMs: () => (deadline === undefined ? undefined : deadline - Date.now()),
-        requestHeader: new Headers(header),
-        responseHeader: new Headers(),
-        responseTrailer: new Headers(),
-        values: contextValues ?? createContextValues(),
-      };
+        header: new Headers(header),
+        timeoutMs: deadlineMs,
+        signal,
+        values: contextValues,
+      });
       const message = isMessage(input, method.input) ? input : create(method.input, input);
       const call = invokeUnaryImplementation(spec, context, message, interceptors);
-      const output = deadline === undefined ? await call : await withDeadline(call, timeoutMs as number);
+      const output = deadlineMs === undefined ? await call : await withDeadline(call, deadlineMs);
       return {
         stream: false,
         service: method.parent,

@@ -1,9 +1,11 @@
 import { fromBinary, toBinary, type DescMethod } from "@bufbuild/protobuf";
-import { Code, ConnectError, createContextValues, type HandlerContext, type Interceptor, type MethodImplSpec } from "@connectrpc/connect";
+import type { Readable } from "node:stream";
+import { Code, ConnectError, createContextValues, type ContextValues, type HandlerContext, type Interceptor, type MethodImplSpec } from "@connectrpc/connect";
 import { invokeUnaryImplementation } from "@connectrpc/connect/protocol";
 
 /** The largest message a call carries either way. */
 export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+// Nothing aborts a call from outside unless the caller passes its own signal.
 const NEVER_ABORTED = new AbortController().signal;
 
 /** The unary implementations of a router by request path ("/package.Service/Method"). */
@@ -45,28 +47,36 @@ export interface UnaryOutcome {
 }
 
 /**
+ * The context a handler runs with, for a call over the network or in process. `timeoutMs`: the
+ * caller's deadline from now, when it sent one.
+ */
+export function unaryContext(
+  method: DescMethod,
+  call: { protocolName: string; url: string; header: Headers; timeoutMs: number | undefined; signal?: AbortSignal; values?: ContextValues },
+): HandlerContext {
+  const deadline = call.timeoutMs === undefined ? undefined : Date.now() + call.timeoutMs;
+  return {
+    service: method.parent,
+    method,
+    protocolName: call.protocolName,
+    requestMethod: "POST",
+    url: call.url,
+    signal: call.signal ?? NEVER_ABORTED,
+    timeoutMs: () => (deadline === undefined ? undefined : deadline - Date.now()),
+    requestHeader: call.header,
+    responseHeader: new Headers(),
+    responseTrailer: new Headers(),
+    values: call.values ?? createContextValues(),
+  };
+}
+
+/**
  * Runs one unary call of an implementation through the server interceptors, as Connect's
  * handler would, for the protocols served without Connect's general machinery (gRPC over
  * HTTP/2, the Connect protocol over HTTP/1.1).
  */
 export async function runUnary(spec: MethodImplSpec & { kind: "unary" }, interceptors: Interceptor[], request: UnaryRequest): Promise<UnaryOutcome> {
-  const context: HandlerContext = {
-    service: spec.method.parent,
-    method: spec.method,
-    protocolName: request.protocolName,
-    requestMethod: "POST",
-    url: request.url,
-    signal: NEVER_ABORTED,
-    timeoutMs: () => undefined,
-    requestHeader: request.header,
-    responseHeader: new Headers(),
-    responseTrailer: new Headers(),
-    values: createContextValues(),
-  };
-  if (request.timeoutMs !== undefined) {
-    const deadline = Date.now() + request.timeoutMs;
-    (context as { timeoutMs: () => number | undefined }).timeoutMs = () => deadline - Date.now();
-  }
+  const context = unaryContext(spec.method, request);
   try {
     const input = fromBinary(spec.method.input, request.message());
     const output = await invokeUnaryImplementation(spec, context, input, interceptors);
@@ -74,6 +84,20 @@ export async function runUnary(spec: MethodImplSpec & { kind: "unary" }, interce
   } catch (error) {
     return { context, failure: ConnectError.from(error) };
   }
+}
+
+/**
+ * Reads a request's body, keeping at most `limit` bytes; `done` gets the body, or undefined
+ * when it was longer (the rest is read and dropped, so the answer can still be sent).
+ */
+export function readBody(req: Readable, limit: number, done: (body: Buffer | undefined) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  req.on("data", (chunk: Buffer) => {
+    size += chunk.length;
+    if (size <= limit) chunks.push(chunk);
+  });
+  req.on("end", () => done(size <= limit ? Buffer.concat(chunks, size) : undefined));
 }
 
 /** The error for a request body past MAX_MESSAGE_BYTES. */
