@@ -13,7 +13,7 @@ import { embeddedNodeFlags } from "./embedded-flags.js";
 import { autocannon, PINNED, type LoadOptions, type LoadResult } from "./load-generator.js";
 
 // npm run bench [-- --seconds 8 --rounds 3 --connections 50 --contacts 20000 --only read,write,relay,startup
-//                  --systems distributed,embedded,lite --ports 20400]
+//                  --systems distributed,embedded,lite,uncached --ports 20400]
 // BENCH_LOG_LEVEL (default info, as deployed) sets the servers' log level; BENCH_PROFILE=<dir>
 // writes their CPU profiles.
 //
@@ -35,7 +35,7 @@ const CONNECTIONS = Number(opts.connections ?? 50);
 const CONTACTS = Number(opts.contacts ?? 20_000);
 const ONLY = new Set((opts.only ?? "read,write,relay,startup").split(","));
 /** Which systems the request scenarios drive besides the baseline (all by default). */
-const SYSTEMS = new Set((opts.systems ?? "distributed,embedded,lite").split(","));
+const SYSTEMS = new Set((opts.systems ?? "distributed,embedded,lite,uncached").split(","));
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? "info";
 
 function parseArgs(args: string[]): Record<string, string> {
@@ -322,8 +322,20 @@ async function requestBench(): Promise<void> {
     const internalToken = randomBytes(18).toString("base64url");
     const adminToken = randomBytes(18).toString("base64url");
     const ports: number[] = [];
-    for (let i = 0; i < 9; i++) ports.push(await freePort());
-    const [crmPort, crmOps, gwPort, gwAdmin, embPort, embAdmin, litePort, liteAdmin, basePort] = ports as [number, number, number, number, number, number, number, number, number];
+    for (let i = 0; i < 11; i++) ports.push(await freePort());
+    const [crmPort, crmOps, gwPort, gwAdmin, embPort, embAdmin, litePort, liteAdmin, basePort, uncachedPort, uncachedAdmin] = ports as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
     const common = {
       DATABASE_URL: database.url,
       NATS_URL: natsUrl,
@@ -346,18 +358,27 @@ async function requestBench(): Promise<void> {
     const embedded = start("embedded", [...EMBEDDED_NODE_FLAGS, "dist/embedded.js"], { ...common, PORT: String(embPort), ADMIN_PORT: String(embAdmin) });
     procs.push(embedded);
     await waitFor(`http://127.0.0.1:${embPort}/health/live`, embedded);
-    const liteDir = mkdtempSync(join(tmpdir(), "voiceops-bench-pglite-"));
-    const lite = start("embedded-pglite", [...EMBEDDED_NODE_FLAGS, "dist/embedded.js"], {
-      DATA_DIR: liteDir,
-      LOG_LEVEL,
-      RATE_LIMIT_PER_MINUTE: "1000000000",
-      HOST: "127.0.0.1",
-      ADMIN_TOKEN: adminToken,
-      PORT: String(litePort),
-      ADMIN_PORT: String(liteAdmin),
-    });
-    procs.push(lite);
-    await waitFor(`http://127.0.0.1:${litePort}/health/live`, lite);
+    // PGlite as shipped, and with its read cache off: every read reaches the database.
+    const liteDirs: string[] = [];
+    const startLite = async (name: string, port: number, adminPort: number, readCache: "on" | "off") => {
+      const dataDir = mkdtempSync(join(tmpdir(), "voiceops-bench-pglite-"));
+      liteDirs.push(dataDir);
+      const proc = start(name, [...EMBEDDED_NODE_FLAGS, "dist/embedded.js"], {
+        DATA_DIR: dataDir,
+        EMBEDDED_READ_CACHE: readCache,
+        LOG_LEVEL,
+        RATE_LIMIT_PER_MINUTE: "1000000000",
+        HOST: "127.0.0.1",
+        ADMIN_TOKEN: adminToken,
+        PORT: String(port),
+        ADMIN_PORT: String(adminPort),
+      });
+      procs.push(proc);
+      await waitFor(`http://127.0.0.1:${port}/health/live`, proc);
+      return proc;
+    };
+    const lite = await startLite("embedded-pglite", litePort, liteAdmin, "on");
+    const uncached = await startLite("embedded-pglite-uncached", uncachedPort, uncachedAdmin, "off");
 
     // One organization with CONTACTS contacts; its owner key works on both PostgreSQL gateways.
     const admin = async (adminPort: number, path: string, body: unknown) => {
@@ -382,14 +403,19 @@ async function requestBench(): Promise<void> {
     await client.query("ANALYZE crm.contacts");
     const someId =
       (await client.query<{ id: string }>("SELECT id FROM crm.contacts WHERE org_id = $1 ORDER BY id LIMIT 1 OFFSET $2", [org.id, Math.floor(CONTACTS / 2)])).rows[0]?.id ?? "";
-    const liteOrg = await admin(liteAdmin, "/admin/organizations", { name: "Bench Plumbing" });
-    const liteKey = (await admin(liteAdmin, `/admin/organizations/${liteOrg.id}/api-keys`, { role: "owner" })).key;
-    const liteContact = await fetch(`http://127.0.0.1:${litePort}/api/contacts`, {
-      method: "POST",
-      headers: { "x-api-key": liteKey, "content-type": "application/json" },
-      body: JSON.stringify({ name: "Jane Doe", phone_number: "+15550102000" }),
-    });
-    const liteId = ((await liteContact.json()) as { id: string }).id;
+    // On each PGlite system: an organization, its key and one contact.
+    const liteContact = async (port: number, adminPort: number) => {
+      const liteOrg = await admin(adminPort, "/admin/organizations", { name: "Bench Plumbing" });
+      const liteKey = (await admin(adminPort, `/admin/organizations/${liteOrg.id}/api-keys`, { role: "owner" })).key;
+      const created = await fetch(`http://127.0.0.1:${port}/api/contacts`, {
+        method: "POST",
+        headers: { "x-api-key": liteKey, "content-type": "application/json" },
+        body: JSON.stringify({ name: "Jane Doe", phone_number: "+15550102000" }),
+      });
+      return { key: liteKey, id: ((await created.json()) as { id: string }).id };
+    };
+    const liteData = await liteContact(litePort, liteAdmin);
+    const uncachedData = await liteContact(uncachedPort, uncachedAdmin);
 
     const baseline = start("baseline", ["--import", "tsx", "gateway/bench/baselines/express-pg.ts"], { DATABASE_URL: database.url, PORT: String(basePort), BENCH_ORG_ID: org.id });
     procs.push(baseline);
@@ -398,23 +424,35 @@ async function requestBench(): Promise<void> {
     const json = { "content-type": "application/json" };
     const targets = {
       baseline: { name: "baseline: Express 5 + pg", url: `http://127.0.0.1:${basePort}`, headers: json, procs: [baseline] },
-      distributed: { name: "distributed: gateway -> crm (gRPC) -> PostgreSQL", url: `http://127.0.0.1:${gwPort}`, headers: { ...json, "x-api-key": key }, procs: [gateway, crm] },
+      distributed: {
+        name: "distributed: gateway -> crm (Connect over HTTP/1.1) -> PostgreSQL",
+        url: `http://127.0.0.1:${gwPort}`,
+        headers: { ...json, "x-api-key": key },
+        procs: [gateway, crm],
+      },
       embedded: { name: "embedded on PostgreSQL (one process, in-process calls)", url: `http://127.0.0.1:${embPort}`, headers: { ...json, "x-api-key": key }, procs: [embedded] },
-      lite: { name: "embedded on PGlite (npm start as shipped)", url: `http://127.0.0.1:${litePort}`, headers: { ...json, "x-api-key": liteKey }, procs: [lite] },
+      lite: { name: "embedded on PGlite (npm start as shipped)", url: `http://127.0.0.1:${litePort}`, headers: { ...json, "x-api-key": liteData.key }, procs: [lite] },
+      uncached: {
+        name: "embedded on PGlite, EMBEDDED_READ_CACHE=off (every read reaches PGlite)",
+        url: `http://127.0.0.1:${uncachedPort}`,
+        headers: { ...json, "x-api-key": uncachedData.key },
+        procs: [uncached],
+      },
     };
+    const contactOf = (t: Target) => (t === targets.lite ? liteData.id : t === targets.uncached ? uncachedData.id : someId);
 
     const pick = (...systems: Target[]) => [targets.baseline, ...systems.filter((t) => SYSTEMS.has(Object.entries(targets).find(([, v]) => v === t)?.[0] ?? ""))];
 
     // Warm every path up (JIT, pools, caches) before measuring.
     for (const t of Object.values(targets)) {
-      await drive(`${t.url}/api/contacts/${t === targets.lite ? liteId : someId}`, { headers: t.headers, seconds: 2 });
+      await drive(`${t.url}/api/contacts/${contactOf(t)}`, { headers: t.headers, seconds: 2 });
     }
 
     if (ONLY.has("read")) {
       out(`## Goals 1 and 2: GET /api/contacts/{id}, ${CONNECTIONS} connections, ${SECONDS} s per run, ${ROUNDS} interleaved rounds`);
       out();
-      const rows = await interleaved(pick(targets.distributed, targets.embedded, targets.lite), {
-        path: (t) => `/api/contacts/${t === targets.lite ? liteId : someId}`,
+      const rows = await interleaved(pick(targets.distributed, targets.embedded, targets.lite, targets.uncached), {
+        path: (t) => `/api/contacts/${contactOf(t)}`,
       });
       table(rows, (row) =>
         row.name === targets.distributed.name ? ">= 0.6x, p99 < 25 ms" : row.name === targets.embedded.name || row.name === targets.lite.name ? ">= 0.8x" : "",
@@ -432,7 +470,8 @@ async function requestBench(): Promise<void> {
     // The relay scenario measures the crm process's relay alone.
     await stop(embedded);
     await stop(lite);
-    rmSync(liteDir, { recursive: true, force: true });
+    await stop(uncached);
+    for (const dir of liteDirs) rmSync(dir, { recursive: true, force: true });
     await drainOutbox(client);
 
     if (ONLY.has("relay")) await relayBench(client, database.url, natsUrl, targets.distributed, `http://127.0.0.1:${crmOps}/metrics`);

@@ -67,6 +67,8 @@ export interface InfraConfig {
   databaseUrl: string | undefined;
   natsUrl: string | undefined;
   dataDir: string;
+  /** Embedded PGlite only: whether reads by id may be answered from results kept since the last write. */
+  embeddedReadCache: boolean;
   logLevel: string;
   internalToken: string | undefined;
   /** Namespace of this environment's streams, subjects and consumers on NATS. */
@@ -98,6 +100,7 @@ export function readInfraConfig(env: Env): InfraConfig {
     eventRetentionDays: envInt("EVENT_RETENTION_DAYS", 400, { min: 1, max: 3650 }, env),
     natsUrl: envUrl("NATS_URL", ["nats:", "tls:", "ws:", "wss:"], env),
     dataDir: envString("DATA_DIR", "./.data", env),
+    embeddedReadCache: envEnum("EMBEDDED_READ_CACHE", ["on", "off"], "on", env) === "on",
     logLevel: envEnum("LOG_LEVEL", ["fatal", "error", "warn", "info", "debug", "trace", "silent"], "info", env),
     internalToken: envOptional("INTERNAL_TOKEN", env),
   };

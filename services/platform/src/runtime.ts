@@ -18,7 +18,7 @@ export async function openDatabase(config: InfraConfig, options: { name: string;
       onError: (error) => options.logger.warn({ err: error }, "idle database connection lost"),
     });
   }
-  return createPgliteDatabase(options.inMemory ? undefined : join(config.dataDir, "pg"));
+  return createPgliteDatabase(options.inMemory ? undefined : join(config.dataDir, "pg"), { readCache: config.embeddedReadCache });
 }
 
 /** NATS JetStream when NATS_URL is set, else the in-process bus. */

@@ -64,7 +64,9 @@ export class CallRequestStore {
   }
 
   async get(db: Queryable, orgId: string, id: string, lock: "" | "FOR UPDATE" = ""): Promise<CallRequestRow | undefined> {
-    const result = await db.query<CallRequestRow>(`SELECT ${REQUEST_COLUMNS} FROM comms.call_requests WHERE org_id = $1 AND id = $2 ${lock}`, [orgId, id]);
+    const result = await db.query<CallRequestRow>(`SELECT ${REQUEST_COLUMNS} FROM comms.call_requests WHERE org_id = $1 AND id = $2 ${lock}`, [orgId, id], {
+      cacheable: lock === "",
+    });
     return result.rows[0];
   }
 

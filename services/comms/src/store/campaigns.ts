@@ -57,7 +57,7 @@ export class CampaignStore {
   }
 
   async get(db: Queryable, orgId: string, id: string, lock: "" | "FOR UPDATE" | "FOR SHARE" = ""): Promise<CampaignRow | undefined> {
-    const result = await db.query<CampaignRow>(`SELECT ${CAMPAIGN_COLUMNS} FROM comms.campaigns WHERE org_id = $1 AND id = $2 ${lock}`, [orgId, id]);
+    const result = await db.query<CampaignRow>(`SELECT ${CAMPAIGN_COLUMNS} FROM comms.campaigns WHERE org_id = $1 AND id = $2 ${lock}`, [orgId, id], { cacheable: lock === "" });
     return result.rows[0];
   }
 

@@ -51,10 +51,13 @@ export class ConversationStore {
   }
 
   async get(db: Queryable, orgId: string, id: string, options: { lock?: boolean } = {}): Promise<ConversationRow | undefined> {
-    const result = await db.query<ConversationRow>(`SELECT ${CONVERSATION_COLUMNS} FROM comms.conversations WHERE org_id = $1 AND id = $2${options.lock ? " FOR UPDATE" : ""}`, [
-      orgId,
-      id,
-    ]);
+    const result = await db.query<ConversationRow>(
+      `SELECT ${CONVERSATION_COLUMNS} FROM comms.conversations WHERE org_id = $1 AND id = $2${options.lock ? " FOR UPDATE" : ""}`,
+      [orgId, id],
+      {
+        cacheable: !options.lock,
+      },
+    );
     return result.rows[0];
   }
 

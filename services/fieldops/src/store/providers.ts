@@ -48,7 +48,9 @@ export class ServiceProviderStore {
   }
 
   async get(db: Queryable, orgId: string, id: string): Promise<ServiceProviderRow | undefined> {
-    const result = await db.query<ServiceProviderRow>(`SELECT ${SERVICE_PROVIDER_COLUMNS} FROM fieldops.service_providers WHERE org_id = $1 AND id = $2`, [orgId, id]);
+    const result = await db.query<ServiceProviderRow>(`SELECT ${SERVICE_PROVIDER_COLUMNS} FROM fieldops.service_providers WHERE org_id = $1 AND id = $2`, [orgId, id], {
+      cacheable: true,
+    });
     return result.rows[0];
   }
 

@@ -7,9 +7,19 @@ export interface QueryResult<R> {
   rowCount: number;
 }
 
+/** How a statement may be run. */
+export interface QueryOptions {
+  /**
+   * A read whose result depends only on the data and its parameters (no `now()`, no locks, no
+   * writes): a database only this process writes (embedded PGlite) may answer it from the
+   * results it kept since the last write. Ignored inside a transaction and on PostgreSQL.
+   */
+  cacheable?: boolean;
+}
+
 export interface Queryable {
   /** One parameterized statement. */
-  query<R = Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>>;
+  query<R = Row>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<QueryResult<R>>;
   /** A script of several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
 }

@@ -5,8 +5,9 @@ import { PGlite, type Results, type Transaction } from "@electric-sql/pglite";
 import { btree_gin } from "@electric-sql/pglite/contrib/btree_gin";
 import { btree_gist } from "@electric-sql/pglite/contrib/btree_gist";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
-import type { Database, QueryResult, Queryable, Row } from "./database.js";
+import type { Database, QueryOptions, QueryResult, Queryable, Row } from "./database.js";
 import { PgliteStatements } from "./pglite-statements.js";
+import { ReadCache } from "./read-cache.js";
 
 /**
  * A freshly initialized PGlite data directory, made once by the build (`npm run build`, run
@@ -29,34 +30,44 @@ const PREPARABLE = /^\s*(SELECT|INSERT|UPDATE|DELETE|WITH|VALUES)\b/i;
 /**
  * Statements through the cache of named prepared statements, holding PGlite's locks as its
  * `query()` does: outside a transaction both its transaction and query locks, inside one (whose
- * transaction() holds the first) the query lock.
+ * transaction() holds the first) the query lock. Outside a transaction, reads marked cacheable
+ * go through the read cache and every other statement counts as a write to it; a transaction
+ * counts as one write as a whole (see pgliteDatabase).
  */
-function queryable(db: PGlite, statements: PgliteStatements, tx: Transaction | undefined): Queryable {
+function queryable(db: PGlite, statements: PgliteStatements, tx: Transaction | undefined, reads: ReadCache | undefined): Queryable {
   const target = tx ?? db;
+  const run = async <R>(sql: string, params: readonly unknown[] | undefined): Promise<QueryResult<R>> => {
+    let result: Results<unknown>;
+    if (!PREPARABLE.test(sql)) {
+      // Schema changes and settings: run as PGlite does, and drop the prepared statements,
+      // whose result types a schema change may have changed.
+      result = await target.query(sql, params as unknown[] | undefined).finally(() => statements.forgetAll());
+    } else if (tx) {
+      if (tx.closed) throw new Error("Transaction is closed");
+      result = await db.runExclusive(() => statements.run(sql, params ?? [], true));
+    } else {
+      await db._checkReady();
+      result = await db._runExclusiveTransaction(() => db.runExclusive(() => statements.run(sql, params ?? [], false)));
+    }
+    // As node-postgres counts: rows written, or for a SELECT the rows read (PGlite says 0 then).
+    return { rows: result.rows as R[], rowCount: Math.max(result.affectedRows ?? 0, result.rows.length) };
+  };
   return {
-    async query<R = Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
-      let result: Results<unknown>;
-      if (!PREPARABLE.test(sql)) {
-        // Schema changes and settings: run as PGlite does, and drop the prepared statements,
-        // whose result types a schema change may have changed.
-        result = await target.query(sql, params as unknown[] | undefined).finally(() => statements.forgetAll());
-      } else if (tx) {
-        if (tx.closed) throw new Error("Transaction is closed");
-        result = await db.runExclusive(() => statements.run(sql, params ?? [], true));
-      } else {
-        await db._checkReady();
-        result = await db._runExclusiveTransaction(() => db.runExclusive(() => statements.run(sql, params ?? [], false)));
-      }
-      // As node-postgres counts: rows written, or for a SELECT the rows read (PGlite says 0 then).
-      return { rows: result.rows as R[], rowCount: Math.max(result.affectedRows ?? 0, result.rows.length) };
+    query<R = Row>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<QueryResult<R>> {
+      if (reads === undefined) return run<R>(sql, params);
+      if (options?.cacheable && PREPARABLE.test(sql)) return reads.read(sql, params ?? [], () => run<R>(sql, params));
+      return reads.write(() => run<R>(sql, params));
     },
     async exec(sql: string): Promise<void> {
-      try {
-        await target.exec(sql);
-      } finally {
-        // Migrations change tables, and with them what a prepared statement may return.
-        statements.forgetAll();
-      }
+      const execute = async () => {
+        try {
+          await target.exec(sql);
+        } finally {
+          // Migrations change tables, and with them what a prepared statement may return.
+          statements.forgetAll();
+        }
+      };
+      await (reads ? reads.write(execute) : execute());
     },
   };
 }
@@ -112,22 +123,33 @@ export async function openPglite(dataDir: string | undefined): Promise<PGlite> {
  * in memory. PGlite runs one statement at a time and holds other callers back while a
  * transaction is open, which gives the same isolation a pool would.
  */
-export async function createPgliteDatabase(dataDir: string | undefined): Promise<Database> {
+export async function createPgliteDatabase(dataDir: string | undefined, options: PgliteDatabaseOptions = {}): Promise<Database> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  return pgliteDatabase(await openPglite(dataDir));
+  return pgliteDatabase(await openPglite(dataDir), options);
 }
 
-/** An open PGlite as the stores' Database, its statements prepared once each. */
-export function pgliteDatabase(db: PGlite): Database {
+export interface PgliteDatabaseOptions {
+  /** Answer cacheable reads from the results kept since the last write (default true). */
+  readCache?: boolean;
+}
+
+/**
+ * An open PGlite as the stores' Database, its statements prepared once each. This process is
+ * the database's only writer, and every write goes through here, so cacheable reads may be
+ * answered from a read cache that every write empties.
+ */
+export function pgliteDatabase(db: PGlite, options: PgliteDatabaseOptions = {}): Database {
   const statements = new PgliteStatements(db);
-  const direct = queryable(db, statements, undefined);
+  const reads = options.readCache === false ? undefined : new ReadCache();
+  const direct = queryable(db, statements, undefined, reads);
   return {
     kind: "pglite",
     query: direct.query,
     exec: direct.exec,
     background: direct,
     transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-      return db.transaction((tx) => fn(queryable(db, statements, tx)));
+      const run = () => db.transaction((tx) => fn(queryable(db, statements, tx, undefined)));
+      return reads ? reads.write(run) : run();
     },
     async close() {
       await db.close();
