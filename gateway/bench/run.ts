@@ -463,7 +463,7 @@ async function requestBench(): Promise<void> {
       out(`## Goal 3: POST /api/contacts (insert + outbox row in one transaction), ${CONNECTIONS} connections`);
       out();
       const body = () => JSON.stringify({ name: "Bench Writer", email: "writer@bench.example" });
-      const rows = await interleaved(pick(targets.distributed, targets.embedded), { path: () => "/api/contacts", method: "POST", body });
+      const rows = await interleaved(pick(targets.distributed, targets.embedded, targets.lite), { path: () => "/api/contacts", method: "POST", body });
       table(rows, (row) => (row.name === targets.baseline.name ? "" : ">= 0.5x"));
     }
 
