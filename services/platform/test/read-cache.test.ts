@@ -1,6 +1,6 @@
 import type { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Database } from "../src/db/database.js";
+import type { Database, QueryOptions, QueryResult } from "../src/db/database.js";
 import { openPglite, pgliteDatabase } from "../src/db/pglite.js";
 import { ReadCache } from "../src/db/read-cache.js";
 
@@ -14,7 +14,7 @@ let db: Database;
 const read = `SELECT id, name, raw, tags, doc FROM items WHERE id = $1`;
 const cacheable = { cacheable: true };
 
-async function nameOf(target: Pick<Database, "query">, id = 1, options = cacheable): Promise<string | undefined> {
+async function nameOf(target: Pick<Database, "query">, id = 1, options: QueryOptions = cacheable): Promise<string | undefined> {
   return (await target.query<{ name: string }>(read, [id], options)).rows[0]?.name;
 }
 
@@ -142,6 +142,23 @@ describe("ReadCache", () => {
     expect((await cache.read("b", [], run)).rows).toEqual([{ run: 4 }]);
   });
 
+  it("keeps about its byte budget, and no result larger than 256 KB", async () => {
+    const cache = new ReadCache(1_000, 10_000);
+    let runs = 0;
+    const row = (size: number) => async () => ({ rows: [{ run: ++runs, text: "x".repeat(size) }], rowCount: 1 });
+    for (const key of ["a", "b", "c"]) await cache.read(key, [], row(4_000));
+    // About 12 KB asked of 10 KB: the oldest went.
+    expect(cache.size).toBe(2);
+    await cache.read("a", [], row(4_000));
+    expect(runs).toBe(4);
+
+    const big = new ReadCache();
+    await big.read("big", [], row(300_000));
+    await big.read("big", [], row(300_000));
+    expect(big.size).toBe(0);
+    expect(runs).toBe(6);
+  });
+
   it("tells parameters apart by value and type", async () => {
     const cache = new ReadCache();
     let runs = 0;
@@ -157,7 +174,7 @@ describe("ReadCache", () => {
     const cache = new ReadCache();
     let runs = 0;
     let release: () => void = () => undefined;
-    const slowRead = cache.read("q", [], () => new Promise((resolve) => (release = () => resolve({ rows: [{ run: ++runs }], rowCount: 1 }))));
+    const slowRead = cache.read("q", [], () => new Promise<QueryResult<unknown>>((resolve) => (release = () => resolve({ rows: [{ run: ++runs }], rowCount: 1 }))));
     // The write is issued and ends while the read is still running: the read's result is older.
     await cache.write(async () => "done");
     release();
