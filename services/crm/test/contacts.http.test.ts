@@ -668,6 +668,26 @@ describe("PUT /api/contacts/{contact_id}", () => {
     expect((await t.owner.get(`/api/contacts/${before.id}`)).body).toEqual(res.body);
   });
 
+  it("is seen by every read that starts after it answers, while other reads of the contact run at once", async () => {
+    // Embedded PGlite answers reads by id from results kept since the last write: a read must
+    // never return a value older than a write that has answered.
+    const t = await tenant();
+    const before = await createContact(t.owner, full);
+    const names = new Set([full.name]);
+    for (let i = 0; i < 20; i++) {
+      const beside = Array.from({ length: 10 }, () => t.owner.get<Contact>(`/api/contacts/${before.id}`));
+      const name = `Version ${i}`;
+      names.add(name);
+      expect((await t.owner.put<Contact>(`/api/contacts/${before.id}`, { name })).status).toBe(200);
+      expect((await t.owner.get<Contact>(`/api/contacts/${before.id}`)).body.name).toBe(name);
+      for (const res of await Promise.all(beside)) expect(names).toContain(res.body.name);
+    }
+    const beside = Array.from({ length: 10 }, () => t.owner.get(`/api/contacts/${before.id}`));
+    expect((await t.owner.delete(`/api/contacts/${before.id}`)).status).toBe(204);
+    expect((await t.owner.get(`/api/contacts/${before.id}`)).status).toBe(404);
+    for (const res of await Promise.all(beside)) expect([200, 404]).toContain(res.status);
+  });
+
   it("lets a member update", async () => {
     const t = await tenant();
     const before = await createContact(t.owner, full);
