@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { AdminClient, isolatedDatabase, newTenant, testEnv } from "@voiceops/platform/testing";
 import { chunkDocument } from "../../services/comms/src/knowledge/chunk.js";
-import { documentKind, extractDocument } from "../../services/comms/src/knowledge/extract.js";
+import { documentKind } from "../../services/comms/src/knowledge/document-kinds.js";
+import { extractDocument } from "../../services/comms/src/knowledge/extract.js";
 import { wordsOf } from "../../services/comms/src/store/knowledge-search.js";
 import { KnowledgeSourceStore, type IngestedChunk } from "../../services/comms/src/store/knowledge-sources.js";
 import { startSystem } from "../src/system.js";

@@ -29,7 +29,7 @@ import {
 } from "@voiceops/proto/voiceops/comms/v1/knowledge_service_pb";
 import { isBlockedAddress } from "../knowledge/address-policy.js";
 import type { KnowledgeConfig } from "../knowledge/config.js";
-import { declaredMediaType } from "../knowledge/extract.js";
+import { declaredMediaType } from "../knowledge/document-kinds.js";
 import { resolveAll, urlProblem } from "../knowledge/fetch-url.js";
 import { toKnowledgeSource, type SourceStatus, type SourceType } from "../store/knowledge-rows.js";
 import { KnowledgeSearchStore } from "../store/knowledge-search.js";

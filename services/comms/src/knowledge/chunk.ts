@@ -1,4 +1,4 @@
-import type { Block } from "./extract.js";
+import type { Block } from "./document-kinds.js";
 
 // Splits a document into the chunks search ranks: along its headings and paragraphs, about
 // 1,500 characters each. A section too long for one chunk is split between paragraphs (or

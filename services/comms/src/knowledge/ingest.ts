@@ -7,7 +7,7 @@ import { wordsOf } from "../store/knowledge-search.js";
 import { chunkDocument } from "./chunk.js";
 import type { KnowledgeConfig } from "./config.js";
 import { IngestionError } from "./errors.js";
-import { documentKind, mediaTypeOf, type DocumentKind } from "./extract.js";
+import { documentKind, mediaTypeOf, type DocumentKind } from "./document-kinds.js";
 import { fetchUrl } from "./fetch-url.js";
 import { ExtractionPool } from "./isolated-extract.js";
 

@@ -1,6 +1,6 @@
 import { Worker } from "node:worker_threads";
 import { IngestionError } from "./errors.js";
-import type { DocumentKind, ExtractedDocument } from "./extract.js";
+import type { DocumentKind, ExtractedDocument } from "./document-kinds.js";
 
 const WORKER = new URL("./extract-worker.mjs", import.meta.url);
 

@@ -1,7 +1,11 @@
-import { AckPolicy, connect, DeliverPolicy, RetentionPolicy, StorageType, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type NatsConnection } from "nats";
+import type { ConsumerMessages, JetStreamClient, JetStreamManager, NatsConnection } from "nats";
 import type { Logger } from "../log.js";
 import { consumerPending } from "../metrics.js";
 import { streamOf, type BusMessage, type DurableSubscription, type EventBus, type Subscription } from "./bus.js";
+
+/** The nats package, loaded on first use: a process on the in-process bus never loads it (start-up time). */
+let natsPackage: Promise<typeof import("nats")> | undefined;
+const loadNats = () => (natsPackage ??= import("nats"));
 
 const DAY_NS = 24 * 60 * 60 * 1_000_000_000;
 const SECOND_NS = 1_000_000_000;
@@ -37,32 +41,36 @@ export function createNatsBus(options: NatsBusOptions): EventBus {
   const waiters: Array<() => void> = [];
   const subscriptions = new Set<Subscription>();
 
-  const connecting = connect({
-    servers: options.url,
-    name: options.name,
-    waitOnFirstConnect: true,
-    maxReconnectAttempts: -1,
-    reconnectTimeWait: 500,
-    timeout: 2_000,
-  }).then(
-    (nc) => {
-      connection = nc;
-      logger.info({ url: options.url }, "connected to NATS");
-      for (const wake of waiters.splice(0)) wake();
-      void (async () => {
-        for await (const status of nc.status()) {
-          if (status.type === "disconnect" || status.type === "reconnect") {
-            logger.warn({ status: status.type }, "NATS connection status");
+  const connecting = loadNats()
+    .then(({ connect }) =>
+      connect({
+        servers: options.url,
+        name: options.name,
+        waitOnFirstConnect: true,
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 500,
+        timeout: 2_000,
+      }),
+    )
+    .then(
+      (nc) => {
+        connection = nc;
+        logger.info({ url: options.url }, "connected to NATS");
+        for (const wake of waiters.splice(0)) wake();
+        void (async () => {
+          for await (const status of nc.status()) {
+            if (status.type === "disconnect" || status.type === "reconnect") {
+              logger.warn({ status: status.type }, "NATS connection status");
+            }
           }
-        }
-      })();
-      return nc;
-    },
-    (error: unknown) => {
-      logger.error({ err: error }, "NATS connection failed");
-      throw error;
-    },
-  );
+        })();
+        return nc;
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, "NATS connection failed");
+        throw error;
+      },
+    );
   connecting.catch(() => undefined);
 
   function ready(): Promise<NatsConnection> {
@@ -79,6 +87,7 @@ export function createNatsBus(options: NatsBusOptions): EventBus {
     let pending = ensuredStreams.get(stream);
     if (!pending) {
       pending = (async () => {
+        const { RetentionPolicy, StorageType } = await loadNats();
         const config = {
           name: stream,
           subjects: [wireSubject(`${subject.split(".", 1)[0]}.>`)],
@@ -135,6 +144,7 @@ export function createNatsBus(options: NatsBusOptions): EventBus {
       const filter = wireSubject(subscription.subject);
       const consumeOnce = async () => {
         const { js, jsm } = await jetstream();
+        const { AckPolicy, DeliverPolicy } = await loadNats();
         const stream = await ensureStream(jsm, subscription.subject);
         try {
           await jsm.consumers.info(stream, durable);

@@ -1,16 +1,12 @@
-import pg from "pg";
+import type * as Pg from "pg";
 import type { Database, QueryResult, Queryable, Row } from "./database.js";
+
+type PgPackage = typeof import("pg").default;
 
 // bigint (int8) columns hold counts and cents; they fit a JS number.
 const INT8_OID = 20;
-const types = {
-  getTypeParser(oid: number, format?: "text" | "binary") {
-    if (oid === INT8_OID) return (value: string) => Number(value);
-    return pg.types.getTypeParser(oid, format);
-  },
-};
 
-function wrap(client: pg.PoolClient | pg.Pool): Queryable {
+function wrap(client: Pg.PoolClient | Pg.Pool): Queryable {
   return {
     async query<R = Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
       const result = await client.query(sql, params as unknown[] | undefined);
@@ -29,7 +25,13 @@ export interface PostgresOptions {
   onError?: (error: Error) => void;
 }
 
-function createPool(options: PostgresOptions, max: number, applicationName: string): pg.Pool {
+function createPool(pg: PgPackage, options: PostgresOptions, max: number, applicationName: string): Pg.Pool {
+  const types = {
+    getTypeParser(oid: number, format?: "text" | "binary") {
+      if (oid === INT8_OID) return (value: string) => Number(value);
+      return pg.types.getTypeParser(oid, format);
+    },
+  };
   const pool = new pg.Pool({
     connectionString: options.url,
     max,
@@ -51,14 +53,16 @@ function createPool(options: PostgresOptions, max: number, applicationName: stri
   return pool;
 }
 
-export function createPostgresDatabase(options: PostgresOptions): Database {
-  const pool = createPool(options, options.poolSize, options.applicationName);
+/** A pool on PostgreSQL. The `pg` package is loaded here, so embedded mode (PGlite) never loads it. */
+export async function createPostgresDatabase(options: PostgresOptions): Promise<Database> {
+  const { default: pg } = await import("pg");
+  const pool = createPool(pg, options, options.poolSize, options.applicationName);
   // One connection for background work, opened on first use (see Database.background).
-  let backgroundPool: pg.Pool | undefined;
+  let backgroundPool: Pg.Pool | undefined;
   let backgroundConnection: Queryable | undefined;
   const connection = (): Queryable => {
     if (!backgroundConnection) {
-      backgroundPool = createPool(options, 1, `${options.applicationName}-background`);
+      backgroundPool = createPool(pg, options, 1, `${options.applicationName}-background`);
       backgroundConnection = wrap(backgroundPool);
     }
     return backgroundConnection;
