@@ -195,7 +195,10 @@ export async function startService(module: ServiceModule, runtime: ServiceRuntim
   const logger = runtime.logger.child({ service: module.name });
   const { db, bus } = runtime;
   await migrate(db, module.schema, readMigrations(module.migrationsDir));
-  const relay = new OutboxRelay({ db, bus, schema: module.schema, logger });
+  // Every write of events nudges the relay; its poll is for rows another replica committed or
+  // a crash left claimed. On PGlite this process is the only writer, so a slow poll covers the
+  // leases alone and the idle process does not write (and empty the read cache) every second.
+  const relay = new OutboxRelay({ db, bus, schema: module.schema, logger, idleMs: db.kind === "pglite" ? 30_000 : undefined });
   const context = createServiceContext(module, runtime, logger, relay);
   const subscriptions: Subscription[] = [];
   for (const consumer of module.consumers?.(context) ?? []) {
