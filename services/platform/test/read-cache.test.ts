@@ -168,6 +168,10 @@ describe("ReadCache", () => {
     await cache.read("q", [null], run);
     await cache.read("q", [1], run);
     expect(runs).toBe(3);
+    // Parameters JSON cannot write go to the database every time.
+    await cache.read("q", [1n], run);
+    await cache.read("q", [1n], run);
+    expect(runs).toBe(5);
   });
 
   it("keeps nothing read while a write was issued, and a failed write still ends the kept results", async () => {

@@ -46,6 +46,7 @@ export class ReadCache {
   /** A cacheable read: the kept result if no write was issued since it was read, else `run()`'s. */
   async read<R>(sql: string, params: readonly unknown[], run: () => Promise<QueryResult<R>>): Promise<QueryResult<R>> {
     const key = cacheKey(sql, params);
+    if (key === undefined) return run();
     const kept = this.#results.get(key);
     if (kept !== undefined) {
       // Most recently used last.
@@ -78,9 +79,16 @@ export class ReadCache {
   }
 }
 
-/** The SQL text and its parameters; `\u0000` cannot occur in either's text form. */
-function cacheKey(sql: string, params: readonly unknown[]): string {
-  return `${sql}\u0000${JSON.stringify(params)}`;
+/**
+ * The SQL text and its parameters (`\u0000` cannot occur in either's text form); undefined for
+ * parameters JSON cannot write (a bigint), whose read then goes to the database.
+ */
+function cacheKey(sql: string, params: readonly unknown[]): string | undefined {
+  try {
+    return `${sql}\u0000${JSON.stringify(params)}`;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
