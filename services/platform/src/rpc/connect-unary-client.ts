@@ -1,8 +1,8 @@
 import net from "node:net";
-import { create, fromBinary, isMessage, toBinary, type DescMessage, type DescMethodUnary, type MessageInitShape } from "@bufbuild/protobuf";
+import { fromBinary, toBinary, type DescMessage, type DescMethodUnary, type MessageInitShape } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Transport, type UnaryResponse } from "@connectrpc/connect";
 import { codeFromHttpStatus, errorFromJsonBytes, trailerDemux } from "@connectrpc/connect/protocol-connect";
-import { MAX_MESSAGE_BYTES, metadataInto, methodPaths, unavailable } from "./unary-call.js";
+import { canceled, MAX_MESSAGE_BYTES, metadataInto, methodPaths, requestMessage, timedOut, unavailable } from "./unary-call.js";
 
 // The client side of connect-unary-server.ts: unary Connect calls over a pool of kept-alive
 // HTTP/1.1 connections, one call at a time on each, written and parsed here. Node's HTTP
@@ -227,12 +227,12 @@ export function connectUnaryTransport(baseUrl: string, options: { fallback: () =
       header: ConstructorParameters<typeof Headers>[0] | undefined,
       input: MessageInitShape<I>,
     ): Promise<UnaryResponse<I, O>> {
-      if (signal?.aborted) throw new ConnectError("the operation was aborted", Code.Canceled);
+      if (signal?.aborted) throw canceled();
       const path = pathOf(method);
       const timeout = Math.max(1, Math.ceil(timeoutMs ?? options.defaultTimeoutMs ?? 10_000));
       let message: Uint8Array;
       try {
-        message = toBinary(method.input, isMessage(input, method.input) ? input : create(method.input, input));
+        message = toBinary(method.input, requestMessage(method.input, input));
       } catch (error) {
         throw ConnectError.from(error, Code.Internal);
       }
@@ -270,8 +270,8 @@ export function connectUnaryTransport(baseUrl: string, options: { fallback: () =
           call.settle(error);
           if (connection?.call === call) connection.socket.destroy();
         };
-        const timer = setTimeout(() => cut(new ConnectError("the operation timed out", Code.DeadlineExceeded)), timeout);
-        const onAbort = () => cut(new ConnectError("the operation was aborted", Code.Canceled));
+        const timer = setTimeout(() => cut(timedOut()), timeout);
+        const onAbort = () => cut(canceled());
         signal?.addEventListener("abort", onAbort);
         const start = (free: Connection) => {
           if (settled) return release(free);

@@ -1,8 +1,21 @@
 import http2 from "node:http2";
-import { create, fromBinary, isMessage, toBinary, type DescMessage, type DescMethodUnary, type MessageInitShape } from "@bufbuild/protobuf";
+import { fromBinary, toBinary, type DescMessage, type DescMethodUnary, type MessageInitShape } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor, type MethodImplSpec, type Transport, type UnaryResponse } from "@connectrpc/connect";
 import { codeFromHttpStatus, findTrailerError, parseTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
-import { MAX_MESSAGE_BYTES, metadataInto, methodPaths, readBody, runUnary, tooLarge, unavailable, unaryByPath, webHeaders } from "./unary-call.js";
+import {
+  canceled,
+  MAX_MESSAGE_BYTES,
+  metadataInto,
+  methodPaths,
+  readBody,
+  requestMessage,
+  runUnary,
+  timedOut,
+  tooLarge,
+  unavailable,
+  unaryByPath,
+  webHeaders,
+} from "./unary-call.js";
 
 // Unary gRPC over HTTP/2 without Connect's general machinery (async iterables, AbortSignals
 // and web Headers on every call, a ConnectError built on every close), which is most of the
@@ -144,7 +157,7 @@ export function grpcUnaryTransport(baseUrl: string, options: { fallback: () => T
       input: MessageInitShape<I>,
     ): Promise<UnaryResponse<I, O>> {
       return new Promise((resolve, reject) => {
-        if (signal?.aborted) return reject(new ConnectError("the operation was aborted", Code.Canceled));
+        if (signal?.aborted) return reject(canceled());
         const path = pathOf(method);
         const timeout = timeoutMs ?? options.defaultTimeoutMs ?? 10_000;
         const headers: http2.OutgoingHttpHeaders = {
@@ -157,7 +170,7 @@ export function grpcUnaryTransport(baseUrl: string, options: { fallback: () => T
         metadataInto(header, headers);
         let body: Buffer;
         try {
-          body = frame(toBinary(method.input, isMessage(input, method.input) ? input : create(method.input, input)));
+          body = frame(toBinary(method.input, requestMessage(method.input, input)));
         } catch (error) {
           return reject(ConnectError.from(error, Code.Internal));
         }
@@ -181,8 +194,8 @@ export function grpcUnaryTransport(baseUrl: string, options: { fallback: () => T
           reject(error);
           if (!stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
         };
-        const timer = setTimeout(() => fail(new ConnectError("the operation timed out", Code.DeadlineExceeded)), timeout);
-        const onAbort = () => fail(new ConnectError("the operation was aborted", Code.Canceled));
+        const timer = setTimeout(() => fail(timedOut()), timeout);
+        const onAbort = () => fail(canceled());
         signal?.addEventListener("abort", onAbort);
         stream.on("response", (h) => {
           responseHeaders = h;
@@ -192,7 +205,7 @@ export function grpcUnaryTransport(baseUrl: string, options: { fallback: () => T
         });
         stream.on("data", (chunk: Buffer) => {
           size += chunk.length;
-          if (size > MAX_MESSAGE_BYTES + 5) fail(new ConnectError(`message larger than ${MAX_MESSAGE_BYTES} bytes`, Code.ResourceExhausted));
+          if (size > MAX_MESSAGE_BYTES + 5) fail(tooLarge());
           else chunks.push(chunk);
         });
         stream.on("error", (error) => fail(unavailable(error)));

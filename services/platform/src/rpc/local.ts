@@ -1,4 +1,4 @@
-import { create, isMessage, type DescMessage, type DescMethod, type DescMethodUnary, type MessageInitShape } from "@bufbuild/protobuf";
+import type { DescMessage, DescMethod, DescMethodUnary, MessageInitShape } from "@bufbuild/protobuf";
 import {
   Code,
   ConnectError,
@@ -13,7 +13,7 @@ import {
   type UnaryResponse,
 } from "@connectrpc/connect";
 import { invokeUnaryImplementation } from "@connectrpc/connect/protocol";
-import { unaryContext } from "./unary-call.js";
+import { requestMessage, timedOut, unaryContext } from "./unary-call.js";
 
 /** The unary implementations a service's routes register, by "package.Service/Method". */
 export function collectImplementations(routes: (router: ConnectRouter) => void): Map<string, MethodImplSpec> {
@@ -94,7 +94,7 @@ export function localTransport(options: {
         signal,
         values: contextValues,
       });
-      const message = isMessage(input, method.input) ? input : create(method.input, input);
+      const message = requestMessage(method.input, input);
       const call = invokeUnaryImplementation(spec, context, message, interceptors);
       const output = deadlineMs === undefined ? await call : await withDeadline(call, deadlineMs);
       return {
@@ -114,7 +114,7 @@ export function localTransport(options: {
 
 function withDeadline<T>(call: Promise<T>, timeoutMs: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new ConnectError("the operation timed out", Code.DeadlineExceeded)), timeoutMs);
+    const timer = setTimeout(() => reject(timedOut()), timeoutMs);
     call.then(
       (value) => {
         clearTimeout(timer);

@@ -1,4 +1,4 @@
-import { fromBinary, toBinary, type DescMethod } from "@bufbuild/protobuf";
+import { create, fromBinary, isMessage, toBinary, type DescMessage, type DescMethod, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
 import type { Readable } from "node:stream";
 import { Code, ConnectError, createContextValues, type ContextValues, type HandlerContext, type Interceptor, type MethodImplSpec } from "@connectrpc/connect";
 import { invokeUnaryImplementation } from "@connectrpc/connect/protocol";
@@ -117,6 +117,21 @@ export function metadataInto(header: ConstructorParameters<typeof Headers>[0] | 
   } else {
     for (const key in header) out[key.toLowerCase()] = (header as Record<string, string>)[key];
   }
+}
+
+/** A call's input as a message: as given when it is one, else made from its init fields. */
+export function requestMessage<I extends DescMessage>(schema: I, input: MessageInitShape<I>): MessageShape<I> {
+  return isMessage(input, schema) ? input : create(schema, input);
+}
+
+/** The error of a call its caller cancelled (its signal aborted). */
+export function canceled(): ConnectError {
+  return new ConnectError("the operation was aborted", Code.Canceled);
+}
+
+/** The error of a call whose deadline passed before its answer. */
+export function timedOut(): ConnectError {
+  return new ConnectError("the operation timed out", Code.DeadlineExceeded);
 }
 
 /** A call that failed on the way (connection refused, reset, closed before the answer). */
