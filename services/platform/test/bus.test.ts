@@ -40,3 +40,36 @@ describe("in-process bus", () => {
     await expect(bus.publish({ subject: "crm.contact.created", id: "3", data: new Uint8Array() })).rejects.toThrow();
   });
 });
+
+describe("in-process bus, several messages at once", () => {
+  const message = (subject: string, id: string) => ({ subject, id, data: new Uint8Array() });
+
+  it("hands each durable its share in order: at once to a batch handler, one by one otherwise", async () => {
+    const bus = createMemoryBus();
+    const batches: string[][] = [];
+    const single: string[] = [];
+    await bus.subscribe({
+      durable: "b",
+      subject: "crm.>",
+      handler: async () => expect.unreachable(),
+      batchHandler: async (messages) => void batches.push(messages.map((m) => m.id)),
+    });
+    await bus.subscribe({ durable: "s", subject: "crm.contact.*", handler: async (m) => void single.push(m.id) });
+    await bus.publishAll?.([
+      message("crm.contact.created", "1"),
+      message("jobs.service_request.created", "2"),
+      message("crm.lead.created", "3"),
+      message("crm.contact.updated", "4"),
+    ]);
+    expect(batches).toEqual([["1", "3", "4"]]);
+    expect(single).toEqual(["1", "4"]);
+    await bus.close();
+  });
+
+  it("fails while a handler fails", async () => {
+    const bus = createMemoryBus();
+    await bus.subscribe({ durable: "b", subject: "crm.>", handler: async () => undefined, batchHandler: async () => Promise.reject(new Error("consumer down")) });
+    await expect(bus.publishAll?.([message("crm.contact.created", "1")])).rejects.toThrow("consumer down");
+    await bus.close();
+  });
+});

@@ -1,4 +1,4 @@
-import { startConsumer, type ServiceContext, type StreamConsumer, type Subscription, type TypedHandler } from "@voiceops/platform";
+import { startConsumer, type Queryable, type ServiceContext, type StreamConsumer, type Subscription, type TypedHandler } from "@voiceops/platform";
 import { currentGeneration, fenceGeneration, REBUILD_SUBJECT, StaleGeneration } from "../model/generation.js";
 
 const GENERATION_POLL_MS = 5_000;
@@ -8,15 +8,23 @@ function durableOf(consumer: StreamConsumer, generation: number): string {
   return generation === 0 ? consumer.durable : `${consumer.durable}-g${generation}`;
 }
 
-/** A consumer whose every event first checks that its generation is still the current one. */
+/**
+ * A consumer whose every event first checks that its generation is still the current one; the
+ * check holds the generation until the transaction ends, so a transaction applying several
+ * events checks once.
+ */
 function fenced(consumer: StreamConsumer, generation: number): StreamConsumer {
+  const checked = new WeakSet<Queryable>();
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const handlers: Record<string, TypedHandler<any>> = {};
   for (const [type, handler] of Object.entries(consumer.handlers)) {
     handlers[type] = {
       schema: handler.schema,
       async handle(event, tx, emit) {
-        await fenceGeneration(tx, generation);
+        if (!checked.has(tx)) {
+          await fenceGeneration(tx, generation);
+          checked.add(tx);
+        }
         await handler.handle(event, tx, emit);
       },
     };

@@ -20,6 +20,11 @@ export interface DurableSubscription {
   /** Subject filter, e.g. "crm.contact.deleted" or "crm.lead.*" (one stream). */
   subject: string;
   handler: BusHandler;
+  /**
+   * Applies several messages at once, in order; the in-process bus hands a durable that has it
+   * the messages of one publishAll() this way (a consumer applies them in one transaction).
+   */
+  batchHandler?: (messages: BusMessage[]) => Promise<void>;
   /** Where a new durable starts: the whole retained stream (default) or only new messages. */
   startAt?: "all" | "new";
   /** Let the bus delete the durable after this long without a member (throwaway observers). */
@@ -30,6 +35,12 @@ export interface EventBus {
   readonly kind: "nats" | "memory";
   /** Publishes durably; resolves once the bus has stored the message, throws when it cannot. */
   publish(message: BusMessage): Promise<void>;
+  /**
+   * Publishes messages in order as one delivery (the in-process bus only: each durable gets its
+   * share at once). Throws if a handler fails; durables may have applied their share by then,
+   * and a redelivery is safe (consumers skip events they have seen).
+   */
+  publishAll?(messages: BusMessage[]): Promise<void>;
   /** Delivers every message on the subjects at least once to one member of the durable group. */
   subscribe(subscription: DurableSubscription): Promise<Subscription>;
   /** Fire-and-forget fan-out to every replica (cache invalidation); lost when nobody listens. */

@@ -3,7 +3,9 @@ import { subjectMatches, type BusMessage, type DurableSubscription, type EventBu
 /**
  * In-process bus for the embedded mode. publish() runs every matching durable handler and
  * throws if one fails, so the outbox keeps the event and the relay tries again: delivery is
- * at least once, as with JetStream, and durability comes from the outbox table.
+ * at least once, as with JetStream, and durability comes from the outbox table. publishAll()
+ * hands each durable its share of several messages at once, through its batch handler if it has
+ * one: the relay delivers a claimed batch that way, so a consumer applies it in one transaction.
  */
 export function createMemoryBus(): EventBus {
   const durables = new Set<DurableSubscription>();
@@ -17,6 +19,15 @@ export function createMemoryBus(): EventBus {
         if (subjectMatches(sub.subject, message.subject)) {
           await sub.handler(message);
         }
+      }
+    },
+    async publishAll(messages: BusMessage[]) {
+      if (!open) throw new Error("bus closed");
+      for (const sub of durables) {
+        const share = messages.filter((message) => subjectMatches(sub.subject, message.subject));
+        if (share.length === 0) continue;
+        if (sub.batchHandler) await sub.batchHandler(share);
+        else for (const message of share) await sub.handler(message);
       }
     },
     async subscribe(subscription: DurableSubscription): Promise<Subscription> {

@@ -1,6 +1,6 @@
 import { fromBinary, type DescMessage } from "@bufbuild/protobuf";
 import { EventEnvelopeSchema } from "@voiceops/proto/voiceops/events/v1/event_envelope_pb";
-import type { EventBus, Subscription } from "../bus/bus.js";
+import type { BusMessage, EventBus, Subscription } from "../bus/bus.js";
 import type { Database, Queryable } from "../db/database.js";
 import type { Logger } from "../log.js";
 import { eventsConsumed } from "../metrics.js";
@@ -54,35 +54,57 @@ function handlerFor(consumer: AnyEventConsumer, data: Uint8Array): TypedHandler<
   return consumer.handlers[fromBinary(EventEnvelopeSchema, data).type];
 }
 
+/** Events applied in one transaction at most, so a backlog does not hold the database for long. */
+const BATCH_LIMIT = 64;
+
 /**
  * Subscribes a consumer so that each event changes the database once: the event id is
  * recorded in the consumer schema's processed_events in the same transaction as the change,
- * and a redelivered event finds it there and is skipped.
+ * and a redelivered event finds it there and is skipped. Events delivered together (the
+ * in-process bus hands over the relay's batch) are applied in one transaction, in order: a
+ * transaction and its ledger insert per batch instead of per event.
  */
 export function startConsumer(deps: { bus: EventBus; db: Database; schema: string; logger: Logger; onEmitted: () => void }, consumer: AnyEventConsumer): Promise<Subscription> {
   const { bus, db, schema, logger } = deps;
+  const apply = async (messages: BusMessage[]) => {
+    const events: { typed: TypedHandler<DescMessage>; event: ReceivedEvent<DescMessage> }[] = [];
+    for (const message of messages) {
+      const typed = handlerFor(consumer, message.data);
+      if (typed) events.push({ typed, event: decodeEvent(message.data, typed.schema) });
+    }
+    if (events.length === 0) return;
+    const emitted: DomainEvent[] = [];
+    const applied = await db.transaction(async (tx) => {
+      const fresh = await tx.query<{ event_id: string }>(
+        `INSERT INTO ${schema}.processed_events (consumer, event_id)
+         SELECT $1, unnest($2::uuid[]) ON CONFLICT DO NOTHING RETURNING event_id`,
+        [consumer.durable, events.map(({ event }) => event.id)],
+      );
+      const unseen = new Set(fresh.rows.map((row) => row.event_id.toLowerCase()));
+      const done = new Set<string>();
+      for (const { typed, event } of events) {
+        const id = event.id.toLowerCase();
+        // Once each, even when the batch holds an event twice.
+        if (!unseen.delete(id)) continue;
+        await typed.handle(event, tx, (e) => emitted.push(e));
+        done.add(id);
+      }
+      await enqueueEvents(tx, schema, emitted);
+      return done;
+    });
+    if (emitted.length > 0) deps.onEmitted();
+    for (const { event } of events) {
+      const fresh = applied.delete(event.id.toLowerCase());
+      eventsConsumed.inc({ consumer: consumer.durable, outcome: fresh ? "applied" : "duplicate" });
+      if (!fresh) logger.debug({ eventId: event.id, consumer: consumer.durable }, "duplicate event skipped");
+    }
+  };
   return bus.subscribe({
     durable: consumer.durable,
     subject: consumer.subject,
-    handler: async (message) => {
-      const typed = handlerFor(consumer, message.data);
-      if (!typed) return;
-      const event = decodeEvent(message.data, typed.schema);
-      const emitted: DomainEvent[] = [];
-      const applied = await db.transaction(async (tx) => {
-        const fresh = await tx.query(
-          `INSERT INTO ${schema}.processed_events (consumer, event_id) VALUES ($1, $2)
-           ON CONFLICT DO NOTHING RETURNING event_id`,
-          [consumer.durable, event.id],
-        );
-        if (fresh.rowCount === 0) return false;
-        await typed.handle(event, tx, (e) => emitted.push(e));
-        await enqueueEvents(tx, schema, emitted);
-        return true;
-      });
-      if (emitted.length > 0) deps.onEmitted();
-      eventsConsumed.inc({ consumer: consumer.durable, outcome: applied ? "applied" : "duplicate" });
-      if (!applied) logger.debug({ eventId: event.id, consumer: consumer.durable }, "duplicate event skipped");
+    handler: (message) => apply([message]),
+    batchHandler: async (messages) => {
+      for (let i = 0; i < messages.length; i += BATCH_LIMIT) await apply(messages.slice(i, i + BATCH_LIMIT));
     },
   });
 }

@@ -110,10 +110,9 @@ export class OutboxRelay {
 
   /** Publishes one batch; returns how many events went out (throws when one could not be). */
   async drain(): Promise<number> {
-    const { bus, schema, batchSize = 500 } = this.options;
+    const { schema, batchSize = 500 } = this.options;
     // Its own connection: under load the request pool has a queue, and events must not wait in it.
     const db = this.options.db.background;
-    const window = bus.kind === "memory" ? 1 : (this.options.window ?? 128);
     const claimed = await db.query<OutboxRow>(
       `UPDATE ${schema}.outbox SET claimed_until = now() + interval '30 seconds'
        WHERE seq IN (
@@ -126,25 +125,13 @@ export class OutboxRelay {
     const claimedAt = performance.now();
     const rows = [...claimed.rows].sort((a, b) => Number(a.seq) - Number(b.seq));
     const sent: number[] = [];
+    const onSent = (row: OutboxRow) => {
+      sent.push(Number(row.seq));
+      outboxPublishLag.observe({ schema }, (Number(row.age_ms) + performance.now() - claimedAt) / 1000);
+    };
     let failure: unknown;
     try {
-      const inFlight = new Set<Promise<void>>();
-      for (const row of rows) {
-        if (failure !== undefined) break;
-        const publish = bus.publish({ subject: row.subject, id: row.id, data: new Uint8Array(row.payload) }).then(
-          () => {
-            sent.push(Number(row.seq));
-            outboxPublishLag.observe({ schema }, (Number(row.age_ms) + performance.now() - claimedAt) / 1000);
-          },
-          (error: unknown) => {
-            failure ??= error;
-          },
-        );
-        const tracked = publish.finally(() => inFlight.delete(tracked));
-        inFlight.add(tracked);
-        if (inFlight.size >= window) await Promise.race(inFlight);
-      }
-      await Promise.all(inFlight);
+      if (!(await this.publishTogether(rows, onSent))) failure = await this.publishEach(rows, onSent);
     } finally {
       if (sent.length > 0) {
         await db.query(`DELETE FROM ${schema}.outbox WHERE seq = ANY($1::bigint[])`, [sent]);
@@ -159,6 +146,49 @@ export class OutboxRelay {
     }
     if (failure !== undefined) throw failure;
     return sent.length;
+  }
+
+  /**
+   * The in-process bus takes the whole batch at once (each consumer applies it in one
+   * transaction). Resolves false when it cannot, or a consumer failed: then the rows go out one
+   * at a time, so those before the failing event are still sent (consumers that applied the
+   * batch skip them as seen).
+   */
+  private async publishTogether(rows: OutboxRow[], onSent: (row: OutboxRow) => void): Promise<boolean> {
+    const { bus } = this.options;
+    if (!bus.publishAll || rows.length < 2) return false;
+    try {
+      await bus.publishAll(rows.map((row) => ({ subject: row.subject, id: row.id, data: new Uint8Array(row.payload) })));
+    } catch {
+      return false;
+    }
+    for (const row of rows) onSent(row);
+    return true;
+  }
+
+  /**
+   * Publishes in commit order, up to the window at a time; stops sending at the first failure,
+   * which it resolves (undefined when every row went out).
+   */
+  private async publishEach(rows: OutboxRow[], onSent: (row: OutboxRow) => void): Promise<unknown> {
+    const { bus } = this.options;
+    const window = bus.kind === "memory" ? 1 : (this.options.window ?? 128);
+    let failure: unknown;
+    const inFlight = new Set<Promise<void>>();
+    for (const row of rows) {
+      if (failure !== undefined) break;
+      const publish = bus.publish({ subject: row.subject, id: row.id, data: new Uint8Array(row.payload) }).then(
+        () => onSent(row),
+        (error: unknown) => {
+          failure ??= error;
+        },
+      );
+      const tracked = publish.finally(() => inFlight.delete(tracked));
+      inFlight.add(tracked);
+      if (inFlight.size >= window) await Promise.race(inFlight);
+    }
+    await Promise.all(inFlight);
+    return failure;
   }
 
   /** The backlog gauge: counted at most once a second while busy (a count is a scan). */

@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { create } from "@bufbuild/protobuf";
+import { ContactCreatedSchema } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
+import { createLogger, newEvent, openDatabase, readInfraConfig, type Database, type DomainEvent, type EventConsumer } from "../src/index.js";
+import { createMemoryBus } from "../src/bus/memory.js";
+import { migrate } from "../src/db/migrate.js";
+import { encodeEvent } from "../src/events/envelope.js";
+import { startConsumer } from "../src/events/consumer.js";
+import { enqueueEvents } from "../src/events/outbox.js";
+import { OutboxRelay } from "../src/events/relay.js";
+import { testEnv } from "../src/testing/index.js";
+
+// The in-process bus hands a consumer the relay's batch at once, and the consumer applies it in
+// one transaction: against the real database of the run (PostgreSQL, or PGlite in memory).
+describe("a consumer on the in-process bus", () => {
+  const schema = `batch_test_${process.pid}`;
+  const logger = createLogger("silent");
+  let db: Database;
+  let broken: string | undefined;
+
+  /** Records each event it applies, with the transaction that applied it; fails on `broken`. */
+  const consumer: EventConsumer<typeof ContactCreatedSchema> = {
+    durable: "batch-test",
+    subject: "crm.contact.created",
+    schema: ContactCreatedSchema,
+    async handle(event, tx) {
+      if (event.payload.contact?.name === broken) throw new Error(`cannot apply ${broken}`);
+      await tx.query(`INSERT INTO ${schema}.applied (event_id, name, tx) VALUES ($1, $2, txid_current())`, [event.id, event.payload.contact?.name ?? ""]);
+    },
+  };
+
+  const contactCreated = (name: string): DomainEvent =>
+    newEvent("00000000-0000-4000-8000-000000000001", "crm.contact.created", ContactCreatedSchema, create(ContactCreatedSchema, { contact: { name } }));
+  const applied = async () => (await db.query<{ event_id: string; name: string; tx: string }>(`SELECT event_id, name, tx::text AS tx FROM ${schema}.applied ORDER BY n`)).rows;
+  const outboxSize = async () => Number((await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema}.outbox`)).rows[0]?.n);
+
+  beforeAll(async () => {
+    db = await openDatabase(readInfraConfig(testEnv()), { name: "batch-test", poolSize: 4, logger, inMemory: true });
+    await migrate(db, schema, []);
+    await db.exec(`CREATE TABLE ${schema}.applied (n serial PRIMARY KEY, event_id uuid NOT NULL, name text NOT NULL, tx bigint NOT NULL)`);
+  });
+  afterAll(async () => {
+    await db?.exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await db?.close();
+  });
+  beforeEach(async () => {
+    broken = undefined;
+    await db.exec(`TRUNCATE ${schema}.applied, ${schema}.outbox, ${schema}.processed_events`);
+  });
+
+  async function withConsumer(fn: (relay: OutboxRelay, bus: ReturnType<typeof createMemoryBus>) => Promise<void>): Promise<void> {
+    const bus = createMemoryBus();
+    const subscription = await startConsumer({ bus, db, schema, logger, onEmitted: () => undefined }, consumer);
+    try {
+      await fn(new OutboxRelay({ db, bus, schema, logger }), bus);
+    } finally {
+      await subscription.stop();
+      await bus.close();
+    }
+  }
+
+  it("applies a claimed batch in one transaction, in commit order", async () => {
+    const events = ["a", "b", "c", "d", "e", "f"].map(contactCreated);
+    await enqueueEvents(db, schema, events);
+    await withConsumer(async (relay) => {
+      expect(await relay.drain()).toBe(6);
+    });
+    const rows = await applied();
+    expect(rows.map((row) => row.name)).toEqual(["a", "b", "c", "d", "e", "f"]);
+    expect(rows.map((row) => row.event_id)).toEqual(events.map((event) => event.id));
+    expect(new Set(rows.map((row) => row.tx)).size).toBe(1);
+    expect(await outboxSize()).toBe(0);
+  });
+
+  it("sends the events before a failing one, keeps it and the rest, and applies each once when it recovers", async () => {
+    await enqueueEvents(db, schema, ["a", "b", "c", "d", "e"].map(contactCreated));
+    broken = "c";
+    await withConsumer(async (relay) => {
+      await expect(relay.drain()).rejects.toThrow("cannot apply c");
+      expect((await applied()).map((row) => row.name)).toEqual(["a", "b"]);
+      expect(await outboxSize()).toBe(3);
+      broken = undefined;
+      expect(await relay.drain()).toBe(3);
+    });
+    const rows = await applied();
+    expect(rows.map((row) => row.name)).toEqual(["a", "b", "c", "d", "e"]);
+    // The retried three went out together again.
+    expect(new Set(rows.slice(2).map((row) => row.tx)).size).toBe(1);
+    expect(await outboxSize()).toBe(0);
+  });
+
+  it("skips events it has applied, and an event the batch holds twice", async () => {
+    const [a, b] = [contactCreated("a"), contactCreated("b")] as [DomainEvent, DomainEvent];
+    const message = (event: DomainEvent) => ({ subject: event.type, id: event.id, data: encodeEvent(event) });
+    await withConsumer(async (_relay, bus) => {
+      await bus.publish(message(a));
+      await bus.publishAll?.([message(a), message(b), message(b)]);
+    });
+    expect((await applied()).map((row) => row.name)).toEqual(["a", "b"]);
+  });
+});
