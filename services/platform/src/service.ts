@@ -3,6 +3,7 @@ import type { EventBus, Subscription } from "./bus/bus.js";
 import { systemClock, type Clock } from "./clock.js";
 import type { Database, Queryable } from "./db/database.js";
 import { migrate, readMigrations } from "./db/migrate.js";
+import { vacuumPeriodically } from "./db/pglite-vacuum.js";
 import { startConsumer, type AnyEventConsumer } from "./events/consumer.js";
 import type { DomainEvent } from "./events/envelope.js";
 import { enqueueEvents } from "./events/outbox.js";
@@ -57,6 +58,11 @@ export interface ServiceModule {
    * once the service is up and stopped with it.
    */
   background?(context: ServiceContext): Promise<Subscription>;
+  /**
+   * Tables besides the outbox whose rows are deleted soon after they are written: vacuumed
+   * every minute on PGlite, which runs no autovacuum.
+   */
+  churnTables?: string[];
 }
 
 /** Whether a value loaded by name (the embedded launcher's) keeps the ServiceModule contract. */
@@ -222,6 +228,7 @@ export async function startService(module: ServiceModule, runtime: ServiceRuntim
   });
   runtime.peers.setLocal(module.name, server.url, local);
   relay.start();
+  const vacuum = vacuumPeriodically(db, [`${module.schema}.outbox`, ...(module.churnTables ?? [])], logger);
   let draining = false;
   const background = await module.background?.(context);
   return {
@@ -241,6 +248,7 @@ export async function startService(module: ServiceModule, runtime: ServiceRuntim
       await background?.stop();
       for (const subscription of subscriptions) await subscription.stop();
       await relay.stop();
+      await vacuum?.stop();
     },
   };
 }

@@ -24,6 +24,9 @@ export const PGLITE_TEMPLATE_TAR = `${PGLITE_TEMPLATE_DIR}.tar`;
  */
 export const PGLITE_START_PARAMS = [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB", "-c", "wal_buffers=1MB"];
 
+/** Statements that change no table's shape: the prepared statements stay. */
+const MAINTENANCE = /^\s*(VACUUM|ANALYZE)\b/i;
+
 /** Statements worth preparing: the ones PostgreSQL plans. */
 const PREPARABLE = /^\s*(SELECT|INSERT|UPDATE|DELETE|WITH|VALUES)\b/i;
 
@@ -38,7 +41,9 @@ function queryable(db: PGlite, statements: PgliteStatements, tx: Transaction | u
   const target = tx ?? db;
   const run = async <R>(sql: string, params: readonly unknown[] | undefined): Promise<QueryResult<R>> => {
     let result: Results<unknown>;
-    if (!PREPARABLE.test(sql)) {
+    if (MAINTENANCE.test(sql)) {
+      result = await target.query(sql, params as unknown[] | undefined);
+    } else if (!PREPARABLE.test(sql)) {
       // Schema changes and settings: run as PGlite does, and drop the prepared statements,
       // whose result types a schema change may have changed.
       result = await target.query(sql, params as unknown[] | undefined).finally(() => statements.forgetAll());
