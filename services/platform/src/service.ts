@@ -75,7 +75,8 @@ export function isServiceModule(value: unknown): value is ServiceModule {
     typeof module.migrationsDir === "string" &&
     typeof module.routes === "function" &&
     (module.consumers === undefined || typeof module.consumers === "function") &&
-    (module.background === undefined || typeof module.background === "function")
+    (module.background === undefined || typeof module.background === "function") &&
+    (module.churnTables === undefined || (Array.isArray(module.churnTables) && module.churnTables.every((table) => typeof table === "string")))
   );
 }
 
