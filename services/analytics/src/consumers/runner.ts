@@ -15,21 +15,25 @@ function durableOf(consumer: StreamConsumer, generation: number): string {
  */
 function fenced(consumer: StreamConsumer, generation: number): StreamConsumer {
   const checked = new WeakSet<Queryable>();
+  const handlers = wrapHandlers(consumer, (handle) => async (event, tx, emit) => {
+    if (!checked.has(tx)) {
+      await fenceGeneration(tx, generation);
+      checked.add(tx);
+    }
+    await handle(event, tx, emit);
+  });
+  return { durable: durableOf(consumer, generation), subject: consumer.subject, handlers };
+}
+
+/** The consumer's handlers, each one's `handle` wrapped by `wrap`. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function wrapHandlers(consumer: StreamConsumer, wrap: (handle: TypedHandler<any>["handle"]) => TypedHandler<any>["handle"]): Record<string, TypedHandler<any>> {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const handlers: Record<string, TypedHandler<any>> = {};
   for (const [type, handler] of Object.entries(consumer.handlers)) {
-    handlers[type] = {
-      schema: handler.schema,
-      async handle(event, tx, emit) {
-        if (!checked.has(tx)) {
-          await fenceGeneration(tx, generation);
-          checked.add(tx);
-        }
-        await handler.handle(event, tx, emit);
-      },
-    };
+    handlers[type] = { schema: handler.schema, handle: wrap((event, tx, emit) => handler.handle(event, tx, emit)) };
   }
-  return { durable: durableOf(consumer, generation), subject: consumer.subject, handlers };
+  return handlers;
 }
 
 /**
@@ -62,22 +66,15 @@ export async function runConsumers(context: ServiceContext, consumers: StreamCon
   }
 
   function withRestart(consumer: StreamConsumer): StreamConsumer {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    const handlers: Record<string, TypedHandler<any>> = {};
-    for (const [type, handler] of Object.entries(consumer.handlers)) {
-      handlers[type] = {
-        schema: handler.schema,
-        async handle(event, tx, emit) {
-          try {
-            await handler.handle(event, tx, emit);
-          } catch (error) {
-            // A missed broadcast: the fence found the newer generation.
-            if (error instanceof StaleGeneration) void switchTo(error.current);
-            throw error;
-          }
-        },
-      };
-    }
+    const handlers = wrapHandlers(consumer, (handle) => async (event, tx, emit) => {
+      try {
+        await handle(event, tx, emit);
+      } catch (error) {
+        // A missed broadcast: the fence found the newer generation.
+        if (error instanceof StaleGeneration) void switchTo(error.current);
+        throw error;
+      }
+    });
     return { ...consumer, handlers };
   }
 

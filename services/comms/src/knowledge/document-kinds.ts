@@ -44,14 +44,22 @@ function extensionOf(name: string | undefined): string | undefined {
 }
 
 /**
+ * What the sender says a file is: the kind of its declared media type (undefined when not a
+ * supported one) and of its name's ending. A server may call Markdown text/plain; the
+ * extension is the better witness then.
+ */
+function statedKinds(contentType: string | undefined, name: string | undefined): { declared: DocumentKind | undefined; byExtension: DocumentKind | undefined } {
+  const declared = contentType ? KIND_OF_TYPE[contentType.split(";", 1)[0]?.trim().toLowerCase() ?? ""] : undefined;
+  const byExtension = KIND_OF_EXTENSION[extensionOf(name) ?? ""];
+  return { declared: declared === "text" && byExtension === "markdown" ? "markdown" : declared, byExtension };
+}
+
+/**
  * What kind of document the bytes are: the declared media type when it is a supported one,
  * else the file name's extension, else the bytes themselves. Undefined when unsupported.
  */
 export function documentKind(bytes: Uint8Array, contentType: string | undefined, name: string | undefined): DocumentKind | undefined {
-  const declared = contentType ? KIND_OF_TYPE[contentType.split(";", 1)[0]?.trim().toLowerCase() ?? ""] : undefined;
-  const byExtension = KIND_OF_EXTENSION[extensionOf(name) ?? ""];
-  // A server may call Markdown text/plain; the extension is the better witness then.
-  if (declared === "text" && byExtension === "markdown") return "markdown";
+  const { declared, byExtension } = statedKinds(contentType, name);
   if (declared) return declared;
   const generic = contentType === undefined || /^(application\/octet-stream|binary\/octet-stream|application\/x-download)\b/i.test(contentType);
   if (!generic) return undefined;
@@ -68,9 +76,8 @@ export function documentKind(bytes: Uint8Array, contentType: string | undefined,
  * its name's ending), before its bytes are read; undefined when neither tells.
  */
 export function declaredMediaType(contentType: string | undefined, name: string | undefined): string | undefined {
-  const declared = contentType ? KIND_OF_TYPE[contentType.split(";", 1)[0]?.trim().toLowerCase() ?? ""] : undefined;
-  const byExtension = KIND_OF_EXTENSION[extensionOf(name) ?? ""];
-  const kind = declared === "text" && byExtension === "markdown" ? "markdown" : (declared ?? byExtension);
+  const { declared, byExtension } = statedKinds(contentType, name);
+  const kind = declared ?? byExtension;
   return kind ? mediaTypeOf(kind) : undefined;
 }
 

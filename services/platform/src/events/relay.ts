@@ -1,4 +1,4 @@
-import type { EventBus } from "../bus/bus.js";
+import type { BusMessage, EventBus } from "../bus/bus.js";
 import type { Database } from "../db/database.js";
 import type { Logger } from "../log.js";
 import { outboxBacklog, outboxPublished, outboxPublishLag } from "../metrics.js";
@@ -32,6 +32,11 @@ interface OutboxRow {
   payload: Uint8Array;
   /** Milliseconds between the event's commit (its row's creation) and the claim, by the database clock. */
   age_ms: number;
+}
+
+/** An outbox row as the bus message it is published as (the event id is its Nats-Msg-Id). */
+function messageOf(row: OutboxRow): BusMessage {
+  return { subject: row.subject, id: row.id, data: new Uint8Array(row.payload) };
 }
 
 /**
@@ -158,7 +163,7 @@ export class OutboxRelay {
     const { bus } = this.options;
     if (!bus.publishAll || rows.length < 2) return false;
     try {
-      await bus.publishAll(rows.map((row) => ({ subject: row.subject, id: row.id, data: new Uint8Array(row.payload) })));
+      await bus.publishAll(rows.map(messageOf));
     } catch {
       return false;
     }
@@ -177,7 +182,7 @@ export class OutboxRelay {
     const inFlight = new Set<Promise<void>>();
     for (const row of rows) {
       if (failure !== undefined) break;
-      const publish = bus.publish({ subject: row.subject, id: row.id, data: new Uint8Array(row.payload) }).then(
+      const publish = bus.publish(messageOf(row)).then(
         () => onSent(row),
         (error: unknown) => {
           failure ??= error;
