@@ -170,6 +170,73 @@ describe("statements prepared once on PGlite", () => {
     await expect(kept?.query("SELECT 1")).rejects.toThrow("Transaction is closed");
   });
 
+  it("sends BEGIN with a transaction's first statement and COMMIT as one call; none for an empty one", async () => {
+    const calls: string[] = [];
+    const original = pglite.execProtocolStream.bind(pglite);
+    pglite.execProtocolStream = (message, options) => {
+      calls.push(new TextDecoder().decode(message).includes("BEGIN") ? "begin+statement" : "call");
+      return original(message, options);
+    };
+    try {
+      // Prepared before counting.
+      await db.query("SELECT count(*) FROM things");
+      await db.query("SELECT txid_current()::text AS id");
+      calls.length = 0;
+      const ids = await db.transaction(async (tx) => {
+        const first = await tx.query<{ id: string }>("SELECT txid_current()::text AS id");
+        await tx.query("SELECT count(*) FROM things");
+        const second = await tx.query<{ id: string }>("SELECT txid_current()::text AS id");
+        return [first.rows[0]?.id, second.rows[0]?.id];
+      });
+      // Both statements ran in one transaction, the first included.
+      expect(ids[0]).toBe(ids[1]);
+      expect(calls).toEqual(["begin+statement", "call", "call", "call"]);
+      calls.length = 0;
+      await db.transaction(async () => undefined);
+      expect(calls).toEqual([]);
+    } finally {
+      pglite.execProtocolStream = original;
+    }
+  });
+
+  it("rolls back a transaction whose failed statement was caught, and says so at its end", async () => {
+    const caught = db.transaction(async (tx) => {
+      await tx.query("INSERT INTO things (id, name) VALUES ($1, $2)", [40, "forty"]);
+      await tx.query("INSERT INTO things (id, name) VALUES ($1, $2)", [41, "forty"]).catch(() => undefined);
+    });
+    const error = await caught.catch((e: unknown) => e);
+    expect(pgErrorCode(error)).toBe("25P02");
+    expect((error as Error).message).toBe("Transaction was rolled back instead of committed");
+    expect((await db.query("SELECT id FROM things WHERE id IN (40, 41)")).rows).toEqual([]);
+  });
+
+  it("runs scripts and settings inside the transaction, first statement or not", async () => {
+    await db.exec("CREATE TABLE notes (id integer PRIMARY KEY)");
+    // A script first: it carries the BEGIN; thrown away with the rest.
+    const undone = db.transaction(async (tx) => {
+      await tx.exec("CREATE TABLE scratch (id integer); INSERT INTO scratch VALUES (1)");
+      await tx.query("INSERT INTO notes (id) VALUES ($1)", [1]);
+      throw new Error("undo");
+    });
+    await expect(undone).rejects.toThrow("undo");
+    expect((await db.query("SELECT to_regclass('scratch') AS t")).rows).toEqual([{ t: null }]);
+    expect((await db.query("SELECT count(*)::int AS n FROM notes")).rows).toEqual([{ n: 0 }]);
+
+    // A setting and a TRUNCATE after a statement: in the same transaction, kept on commit.
+    await db.query("INSERT INTO notes (id) VALUES (2), (3)");
+    const seen = await db.transaction(async (tx) => {
+      await tx.query("INSERT INTO notes (id) VALUES ($1)", [4]);
+      await tx.query("SET LOCAL statement_timeout = 12345");
+      const setting = await tx.query<{ t: string }>("SELECT current_setting('statement_timeout') AS t");
+      await tx.query("TRUNCATE notes");
+      await tx.query("INSERT INTO notes (id) VALUES ($1)", [5]);
+      return setting.rows[0]?.t;
+    });
+    expect(seen).toBe("12345ms");
+    expect((await db.query("SELECT current_setting('statement_timeout') AS t")).rows).not.toEqual([{ t: "12345ms" }]);
+    expect((await db.query("SELECT id FROM notes")).rows).toEqual([{ id: 5 }]);
+  });
+
   it("prepares a statement again after a table changed what it returns", async () => {
     await db.exec("CREATE TABLE shapes (id integer PRIMARY KEY, name text); INSERT INTO shapes VALUES (1, 'one');");
     const sql = "SELECT * FROM shapes WHERE id = $1";
@@ -180,11 +247,11 @@ describe("statements prepared once on PGlite", () => {
     expect((await db.query(sql, [1])).rows).toEqual([{ id: 1, name: "one", sides: "3" }]);
     // Changed behind the cache's back (as by another connection): prepared again, once.
     const statements = new PgliteStatements(pglite);
-    for (let run = 0; run < 6; run++) await statements.run(sql, [1], false);
+    for (let run = 0; run < 6; run++) await statements.run(sql, [1]);
     await pglite.exec("ALTER TABLE shapes DROP COLUMN name");
-    expect((await statements.run(sql, [1], false)).rows).toEqual([{ id: 1, sides: "3" }]);
+    expect((await statements.run(sql, [1])).rows).toEqual([{ id: 1, sides: "3" }]);
     await pglite.exec("DEALLOCATE ALL");
-    expect((await statements.run(sql, [1], false)).rows).toEqual([{ id: 1, sides: "3" }]);
+    expect((await statements.run(sql, [1])).rows).toEqual([{ id: 1, sides: "3" }]);
   });
 
   it("keeps at most its capacity of statements prepared, closing the least recently used", async () => {
@@ -192,14 +259,14 @@ describe("statements prepared once on PGlite", () => {
     const prepared = async () => (await pglite.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name LIKE 'voiceops_%'")).rows[0]?.n;
     const before = await prepared();
     for (let i = 0; i < 10; i++) {
-      expect((await statements.run(`SELECT $1::int + ${i} AS n`, [1], false)).rows).toEqual([{ n: 1 + i }]);
+      expect((await statements.run(`SELECT $1::int + ${i} AS n`, [1])).rows).toEqual([{ n: 1 + i }]);
     }
     expect(statements.size).toBe(3);
     // The last eviction is closed with the next message.
-    await statements.run("SELECT $1::int + 9 AS n", [1], false);
+    await statements.run("SELECT $1::int + 9 AS n", [1]);
     expect(await prepared()).toBe((before ?? 0) + 3);
     // An evicted statement is prepared again.
-    expect((await statements.run("SELECT $1::int + 0 AS n", [1], false)).rows).toEqual([{ n: 1 }]);
+    expect((await statements.run("SELECT $1::int + 0 AS n", [1])).rows).toEqual([{ n: 1 }]);
     expect(statements.size).toBe(3);
   });
 });

@@ -1,4 +1,5 @@
 import { type messages, type PGlite, parse, protocol, type Results } from "@electric-sql/pglite";
+import { afterBegin, type PgliteTransaction } from "./pglite-transaction.js";
 
 /** Numbers the statements: unique in the process, so also on a connection shared by two caches. */
 let statementCount = 0;
@@ -29,19 +30,19 @@ export class PgliteStatements {
     return this.#statements.size;
   }
 
-  /** One statement. `inTransaction`: inside PGlite's transaction(), which syncs the files at its end. */
-  async run(sql: string, params: readonly unknown[], inTransaction: boolean): Promise<Results<unknown>> {
+  /** One statement, in `transaction` when given (which syncs the files at its end). */
+  async run(sql: string, params: readonly unknown[], transaction?: PgliteTransaction): Promise<Results<unknown>> {
     try {
-      return await this.#run(sql, params, inTransaction);
+      return await this.#run(sql, params, transaction);
     } catch (error) {
       // A changed table can leave a statement unusable ("cached plan must not change result
       // type") and something may have dropped it: prepare it again, unless in a transaction,
       // which that error has aborted.
       if (!isStaleStatement(error)) throw annotate(error, sql, params);
       this.#forget(sql);
-      if (inTransaction) throw annotate(error, sql, params);
+      if (transaction) throw annotate(error, sql, params);
       try {
-        return await this.#run(sql, params, inTransaction);
+        return await this.#run(sql, params, undefined);
       } catch (retryError) {
         throw annotate(retryError, sql, params);
       }
@@ -57,14 +58,16 @@ export class PgliteStatements {
     this.#statements.clear();
   }
 
-  async #run(sql: string, params: readonly unknown[], inTransaction: boolean): Promise<Results<unknown>> {
+  async #run(sql: string, params: readonly unknown[], transaction: PgliteTransaction | undefined): Promise<Results<unknown>> {
     const statement = this.#statements.get(sql) ?? (await this.#prepare(sql));
     // Most recently used last.
     this.#statements.delete(sql);
     this.#statements.set(sql, statement);
     const values = params.map((value, i) => this.#serialize(value, statement.paramTypes[i] ?? 0));
-    const message = this.#withEvicted([protocol.serialize.bind({ statement: statement.name, values }), protocol.serialize.execute({}), protocol.serialize.sync()]);
-    const replies = await this.db.execProtocolStream(message, { syncToFs: !inTransaction });
+    const parts = [protocol.serialize.bind({ statement: statement.name, values }), protocol.serialize.execute({}), protocol.serialize.sync()];
+    const begin = transaction?.begin();
+    if (begin) parts.unshift(begin);
+    const replies = afterBegin(await this.db.execProtocolStream(this.#withEvicted(parts), { syncToFs: !transaction }), begin !== undefined);
     const head: messages.BackendMessage[] = statement.rowDescription ? [statement.rowDescription] : [];
     return parse.parseResults([...head, ...replies], this.db.parsers)[0] as Results<unknown>;
   }

@@ -1,12 +1,13 @@
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { PGlite, type Results, type Transaction } from "@electric-sql/pglite";
+import { PGlite, parse, protocol, type Results } from "@electric-sql/pglite";
 import { btree_gin } from "@electric-sql/pglite/contrib/btree_gin";
 import { btree_gist } from "@electric-sql/pglite/contrib/btree_gist";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import type { Database, QueryOptions, QueryResult, Queryable, Row } from "./database.js";
 import { PgliteStatements } from "./pglite-statements.js";
+import { afterBegin, PgliteTransaction } from "./pglite-transaction.js";
 import { ReadCache } from "./read-cache.js";
 
 /**
@@ -33,26 +34,29 @@ const PREPARABLE = /^\s*(SELECT|INSERT|UPDATE|DELETE|WITH|VALUES)\b/i;
 /**
  * Statements through the cache of named prepared statements, holding PGlite's locks as its
  * `query()` does: outside a transaction both its transaction and query locks, inside one (whose
- * transaction() holds the first) the query lock. Outside a transaction, reads marked cacheable
- * go through the read cache and every other statement counts as a write to it; a transaction
+ * caller holds the first) the query lock. Outside a transaction, reads marked cacheable go
+ * through the read cache and every other statement counts as a write to it; a transaction
  * counts as one write as a whole (see pgliteDatabase).
  */
-function queryable(db: PGlite, statements: PgliteStatements, tx: Transaction | undefined, reads: ReadCache | undefined): Queryable {
-  const target = tx ?? db;
+function queryable(db: PGlite, statements: PgliteStatements, tx: PgliteTransaction | undefined, reads: ReadCache | undefined): Queryable {
   const run = async <R>(sql: string, params: readonly unknown[] | undefined): Promise<QueryResult<R>> => {
     let result: Results<unknown>;
-    if (MAINTENANCE.test(sql)) {
-      result = await target.query(sql, params as unknown[] | undefined);
+    if (tx?.closed) throw new Error("Transaction is closed");
+    if (tx && !PREPARABLE.test(sql) && (params ?? []).length === 0) {
+      // Schema changes and settings in a transaction (TRUNCATE, SET LOCAL): as a script.
+      result = (await script(db, tx, sql, statements)).at(-1) ?? { rows: [], fields: [] };
+    } else if (tx) {
+      result = await db.runExclusive(() => statements.run(sql, params ?? [], tx));
+      if (!PREPARABLE.test(sql)) statements.forgetAll();
+    } else if (MAINTENANCE.test(sql)) {
+      result = await db.query(sql, params as unknown[] | undefined);
     } else if (!PREPARABLE.test(sql)) {
       // Schema changes and settings: run as PGlite does, and drop the prepared statements,
       // whose result types a schema change may have changed.
-      result = await target.query(sql, params as unknown[] | undefined).finally(() => statements.forgetAll());
-    } else if (tx) {
-      if (tx.closed) throw new Error("Transaction is closed");
-      result = await db.runExclusive(() => statements.run(sql, params ?? [], true));
+      result = await db.query(sql, params as unknown[] | undefined).finally(() => statements.forgetAll());
     } else {
       await db._checkReady();
-      result = await db._runExclusiveTransaction(() => db.runExclusive(() => statements.run(sql, params ?? [], false)));
+      result = await db._runExclusiveTransaction(() => db.runExclusive(() => statements.run(sql, params ?? [])));
     }
     // As node-postgres counts: rows written, or for a SELECT the rows read (PGlite says 0 then).
     return { rows: result.rows as R[], rowCount: Math.max(result.affectedRows ?? 0, result.rows.length) };
@@ -65,8 +69,12 @@ function queryable(db: PGlite, statements: PgliteStatements, tx: Transaction | u
     },
     async exec(sql: string): Promise<void> {
       const execute = async () => {
+        if (tx) {
+          await script(db, tx, sql, statements);
+          return;
+        }
         try {
-          await target.exec(sql);
+          await db.exec(sql);
         } finally {
           // Migrations change tables, and with them what a prepared statement may return.
           statements.forgetAll();
@@ -75,6 +83,24 @@ function queryable(db: PGlite, statements: PgliteStatements, tx: Transaction | u
       await (reads ? reads.write(execute) : execute());
     },
   };
+}
+
+/**
+ * A script of statements without parameters in the transaction (the simple query protocol), its
+ * BEGIN ahead of it if it is the first. Drops the prepared statements: a script may change tables.
+ */
+async function script(db: PGlite, tx: PgliteTransaction, sql: string, statements: PgliteStatements): Promise<Results<unknown>[]> {
+  try {
+    return await db.runExclusive(async () => {
+      const begin = tx.begin();
+      const query = protocol.serialize.query(sql);
+      const message = begin ? new Uint8Array([...begin, ...query]) : query;
+      const replies = afterBegin(await db.execProtocolStream(message, { syncToFs: false }), begin !== undefined);
+      return parse.parseResults(replies, db.parsers) as Results<unknown>[];
+    });
+  } finally {
+    statements.forgetAll();
+  }
 }
 
 const TIMESTAMPTZ_OID = 1184;
@@ -153,7 +179,21 @@ export function pgliteDatabase(db: PGlite, options: PgliteDatabaseOptions = {}):
     exec: direct.exec,
     background: direct,
     transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-      const run = () => db.transaction((tx) => fn(queryable(db, statements, tx, undefined)));
+      const run = async () => {
+        await db._checkReady();
+        return db._runExclusiveTransaction(async () => {
+          const tx = new PgliteTransaction(db);
+          let result: T;
+          try {
+            result = await fn(queryable(db, statements, tx, undefined));
+          } catch (error) {
+            await tx.rollback();
+            throw error;
+          }
+          await tx.commit();
+          return result;
+        });
+      };
       return reads ? reads.write(run) : run();
     },
     async close() {
