@@ -16,20 +16,32 @@ export interface StoredRecord {
   deleted: boolean;
 }
 
-function tally(names: string[], sign: 1 | -1, into: Map<string, number>): void {
-  for (const name of names) into.set(name, (into.get(name) ?? 0) + sign);
-}
-
-async function addToCounters(tx: Queryable, orgId: string, deltas: Map<string, number>): Promise<void> {
-  const changed = [...deltas].filter(([, delta]) => delta !== 0);
-  if (changed.length === 0) return;
-  await tx.query(
-    `INSERT INTO analytics.counters (org_id, name, value)
-     SELECT $1, name, delta FROM unnest($2::text[], $3::bigint[]) AS d(name, delta)
-     ON CONFLICT (org_id, name) DO UPDATE SET value = analytics.counters.value + EXCLUDED.value`,
-    [orgId, changed.map(([name]) => name), changed.map(([, delta]) => delta)],
-  );
-}
+/**
+ * One statement (one round trip) for the whole move: lock the stored state, decide (a deleted
+ * record stays deleted; an older state than the stored one is ignored), add the difference of
+ * the counter names to the counters, store the new state. Answers the decision and the
+ * previous state.
+ */
+const APPLY_RECORD = `WITH previous AS (
+  SELECT counters, attrs, version, deleted FROM analytics.records WHERE org_id = $1 AND kind = $2 AND id = $3 FOR UPDATE
+), decision AS (
+  SELECT NOT coalesce(p.deleted, false)
+     AND NOT (NOT $7::boolean AND $6::timestamptz IS NOT NULL AND p.version IS NOT NULL AND $6::timestamptz < p.version) AS apply
+  FROM (SELECT 1) AS one LEFT JOIN previous AS p ON true
+), deltas AS (
+  SELECT name, sum(delta)::bigint AS delta
+  FROM (SELECT unnest(counters) AS name, -1 AS delta FROM previous UNION ALL SELECT unnest($4::text[]), 1) AS d
+  WHERE (SELECT apply FROM decision)
+  GROUP BY name HAVING sum(delta) <> 0
+), counted AS (
+  INSERT INTO analytics.counters AS c (org_id, name, value) SELECT $1, name, delta FROM deltas
+  ON CONFLICT (org_id, name) DO UPDATE SET value = c.value + EXCLUDED.value
+), stored AS (
+  INSERT INTO analytics.records (org_id, kind, id, counters, attrs, version, deleted)
+  SELECT $1, $2, $3, $4::text[], $5::jsonb, coalesce($6::timestamptz, (SELECT version FROM previous)), $7::boolean FROM decision WHERE apply
+  ON CONFLICT (org_id, kind, id) DO UPDATE SET counters = EXCLUDED.counters, attrs = EXCLUDED.attrs, version = EXCLUDED.version, deleted = EXCLUDED.deleted
+)
+SELECT d.apply, p.counters, p.attrs, p.version, p.deleted FROM decision AS d LEFT JOIN previous AS p ON true`;
 
 /**
  * Moves a record to its new state (or deletes it, with null) and its counters with it: the
@@ -37,24 +49,18 @@ async function addToCounters(tx: Queryable, orgId: string, deltas: Map<string, n
  * previous state, or undefined when the change was ignored (stale, or the record is deleted).
  */
 export async function applyRecord(tx: Queryable, orgId: string, kind: string, id: string, next: RecordState | null): Promise<StoredRecord | null | undefined> {
-  const found = await tx.query<StoredRecord>(`SELECT counters, attrs, version, deleted FROM analytics.records WHERE org_id = $1 AND kind = $2 AND id = $3 FOR UPDATE`, [
+  const result = await tx.query<{ apply: boolean; counters: string[] | null; attrs: Record<string, unknown>; version: Date | null; deleted: boolean }>(APPLY_RECORD, [
     orgId,
     kind,
     id,
+    next?.counters ?? [],
+    JSON.stringify(next?.attrs ?? {}),
+    next?.version ?? null,
+    next === null,
   ]);
-  const previous = found.rows[0] ?? null;
-  if (previous?.deleted) return undefined;
-  if (next && previous?.version && next.version && next.version < previous.version) return undefined;
-  const deltas = new Map<string, number>();
-  tally(previous?.counters ?? [], -1, deltas);
-  tally(next?.counters ?? [], 1, deltas);
-  await addToCounters(tx, orgId, deltas);
-  await tx.query(
-    `INSERT INTO analytics.records (org_id, kind, id, counters, attrs, version, deleted) VALUES ($1, $2, $3, $4, $5, $6, $7)
-     ON CONFLICT (org_id, kind, id) DO UPDATE SET counters = EXCLUDED.counters, attrs = EXCLUDED.attrs, version = EXCLUDED.version, deleted = EXCLUDED.deleted`,
-    [orgId, kind, id, next?.counters ?? [], JSON.stringify(next?.attrs ?? {}), next?.version ?? previous?.version ?? null, next === null],
-  );
-  return previous;
+  const row = result.rows[0];
+  if (!row?.apply) return undefined;
+  return row.counters === null ? null : { counters: row.counters, attrs: row.attrs, version: row.version, deleted: row.deleted };
 }
 
 /** The named counters of an organization (absent ones are 0). */

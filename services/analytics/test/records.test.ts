@@ -1,0 +1,59 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLogger, migrate, openDatabase, readInfraConfig, readMigrations, type Database } from "@voiceops/platform";
+import { testEnv } from "@voiceops/platform/testing";
+import { analyticsService } from "../src/index.js";
+import { applyRecord, readCounters } from "../src/model/records.js";
+
+// A record's state moves the counters with it, against the run's real database (PostgreSQL, or
+// PGlite in memory); each case in an organization of its own.
+describe("applyRecord", () => {
+  let db: Database;
+  const day = (n: number) => new Date(Date.UTC(2026, 10, n));
+
+  beforeAll(async () => {
+    db = await openDatabase(readInfraConfig(testEnv()), { name: "records-test", poolSize: 2, logger: createLogger("silent"), inMemory: true });
+    await migrate(db, analyticsService.schema, readMigrations(analyticsService.migrationsDir));
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  const apply = (orgId: string, next: Parameters<typeof applyRecord>[4], id = "c1") => db.transaction((tx) => applyRecord(tx, orgId, "contact", id, next));
+  const counters = (orgId: string) => readCounters(db, orgId, ["contacts", "customers"]).then((values) => Object.fromEntries(values));
+
+  it("adds a new record's counters, moves them on a change, and answers the previous state", async () => {
+    const org = randomUUID();
+    expect(await apply(org, { counters: ["contacts", "customers"], attrs: { a: 1 }, version: day(1) })).toBeNull();
+    expect(await counters(org)).toEqual({ contacts: 1, customers: 1 });
+    expect(await apply(org, { counters: ["contacts"], version: day(2) })).toEqual({ counters: ["contacts", "customers"], attrs: { a: 1 }, version: day(1), deleted: false });
+    expect(await counters(org)).toEqual({ contacts: 1, customers: 0 });
+    // A name twice counts twice.
+    await apply(org, { counters: ["contacts", "contacts"], version: day(3) }, "c2");
+    expect(await counters(org)).toEqual({ contacts: 3, customers: 0 });
+  });
+
+  it("ignores an older state than the stored one, and keeps the stored version when none is given", async () => {
+    const org = randomUUID();
+    await apply(org, { counters: ["contacts"], version: day(5) });
+    expect(await apply(org, { counters: ["contacts", "customers"], version: day(4) })).toBeUndefined();
+    expect(await counters(org)).toEqual({ contacts: 1, customers: 0 });
+    expect(await apply(org, { counters: ["contacts", "customers"] })).toMatchObject({ version: day(5) });
+    expect(await apply(org, { counters: ["contacts"], version: day(5) })).toMatchObject({ counters: ["contacts", "customers"], version: day(5) });
+    expect(await counters(org)).toEqual({ contacts: 1, customers: 0 });
+  });
+
+  it("takes a deleted record's counters away for good: later states are ignored", async () => {
+    const org = randomUUID();
+    await apply(org, { counters: ["contacts", "customers"], version: day(1) });
+    expect(await apply(org, null)).toMatchObject({ counters: ["contacts", "customers"], deleted: false });
+    expect(await counters(org)).toEqual({ contacts: 0, customers: 0 });
+    expect(await apply(org, { counters: ["contacts"], version: day(9) })).toBeUndefined();
+    expect(await apply(org, null)).toBeUndefined();
+    expect(await counters(org)).toEqual({ contacts: 0, customers: 0 });
+    // A deletion of a record never seen leaves a tombstone and no counter below zero.
+    expect(await apply(org, null, "never-seen")).toBeNull();
+    expect(await apply(org, { counters: ["contacts"], version: day(9) }, "never-seen")).toBeUndefined();
+    expect(await counters(org)).toEqual({ contacts: 0, customers: 0 });
+  });
+});
