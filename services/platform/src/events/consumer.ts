@@ -4,7 +4,7 @@ import type { BusMessage, EventBus, Subscription } from "../bus/bus.js";
 import type { Database, Queryable } from "../db/database.js";
 import type { Logger } from "../log.js";
 import { eventsConsumed } from "../metrics.js";
-import { decodeEvent, type DomainEvent, type ReceivedEvent } from "./envelope.js";
+import { type DomainEvent, eventOf, type ReceivedEvent } from "./envelope.js";
 import { enqueueEvents } from "./outbox.js";
 
 export interface EventConsumer<Desc extends DescMessage> {
@@ -49,9 +49,9 @@ export interface StreamConsumer {
 export type AnyEventConsumer = EventConsumer<any> | StreamConsumer;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-function handlerFor(consumer: AnyEventConsumer, data: Uint8Array): TypedHandler<any> | undefined {
+function handlerFor(consumer: AnyEventConsumer, type: string): TypedHandler<any> | undefined {
   if (!("handlers" in consumer)) return consumer;
-  return consumer.handlers[fromBinary(EventEnvelopeSchema, data).type];
+  return consumer.handlers[type];
 }
 
 /** Events applied in one transaction at most, so a backlog does not hold the database for long. */
@@ -69,8 +69,10 @@ export function startConsumer(deps: { bus: EventBus; db: Database; schema: strin
   const apply = async (messages: BusMessage[]) => {
     const events: { typed: TypedHandler<DescMessage>; event: ReceivedEvent<DescMessage> }[] = [];
     for (const message of messages) {
-      const typed = handlerFor(consumer, message.data);
-      if (typed) events.push({ typed, event: decodeEvent(message.data, typed.schema) });
+      // The envelope once: its type picks the handler, whose schema reads the payload.
+      const envelope = fromBinary(EventEnvelopeSchema, message.data);
+      const typed = handlerFor(consumer, envelope.type);
+      if (typed) events.push({ typed, event: eventOf(envelope, typed.schema) });
     }
     if (events.length === 0) return;
     const emitted: DomainEvent[] = [];

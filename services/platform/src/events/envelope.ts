@@ -1,6 +1,6 @@
 import { create, fromBinary, toBinary, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { EventEnvelopeSchema } from "@voiceops/proto/voiceops/events/v1/event_envelope_pb";
+import { type EventEnvelope, EventEnvelopeSchema } from "@voiceops/proto/voiceops/events/v1/event_envelope_pb";
 import { newId } from "../ids.js";
 
 export interface DomainEvent<Desc extends DescMessage = DescMessage> {
@@ -39,7 +39,11 @@ export interface ReceivedEvent<Desc extends DescMessage> {
 }
 
 export function decodeEvent<Desc extends DescMessage>(data: Uint8Array, schema: Desc): ReceivedEvent<Desc> {
-  const envelope = fromBinary(EventEnvelopeSchema, data);
+  return eventOf(fromBinary(EventEnvelopeSchema, data), schema);
+}
+
+/** The event an envelope (already decoded, e.g. to read its type) carries. */
+export function eventOf<Desc extends DescMessage>(envelope: EventEnvelope, schema: Desc): ReceivedEvent<Desc> {
   return {
     id: envelope.id,
     orgId: envelope.orgId,
