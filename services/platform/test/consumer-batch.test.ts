@@ -17,6 +17,8 @@ describe("a consumer on the in-process bus", () => {
   const logger = createLogger("silent");
   let db: Database;
   let broken: string | undefined;
+  /** When set, each event handled adds how many outbox rows carry a lease at that moment. */
+  let leases: number[] | undefined;
 
   /** Records each event it applies, with the transaction that applied it; fails on `broken`. */
   const consumer: EventConsumer<typeof ContactCreatedSchema> = {
@@ -25,6 +27,7 @@ describe("a consumer on the in-process bus", () => {
     schema: ContactCreatedSchema,
     async handle(event, tx) {
       if (event.payload.contact?.name === broken) throw new Error(`cannot apply ${broken}`);
+      if (leases) leases.push((await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema}.outbox WHERE claimed_until IS NOT NULL`)).rows[0]?.n ?? -1);
       await tx.query(`INSERT INTO ${schema}.applied (event_id, name, tx) VALUES ($1, $2, txid_current())`, [event.id, event.payload.contact?.name ?? ""]);
     },
   };
@@ -45,6 +48,7 @@ describe("a consumer on the in-process bus", () => {
   });
   beforeEach(async () => {
     broken = undefined;
+    leases = undefined;
     await db.exec(`TRUNCATE ${schema}.applied, ${schema}.outbox, ${schema}.processed_events`);
   });
 
@@ -97,5 +101,15 @@ describe("a consumer on the in-process bus", () => {
       await bus.publishAll?.([message(a), message(b), message(b)]);
     });
     expect((await applied()).map((row) => row.name)).toEqual(["a", "b"]);
+  });
+
+  it("leases the rows it publishes on PostgreSQL, where replicas share the outbox, and not on PGlite", async () => {
+    await enqueueEvents(db, schema, ["a", "b"].map(contactCreated));
+    leases = [];
+    await withConsumer(async (relay) => {
+      expect(await relay.drain()).toBe(2);
+    });
+    expect(leases).toEqual(db.kind === "postgres" ? [2, 2] : [0, 0]);
+    expect(await outboxSize()).toBe(0);
   });
 });

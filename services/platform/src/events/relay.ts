@@ -42,8 +42,9 @@ function messageOf(row: OutboxRow): BusMessage {
 /**
  * Publishes what the service committed to its outbox. A commit that wrote events wakes the
  * relay at once (nudge); it also polls, for rows another replica committed or left behind.
- * Rows are claimed for a short lease (so replicas share the work without holding a transaction
- * while publishing) and published with the event id as Nats-Msg-Id, up to `window` at a time:
+ * On PostgreSQL rows are claimed for a short lease (so replicas share the work without holding a
+ * transaction while publishing); on PGlite, which one process alone opens, they are read as they
+ * are. They are published with the event id as Nats-Msg-Id, up to `window` at a time:
  * they are sent in commit order on one connection, so each subject keeps that order in the
  * stream. At the first failed publish the relay sends nothing more of the batch; the rows not
  * acknowledged go back to the outbox and are sent again later, and JetStream drops those it had
@@ -118,13 +119,19 @@ export class OutboxRelay {
     const { schema, batchSize = 500 } = this.options;
     // Its own connection: under load the request pool has a queue, and events must not wait in it.
     const db = this.options.db.background;
+    // PGlite is one process's own database with one relay per outbox: nothing to share the
+    // rows with, so it reads them without writing a lease on each.
+    const leased = this.options.db.kind === "postgres";
     const claimed = await db.query<OutboxRow>(
-      `UPDATE ${schema}.outbox SET claimed_until = now() + interval '30 seconds'
-       WHERE seq IN (
-         SELECT seq FROM ${schema}.outbox
-         WHERE claimed_until IS NULL OR claimed_until < now()
-         ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED)
-       RETURNING seq, id, subject, payload, (extract(epoch FROM clock_timestamp() - created_at) * 1000)::float8 AS age_ms`,
+      leased
+        ? `UPDATE ${schema}.outbox SET claimed_until = now() + interval '30 seconds'
+           WHERE seq IN (
+             SELECT seq FROM ${schema}.outbox
+             WHERE claimed_until IS NULL OR claimed_until < now()
+             ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED)
+           RETURNING seq, id, subject, payload, (extract(epoch FROM clock_timestamp() - created_at) * 1000)::float8 AS age_ms`
+        : `SELECT seq, id, subject, payload, (extract(epoch FROM clock_timestamp() - created_at) * 1000)::float8 AS age_ms
+           FROM ${schema}.outbox ORDER BY seq LIMIT $1`,
       [batchSize],
     );
     const claimedAt = performance.now();
@@ -142,7 +149,7 @@ export class OutboxRelay {
         await db.query(`DELETE FROM ${schema}.outbox WHERE seq = ANY($1::bigint[])`, [sent]);
         outboxPublished.inc({ schema }, sent.length);
       }
-      if (sent.length < rows.length) {
+      if (leased && sent.length < rows.length) {
         const done = new Set(sent);
         const unsent = rows.filter((row) => !done.has(Number(row.seq))).map((row) => Number(row.seq));
         await db.query(`UPDATE ${schema}.outbox SET claimed_until = NULL WHERE seq = ANY($1::bigint[])`, [unsent]);
