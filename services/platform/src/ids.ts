@@ -16,7 +16,8 @@ export function newId(): string {
     randomFillSync(pool);
     poolAt = 0;
   }
-  const random = pool.subarray(poolAt, (poolAt += 16));
+  const random = pool.subarray(poolAt, poolAt + 16);
+  poolAt += 16;
   const now = Date.now();
   if (now > last.msecs) {
     // A new millisecond: the counter starts at a random 31-bit value.
