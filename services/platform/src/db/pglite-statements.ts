@@ -50,6 +50,23 @@ export class PgliteStatements {
   }
 
   /**
+   * A script of statements without parameters (the simple query protocol) in `transaction`, its
+   * BEGIN ahead of it if it is the transaction's first. Drops the prepared statements after it:
+   * a script may change tables.
+   */
+  async script(sql: string, transaction: PgliteTransaction): Promise<Results<unknown>[]> {
+    try {
+      const parts = [protocol.serialize.query(sql)];
+      const begin = transaction.begin();
+      if (begin) parts.unshift(begin);
+      const replies = afterBegin(await this.db.execProtocolStream(this.#withEvicted(parts), { syncToFs: false }), begin !== undefined);
+      return parse.parseResults(replies, this.db.parsers) as Results<unknown>[];
+    } finally {
+      this.forgetAll();
+    }
+  }
+
+  /**
    * Drops every statement (closed with the next message): schema changes (migrations) may
    * change what a statement returns.
    */

@@ -1,13 +1,13 @@
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { PGlite, parse, protocol, type Results } from "@electric-sql/pglite";
+import { PGlite, type Results } from "@electric-sql/pglite";
 import { btree_gin } from "@electric-sql/pglite/contrib/btree_gin";
 import { btree_gist } from "@electric-sql/pglite/contrib/btree_gist";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import type { Database, QueryOptions, QueryResult, Queryable, Row } from "./database.js";
 import { PgliteStatements } from "./pglite-statements.js";
-import { afterBegin, PgliteTransaction } from "./pglite-transaction.js";
+import { PgliteTransaction } from "./pglite-transaction.js";
 import { ReadCache } from "./read-cache.js";
 
 /**
@@ -40,17 +40,18 @@ const PREPARABLE = /^\s*(SELECT|INSERT|UPDATE|DELETE|WITH|VALUES)\b/i;
  */
 function queryable(db: PGlite, statements: PgliteStatements, tx: PgliteTransaction | undefined, reads: ReadCache | undefined): Queryable {
   const run = async <R>(sql: string, params: readonly unknown[] | undefined): Promise<QueryResult<R>> => {
+    const preparable = PREPARABLE.test(sql);
     let result: Results<unknown>;
     if (tx?.closed) throw new Error("Transaction is closed");
-    if (tx && !PREPARABLE.test(sql) && (params ?? []).length === 0) {
+    if (tx && !preparable && (params ?? []).length === 0) {
       // Schema changes and settings in a transaction (TRUNCATE, SET LOCAL): as a script.
-      result = (await script(db, tx, sql, statements)).at(-1) ?? { rows: [], fields: [] };
+      result = (await db.runExclusive(() => statements.script(sql, tx))).at(-1) ?? { rows: [], fields: [] };
     } else if (tx) {
       result = await db.runExclusive(() => statements.run(sql, params ?? [], tx));
-      if (!PREPARABLE.test(sql)) statements.forgetAll();
+      if (!preparable) statements.forgetAll();
     } else if (MAINTENANCE.test(sql)) {
       result = await db.query(sql, params as unknown[] | undefined);
-    } else if (!PREPARABLE.test(sql)) {
+    } else if (!preparable) {
       // Schema changes and settings: run as PGlite does, and drop the prepared statements,
       // whose result types a schema change may have changed.
       result = await db.query(sql, params as unknown[] | undefined).finally(() => statements.forgetAll());
@@ -70,7 +71,7 @@ function queryable(db: PGlite, statements: PgliteStatements, tx: PgliteTransacti
     async exec(sql: string): Promise<void> {
       const execute = async () => {
         if (tx) {
-          await script(db, tx, sql, statements);
+          await db.runExclusive(() => statements.script(sql, tx));
           return;
         }
         try {
@@ -83,24 +84,6 @@ function queryable(db: PGlite, statements: PgliteStatements, tx: PgliteTransacti
       await (reads ? reads.write(execute) : execute());
     },
   };
-}
-
-/**
- * A script of statements without parameters in the transaction (the simple query protocol), its
- * BEGIN ahead of it if it is the first. Drops the prepared statements: a script may change tables.
- */
-async function script(db: PGlite, tx: PgliteTransaction, sql: string, statements: PgliteStatements): Promise<Results<unknown>[]> {
-  try {
-    return await db.runExclusive(async () => {
-      const begin = tx.begin();
-      const query = protocol.serialize.query(sql);
-      const message = begin ? new Uint8Array([...begin, ...query]) : query;
-      const replies = afterBegin(await db.execProtocolStream(message, { syncToFs: false }), begin !== undefined);
-      return parse.parseResults(replies, db.parsers) as Results<unknown>[];
-    });
-  } finally {
-    statements.forgetAll();
-  }
 }
 
 const TIMESTAMPTZ_OID = 1184;
