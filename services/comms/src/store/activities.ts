@@ -72,7 +72,7 @@ export class ActivityStore {
   }
 
   async get(db: Queryable, orgId: string, id: string): Promise<ActivityRow | undefined> {
-    const result = await db.query<ActivityRow>(`SELECT ${ACTIVITY_COLUMNS} FROM comms.activities WHERE org_id = $1 AND id = $2`, [orgId, id], { cacheable: true });
+    const result = await db.query<ActivityRow>(`SELECT ${ACTIVITY_COLUMNS} FROM comms.activities WHERE org_id = $1 AND id = $2`, [orgId, id], { cacheable: true, prepared: true });
     return result.rows[0];
   }
 

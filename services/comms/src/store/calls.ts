@@ -66,7 +66,7 @@ export class CallStore {
   }
 
   async get(db: Queryable, orgId: string, sessionId: string): Promise<CallRow | undefined> {
-    const result = await db.query<CallRow>(`${CALL_SELECT} WHERE c.org_id = $1 AND c.session_id = $2`, [orgId, sessionId], { cacheable: true });
+    const result = await db.query<CallRow>(`${CALL_SELECT} WHERE c.org_id = $1 AND c.session_id = $2`, [orgId, sessionId], { cacheable: true, prepared: true });
     return result.rows[0];
   }
 

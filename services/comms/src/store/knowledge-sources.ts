@@ -68,7 +68,7 @@ export class KnowledgeSourceStore {
   }
 
   async get(db: Queryable, orgId: string, id: string): Promise<SourceRow | undefined> {
-    const result = await db.query<SourceRow>(`SELECT ${SOURCE_COLUMNS} FROM ${TABLE} WHERE org_id = $1 AND id = $2`, [orgId, id], { cacheable: true });
+    const result = await db.query<SourceRow>(`SELECT ${SOURCE_COLUMNS} FROM ${TABLE} WHERE org_id = $1 AND id = $2`, [orgId, id], { cacheable: true, prepared: true });
     return result.rows[0];
   }
 

@@ -78,7 +78,7 @@ export class ContactStore {
   }
 
   async get(db: Queryable, orgId: string, id: string): Promise<ContactRow | undefined> {
-    const result = await db.query<ContactRow>(`SELECT ${CONTACT_COLUMNS} FROM crm.contacts WHERE org_id = $1 AND id = $2`, [orgId, id], { cacheable: true });
+    const result = await db.query<ContactRow>(`SELECT ${CONTACT_COLUMNS} FROM crm.contacts WHERE org_id = $1 AND id = $2`, [orgId, id], { cacheable: true, prepared: true });
     return result.rows[0];
   }
 
@@ -114,6 +114,7 @@ export class ContactStore {
         values.notes ?? null,
         values.tags ?? [],
       ],
+      { prepared: true },
     );
     return result.rows[0];
   }

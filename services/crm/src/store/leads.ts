@@ -57,7 +57,7 @@ export class LeadStore {
   }
 
   async get(db: Queryable, orgId: string, id: string): Promise<LeadRow | undefined> {
-    const result = await db.query<LeadRow>(`${SELECT} WHERE l.org_id = $1 AND l.id = $2`, [orgId, id], { cacheable: true });
+    const result = await db.query<LeadRow>(`${SELECT} WHERE l.org_id = $1 AND l.id = $2`, [orgId, id], { cacheable: true, prepared: true });
     return result.rows[0];
   }
 

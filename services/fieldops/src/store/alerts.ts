@@ -59,7 +59,7 @@ export class AlertStore {
   }
 
   async get(db: Queryable, orgId: string, id: string): Promise<AlertRow | undefined> {
-    const result = await db.query<AlertRow>(`SELECT ${COLUMNS} FROM fieldops.urgent_alerts WHERE org_id = $1 AND id = $2`, [orgId, id], { cacheable: true });
+    const result = await db.query<AlertRow>(`SELECT ${COLUMNS} FROM fieldops.urgent_alerts WHERE org_id = $1 AND id = $2`, [orgId, id], { cacheable: true, prepared: true });
     return result.rows[0];
   }
 

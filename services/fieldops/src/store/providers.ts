@@ -50,6 +50,7 @@ export class ServiceProviderStore {
   async get(db: Queryable, orgId: string, id: string): Promise<ServiceProviderRow | undefined> {
     const result = await db.query<ServiceProviderRow>(`SELECT ${SERVICE_PROVIDER_COLUMNS} FROM fieldops.service_providers WHERE org_id = $1 AND id = $2`, [orgId, id], {
       cacheable: true,
+      prepared: true,
     });
     return result.rows[0];
   }

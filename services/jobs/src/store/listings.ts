@@ -48,7 +48,10 @@ export class ServiceListingStore {
   }
 
   async get(db: Queryable, orgId: string, id: string): Promise<ListingRow | undefined> {
-    const result = await db.query<ListingRow>(`SELECT ${LISTING_COLUMNS} FROM jobs.service_listings WHERE org_id = $1 AND id = $2`, [orgId, id], { cacheable: true });
+    const result = await db.query<ListingRow>(`SELECT ${LISTING_COLUMNS} FROM jobs.service_listings WHERE org_id = $1 AND id = $2`, [orgId, id], {
+      cacheable: true,
+      prepared: true,
+    });
     return result.rows[0];
   }
 

@@ -61,7 +61,10 @@ export class RequestStore {
   }
 
   async get(db: Queryable, orgId: string, id: string): Promise<RequestRow | undefined> {
-    const result = await db.query<RequestRow>(`SELECT ${REQUEST_COLUMNS} FROM jobs.service_requests WHERE org_id = $1 AND id = $2`, [orgId, id], { cacheable: true });
+    const result = await db.query<RequestRow>(`SELECT ${REQUEST_COLUMNS} FROM jobs.service_requests WHERE org_id = $1 AND id = $2`, [orgId, id], {
+      cacheable: true,
+      prepared: true,
+    });
     return result.rows[0];
   }
 

@@ -15,6 +15,13 @@ export interface QueryOptions {
    * results it kept since the last write. Ignored inside a transaction and on PostgreSQL.
    */
   cacheable?: boolean;
+  /**
+   * A statement whose plan is the same for any parameters (a lookup or write by key): on
+   * PostgreSQL each connection parses it once and keeps it prepared, so later runs skip
+   * parsing and, once PostgreSQL settles on its generic plan, planning. Leave it off where the
+   * best plan depends on the values (searches, filters of very different selectivity).
+   */
+  prepared?: boolean;
 }
 
 export interface Queryable {

@@ -1,19 +1,82 @@
+import { createHash } from "node:crypto";
 import type * as Pg from "pg";
-import type { Database, QueryResult, Queryable, Row } from "./database.js";
+import type { Database, QueryOptions, QueryResult, Queryable, Row } from "./database.js";
 
 type PgPackage = typeof import("pg").default;
 
 // bigint (int8) columns hold counts and cents; they fit a JS number.
 const INT8_OID = 20;
 
-function wrap(client: Pg.PoolClient | Pg.Pool): Queryable {
+/** At most this many statements are kept prepared (per connection); later ones run unnamed. */
+const MAX_PREPARED = 256;
+/** SQLSTATE of "cached plan must not change result type": a table it reads was altered. */
+const FEATURE_NOT_SUPPORTED = "0A000";
+
+/**
+ * Names of the statements run with `prepared`, by text: the same name on every connection, so
+ * each connection prepares a statement the first time it runs it. A statement whose prepared
+ * form failed with 0A000 maps to "" and runs unnamed from then on.
+ */
+const statementNames = new Map<string, string>();
+
+function statementName(sql: string): string {
+  let name = statementNames.get(sql);
+  if (name === undefined) {
+    if (statementNames.size >= MAX_PREPARED) return "";
+    name = `vo_${createHash("sha256").update(sql).digest("base64url").slice(0, 32)}`;
+    statementNames.set(sql, name);
+  }
+  return name;
+}
+
+/** Runs one statement on a connection (a transaction's) or on any of a pool's. */
+type Run = (config: Pg.QueryConfig) => Promise<Pg.QueryResult>;
+
+/** An error PostgreSQL answered (it has a SQLSTATE): the connection that got it is still good. */
+function isServerError(error: unknown): boolean {
+  return error instanceof Error && "severity" in error && typeof (error as { code?: unknown }).code === "string";
+}
+
+/**
+ * Runs statements on a pool's connections. pg-pool's own query() closes the connection a
+ * statement failed on, whatever the failure: a unique violation or a statement timeout would cost
+ * a new connection (and its prepared statements). Here only a connection that broke is dropped.
+ */
+function onPool(pool: Pg.Pool): Run {
+  return async (config) => {
+    const client = await pool.connect();
+    try {
+      const result = await client.query(config);
+      client.release();
+      return result;
+    } catch (error) {
+      client.release(isServerError(error) ? undefined : (error as Error));
+      throw error;
+    }
+  };
+}
+
+function wrap(run: Run, inTransaction: boolean): Queryable {
   return {
-    async query<R = Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
-      const result = await client.query(sql, params as unknown[] | undefined);
+    async query<R = Row>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<QueryResult<R>> {
+      const values = params as unknown[] | undefined;
+      const name = options?.prepared ? statementName(sql) : "";
+      let result: Pg.QueryResult;
+      try {
+        result = await run(name === "" ? { text: sql, values } : { name, text: sql, values });
+      } catch (error) {
+        // A migration changed the columns a prepared statement answers (another replica's, during
+        // a rolling update): PostgreSQL refuses it on every connection that prepared it, so it
+        // runs unnamed from now on, and once more now where no transaction was aborted.
+        if (name === "" || (error as { code?: string }).code !== FEATURE_NOT_SUPPORTED) throw error;
+        statementNames.set(sql, "");
+        if (inTransaction) throw error;
+        result = await run({ text: sql, values });
+      }
       return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
     },
     async exec(sql: string): Promise<void> {
-      await client.query(sql);
+      await run({ text: sql });
     },
   };
 }
@@ -63,7 +126,7 @@ export async function createPostgresDatabase(options: PostgresOptions): Promise<
   const connection = (): Queryable => {
     if (!backgroundConnection) {
       backgroundPool = createPool(pg, options, 1, `${options.applicationName}-background`);
-      backgroundConnection = wrap(backgroundPool);
+      backgroundConnection = wrap(onPool(backgroundPool), false);
     }
     return backgroundConnection;
   };
@@ -71,7 +134,7 @@ export async function createPostgresDatabase(options: PostgresOptions): Promise<
     query: (sql, params) => connection().query(sql, params),
     exec: (sql) => connection().exec(sql),
   };
-  const direct = wrap(pool);
+  const direct = wrap(onPool(pool), false);
   return {
     kind: "postgres",
     query: direct.query,
@@ -88,7 +151,7 @@ export async function createPostgresDatabase(options: PostgresOptions): Promise<
       client.on("error", onError);
       try {
         await client.query("BEGIN");
-        const result = await fn(wrap(client));
+        const result = await fn(wrap((config) => client.query(config), true));
         await client.query("COMMIT");
         return result;
       } catch (error) {

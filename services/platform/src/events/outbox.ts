@@ -16,5 +16,6 @@ export async function enqueueEvents(tx: Queryable, schema: string, events: Domai
     `INSERT INTO ${schema}.outbox (id, subject, payload)
      SELECT i, s, decode(p, 'base64') FROM unnest($1::uuid[], $2::text[], $3::text[]) AS t(i, s, p)`,
     [ids, subjects, payloads],
+    { prepared: true },
   );
 }
