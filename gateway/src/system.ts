@@ -112,7 +112,9 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
   const services: RunningService[] = [];
   try {
     for (const module of modules) {
-      services.push(await startService(module, { db, bus, logger, internalToken, host: "127.0.0.1", port: 0, peers, clock, objects, env }));
+      services.push(
+        await startService(module, { db, bus, logger, internalToken, host: "127.0.0.1", port: 0, peers, clock, objects, env, eventRetentionDays: infra.eventRetentionDays }),
+      );
     }
     const gateway = await startGateway({
       db,

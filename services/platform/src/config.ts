@@ -63,6 +63,9 @@ export function envEnum<T extends string>(name: string, allowed: readonly T[], f
 }
 
 /** Settings every process shares: where its data and events live. */
+/** How long the bus keeps events when EVENT_RETENTION_DAYS is unset. */
+export const DEFAULT_EVENT_RETENTION_DAYS = 400;
+
 export interface InfraConfig {
   databaseUrl: string | undefined;
   natsUrl: string | undefined;
@@ -97,7 +100,7 @@ export function readInfraConfig(env: Env): InfraConfig {
   return {
     databaseUrl,
     natsPrefix,
-    eventRetentionDays: envInt("EVENT_RETENTION_DAYS", 400, { min: 1, max: 3650 }, env),
+    eventRetentionDays: envInt("EVENT_RETENTION_DAYS", DEFAULT_EVENT_RETENTION_DAYS, { min: 1, max: 3650 }, env),
     natsUrl: envUrl("NATS_URL", ["nats:", "tls:", "ws:", "wss:"], env),
     dataDir: envString("DATA_DIR", "./.data", env),
     embeddedReadCache: envEnum("EMBEDDED_READ_CACHE", ["on", "off"], "on", env) === "on",

@@ -24,6 +24,7 @@ export * from "./bus/bus.js";
 export * from "./events/envelope.js";
 export * from "./events/consumer.js";
 export * from "./events/outbox.js";
+export * from "./events/ledger.js";
 export * from "./events/relay.js";
 export * from "./rpc/org-context.js";
 export * from "./rpc/client.js";

@@ -1,11 +1,13 @@
 import type { ConnectRouter, Transport } from "@connectrpc/connect";
 import type { EventBus, Subscription } from "./bus/bus.js";
 import { systemClock, type Clock } from "./clock.js";
+import { DEFAULT_EVENT_RETENTION_DAYS } from "./config.js";
 import type { Database, Queryable } from "./db/database.js";
 import { migrate, readMigrations } from "./db/migrate.js";
 import { vacuumPeriodically } from "./db/pglite-vacuum.js";
 import { startConsumer, type AnyEventConsumer } from "./events/consumer.js";
 import type { DomainEvent } from "./events/envelope.js";
+import { pruneLedgerPeriodically } from "./events/ledger.js";
 import { enqueueEvents } from "./events/outbox.js";
 import { OutboxRelay } from "./events/relay.js";
 import type { Logger } from "./log.js";
@@ -155,6 +157,8 @@ export interface ServiceRuntime {
   objects: ObjectStore;
   /** The environment the launcher read at start (process.env, or the one a test gives). */
   env: Record<string, string | undefined>;
+  /** EVENT_RETENTION_DAYS: how long the bus keeps events, and so the ledger its consumers' records (default 400). */
+  eventRetentionDays?: number;
 }
 
 export interface RunningService {
@@ -230,6 +234,8 @@ export async function startService(module: ServiceModule, runtime: ServiceRuntim
   runtime.peers.setLocal(module.name, server.url, local);
   relay.start();
   const vacuum = vacuumPeriodically(db, [`${module.schema}.outbox`, ...(module.churnTables ?? [])], logger);
+  // By the system's time, not the service clock: event ids carry the system's time.
+  const ledger = pruneLedgerPeriodically(db, module.schema, runtime.eventRetentionDays ?? DEFAULT_EVENT_RETENTION_DAYS, logger);
   let draining = false;
   const background = await module.background?.(context);
   return {
@@ -250,6 +256,7 @@ export async function startService(module: ServiceModule, runtime: ServiceRuntim
       for (const subscription of subscriptions) await subscription.stop();
       await relay.stop();
       await vacuum?.stop();
+      await ledger.stop();
     },
   };
 }
