@@ -49,15 +49,11 @@ SELECT d.apply, p.counters, p.attrs, p.version, p.deleted FROM decision AS d LEF
  * previous state, or undefined when the change was ignored (stale, or the record is deleted).
  */
 export async function applyRecord(tx: Queryable, orgId: string, kind: string, id: string, next: RecordState | null): Promise<StoredRecord | null | undefined> {
-  const result = await tx.query<{ apply: boolean; counters: string[] | null; attrs: Record<string, unknown>; version: Date | null; deleted: boolean }>(APPLY_RECORD, [
-    orgId,
-    kind,
-    id,
-    next?.counters ?? [],
-    JSON.stringify(next?.attrs ?? {}),
-    next?.version ?? null,
-    next === null,
-  ]);
+  const result = await tx.query<{ apply: boolean; counters: string[] | null; attrs: Record<string, unknown>; version: Date | null; deleted: boolean }>(
+    APPLY_RECORD,
+    [orgId, kind, id, next?.counters ?? [], JSON.stringify(next?.attrs ?? {}), next?.version ?? null, next === null],
+    { prepared: true },
+  );
   const row = result.rows[0];
   if (!row?.apply) return undefined;
   return row.counters === null ? null : { counters: row.counters, attrs: row.attrs, version: row.version, deleted: row.deleted };

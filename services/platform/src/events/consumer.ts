@@ -81,6 +81,7 @@ export function startConsumer(deps: { bus: EventBus; db: Database; schema: strin
         `INSERT INTO ${schema}.processed_events (consumer, event_id)
          SELECT $1, unnest($2::uuid[]) ON CONFLICT DO NOTHING RETURNING event_id`,
         [consumer.durable, events.map(({ event }) => event.id)],
+        { prepared: true },
       );
       const unseen = new Set(fresh.rows.map((row) => row.event_id.toLowerCase()));
       const done = new Set<string>();

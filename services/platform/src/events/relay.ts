@@ -133,6 +133,7 @@ export class OutboxRelay {
         : `SELECT seq, id, subject, payload, (extract(epoch FROM clock_timestamp() - created_at) * 1000)::float8 AS age_ms
            FROM ${schema}.outbox ORDER BY seq LIMIT $1`,
       [batchSize],
+      { prepared: true },
     );
     const claimedAt = performance.now();
     const rows = [...claimed.rows].sort((a, b) => Number(a.seq) - Number(b.seq));
@@ -146,7 +147,7 @@ export class OutboxRelay {
       if (!(await this.publishTogether(rows, onSent))) failure = await this.publishEach(rows, onSent);
     } finally {
       if (sent.length > 0) {
-        await db.query(`DELETE FROM ${schema}.outbox WHERE seq = ANY($1::bigint[])`, [sent]);
+        await db.query(`DELETE FROM ${schema}.outbox WHERE seq = ANY($1::bigint[])`, [sent], { prepared: true });
         outboxPublished.inc({ schema }, sent.length);
       }
       if (leased && sent.length < rows.length) {
