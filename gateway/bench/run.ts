@@ -154,6 +154,8 @@ interface Summary {
   rps: number;
   p99: number;
   ratio: number;
+  /** The lowest and highest of the per-round ratios: how much the machine moved them. */
+  ratioRange: [number, number];
   /** CPU time of the system's own processes per request (the database server's not counted). */
   cpuUs: number;
   /** The same, by process, for a system of several ("gateway 160 + crm 137"). */
@@ -188,11 +190,13 @@ async function interleaved(targets: Target[], request: { path: (t: Target) => st
   const base = results.get(targets[0]?.name ?? "") ?? [];
   return targets.map((t) => {
     const list = results.get(t.name) ?? [];
+    const ratios = list.map((r, i) => r.rps / (base[i]?.rps || Number.NaN));
     return {
       name: t.name,
       rps: median(list.map((r) => r.rps)),
       p99: median(list.map((r) => r.p99)),
-      ratio: median(list.map((r, i) => r.rps / (base[i]?.rps || Number.NaN))),
+      ratio: median(ratios),
+      ratioRange: [Math.min(...ratios), Math.max(...ratios)],
       cpuUs: median(list.map((r) => r.cpuUs)),
       cpuParts: t.procs.length > 1 ? t.procs.map((p, i) => `${p.name} ${fmt(median(list.map((r) => r.partUs[i] ?? Number.NaN)))}`).join(" + ") : "",
       cpuRatio: median(list.map((r, i) => (base[i]?.cpuUs ?? Number.NaN) / r.cpuUs)),
@@ -202,11 +206,11 @@ async function interleaved(targets: Target[], request: { path: (t: Target) => st
 }
 
 function table(rows: Summary[], goal: (row: Summary) => string): void {
-  out("| target | req/s (median) | p99 ms (median) | ratio to baseline (median of rounds) | CPU µs per request | CPU ratio | non-2xx + errors | goal |");
+  out("| target | req/s (median) | p99 ms (median) | ratio to baseline (median of rounds; lowest-highest) | CPU µs per request | CPU ratio | non-2xx + errors | goal |");
   out("|---|---|---|---|---|---|---|---|");
   for (const row of rows) {
     out(
-      `| ${row.name} | ${fmt(row.rps)} | ${fmt(row.p99)} | ${fmt(row.ratio, 2)}x | ${fmt(row.cpuUs)}${row.cpuParts ? ` (${row.cpuParts})` : ""} | ${fmt(row.cpuRatio, 2)}x | ${row.failures} | ${goal(row)} |`,
+      `| ${row.name} | ${fmt(row.rps)} | ${fmt(row.p99)} | ${fmt(row.ratio, 2)}x${ROUNDS > 1 ? ` (${fmt(row.ratioRange[0], 2)}-${fmt(row.ratioRange[1], 2)})` : ""} | ${fmt(row.cpuUs)}${row.cpuParts ? ` (${row.cpuParts})` : ""} | ${fmt(row.cpuRatio, 2)}x | ${row.failures} | ${goal(row)} |`,
     );
   }
   out();
