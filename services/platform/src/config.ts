@@ -62,10 +62,10 @@ export function envEnum<T extends string>(name: string, allowed: readonly T[], f
   return raw as T;
 }
 
-/** Settings every process shares: where its data and events live. */
 /** How long the bus keeps events when EVENT_RETENTION_DAYS is unset. */
 export const DEFAULT_EVENT_RETENTION_DAYS = 400;
 
+/** Settings every process shares: where its data and events live. */
 export interface InfraConfig {
   databaseUrl: string | undefined;
   natsUrl: string | undefined;

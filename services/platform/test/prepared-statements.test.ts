@@ -31,6 +31,11 @@ describe("prepared statements", () => {
     expect(await preparedHere()).toEqual([]);
     for (const id of [1, 2, 1]) expect((await db.query<{ id: number }>(byId, [id], { prepared: true })).rows[0]?.id).toBe(id);
     expect(await preparedHere()).toEqual([byId]);
+    // The background connection (the outbox relay's) takes the option as well.
+    const onBackground = `SELECT id FROM ${schema}.items WHERE id = $1 AND $2::int >= 0`;
+    expect((await db.background.query<{ id: number }>(onBackground, [2, 1], { prepared: true })).rows).toEqual([{ id: 2 }]);
+    const backgroundPrepared = await db.background.query<{ statement: string }>("SELECT statement FROM pg_prepared_statements WHERE NOT from_sql");
+    expect(backgroundPrepared.rows.map((r) => r.statement)).toContain(onBackground);
   });
 
   it.runIf(process.env.DATABASE_URL)("keeps a connection whose statement PostgreSQL refused, with what it has prepared", async () => {

@@ -7,7 +7,7 @@ type PgPackage = typeof import("pg").default;
 // bigint (int8) columns hold counts and cents; they fit a JS number.
 const INT8_OID = 20;
 
-/** At most this many statements are kept prepared (per connection); later ones run unnamed. */
+/** At most this many statement texts are run prepared (each connection prepares those it runs); later ones run unnamed. */
 const MAX_PREPARED = 256;
 /** SQLSTATE of "cached plan must not change result type": a table it reads was altered. */
 const FEATURE_NOT_SUPPORTED = "0A000";
@@ -131,7 +131,7 @@ export async function createPostgresDatabase(options: PostgresOptions): Promise<
     return backgroundConnection;
   };
   const background: Queryable = {
-    query: (sql, params) => connection().query(sql, params),
+    query: (sql, params, queryOptions) => connection().query(sql, params, queryOptions),
     exec: (sql) => connection().exec(sql),
   };
   const direct = wrap(onPool(pool), false);
