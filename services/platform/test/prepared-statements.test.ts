@@ -49,6 +49,14 @@ describe("prepared statements", () => {
     expect(await preparedHere()).toContain(byId);
   });
 
+  it.runIf(process.env.DATABASE_URL)("runs a statement something deallocated unnamed instead of failing", async () => {
+    const byId = `SELECT name FROM ${schema}.items WHERE id = $1 AND $2::int < 1`;
+    expect((await db.query(byId, [1, 0], { prepared: true })).rows).toEqual([{ name: "one" }]);
+    await db.exec("DEALLOCATE ALL");
+    expect((await db.query(byId, [2, 0], { prepared: true })).rows).toEqual([{ name: "two" }]);
+    expect((await db.query(byId, [1, 0], { prepared: true })).rows).toEqual([{ name: "one" }]);
+  });
+
   it("answers with the table's new columns after a migration altered it, in and out of a transaction", async () => {
     const all = `SELECT * FROM ${schema}.items WHERE id = $1`;
     const inTx = `SELECT * FROM ${schema}.items WHERE id = $1 AND $2::int = 0`;

@@ -9,13 +9,17 @@ const INT8_OID = 20;
 
 /** At most this many statement texts are run prepared (each connection prepares those it runs); later ones run unnamed. */
 const MAX_PREPARED = 256;
-/** SQLSTATE of "cached plan must not change result type": a table it reads was altered. */
-const FEATURE_NOT_SUPPORTED = "0A000";
+/**
+ * Refusals of a prepared statement that running it unnamed avoids: 0A000 "cached plan must not
+ * change result type" (a table it reads was altered), 26000 the statement is gone from the
+ * connection (DEALLOCATE ALL or DISCARD ALL from elsewhere, a pooler's reset).
+ */
+const PREPARED_REFUSALS = new Set(["0A000", "26000"]);
 
 /**
  * Names of the statements run with `prepared`, by text: the same name on every connection, so
  * each connection prepares a statement the first time it runs it. A statement whose prepared
- * form failed with 0A000 maps to "" and runs unnamed from then on.
+ * form was refused (PREPARED_REFUSALS) maps to "" and runs unnamed from then on.
  */
 const statementNames = new Map<string, string>();
 
@@ -66,9 +70,10 @@ function wrap(run: Run, inTransaction: boolean): Queryable {
         result = await run(name === "" ? { text: sql, values } : { name, text: sql, values });
       } catch (error) {
         // A migration changed the columns a prepared statement answers (another replica's, during
-        // a rolling update): PostgreSQL refuses it on every connection that prepared it, so it
-        // runs unnamed from now on, and once more now where no transaction was aborted.
-        if (name === "" || (error as { code?: string }).code !== FEATURE_NOT_SUPPORTED) throw error;
+        // a rolling update), or something deallocated it: PostgreSQL refuses it on every
+        // connection that prepared it, so it runs unnamed from now on, and once more now where no
+        // transaction was aborted.
+        if (name === "" || !PREPARED_REFUSALS.has(String((error as { code?: unknown }).code))) throw error;
         statementNames.set(sql, "");
         if (inTransaction) throw error;
         result = await run({ text: sql, values });
