@@ -1,14 +1,10 @@
 import { pino, type Logger } from "pino";
+import { isDatabaseError } from "./db/database.js";
 
 export type { Logger };
 
 /** Fields of an error that are safe to log: they name what failed, never the data involved. */
 const SAFE_FIELDS = ["code", "severity", "constraint", "table", "column", "schema", "dataType", "routine", "syscall", "errno"] as const;
-
-/** A PostgreSQL error (node-postgres or PGlite): it has a five-character SQLSTATE. */
-function isDatabaseError(error: Record<string, unknown>): boolean {
-  return typeof error.code === "string" && /^[0-9A-Z]{5}$/.test(error.code) && ("severity" in error || "routine" in error);
-}
 
 /**
  * An error as a log line shows it: its type, message, stack, code and the names of what failed.

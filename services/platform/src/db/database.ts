@@ -52,6 +52,16 @@ export const PgErrorCode = {
   exclusionViolation: "23P01",
 } as const;
 
+/**
+ * An error PostgreSQL answered (node-postgres or PGlite): it has a five-character SQLSTATE and
+ * the server's severity or routine. The connection that got it is still good.
+ */
+export function isDatabaseError(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const code = pgErrorCode(error);
+  return code !== undefined && /^[0-9A-Z]{5}$/.test(code) && ("severity" in error || "routine" in error);
+}
+
 export function pgErrorCode(error: unknown): string | undefined {
   if (typeof error === "object" && error !== null && "code" in error) {
     const code = (error as { code: unknown }).code;

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type * as Pg from "pg";
-import type { Database, QueryOptions, QueryResult, Queryable, Row } from "./database.js";
+import { isDatabaseError, pgErrorCode, type Database, type QueryOptions, type QueryResult, type Queryable, type Row } from "./database.js";
 
 type PgPackage = typeof import("pg").default;
 
@@ -36,11 +36,6 @@ function statementName(sql: string): string {
 /** Runs one statement on a connection (a transaction's) or on any of a pool's. */
 type Run = (config: Pg.QueryConfig) => Promise<Pg.QueryResult>;
 
-/** An error PostgreSQL answered (it has a SQLSTATE): the connection that got it is still good. */
-function isServerError(error: unknown): boolean {
-  return error instanceof Error && "severity" in error && typeof (error as { code?: unknown }).code === "string";
-}
-
 /**
  * Runs statements on a pool's connections. pg-pool's own query() closes the connection a
  * statement failed on, whatever the failure: a unique violation or a statement timeout would cost
@@ -54,7 +49,7 @@ function onPool(pool: Pg.Pool): Run {
       client.release();
       return result;
     } catch (error) {
-      client.release(isServerError(error) ? undefined : (error as Error));
+      client.release(isDatabaseError(error) ? undefined : (error as Error));
       throw error;
     }
   };
@@ -73,7 +68,7 @@ function wrap(run: Run, inTransaction: boolean): Queryable {
         // a rolling update), or something deallocated it: PostgreSQL refuses it on every
         // connection that prepared it, so it runs unnamed from now on, and once more now where no
         // transaction was aborted.
-        if (name === "" || !PREPARED_REFUSALS.has(String((error as { code?: unknown }).code))) throw error;
+        if (name === "" || !PREPARED_REFUSALS.has(pgErrorCode(error) ?? "")) throw error;
         statementNames.set(sql, "");
         if (inTransaction) throw error;
         result = await run({ text: sql, values });
