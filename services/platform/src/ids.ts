@@ -32,6 +32,12 @@ export function newId(): string {
   return v7({ random, msecs: last.msecs, seq: last.seq });
 }
 
+/** The smallest UUIDv7 of a moment: every id newId made at or after it sorts at or above it. */
+export function firstIdAt(time: Date): string {
+  const hex = Math.max(0, Math.floor(time.getTime())).toString(16).padStart(12, "0");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-0000-0000-000000000000`;
+}
+
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function isUuid(value: string): boolean {

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { v7 } from "uuid";
 import { createLogger, openDatabase, readInfraConfig, type Database } from "../src/index.js";
 import { migrate } from "../src/db/migrate.js";
-import { firstIdAt, pruneLedgerPeriodically, pruneProcessedEvents } from "../src/events/ledger.js";
+import { pruneLedgerPeriodically, pruneProcessedEvents } from "../src/events/ledger.js";
+import { firstIdAt } from "../src/ids.js";
 import { eventually, testEnv } from "../src/testing/index.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -1,5 +1,6 @@
 import type { Subscription } from "../bus/bus.js";
 import type { Database } from "../db/database.js";
+import { firstIdAt } from "../ids.js";
 import type { Logger } from "../log.js";
 import { runPeriodically } from "../periodic.js";
 
@@ -8,12 +9,6 @@ export const LEDGER_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 /** Rows deleted per statement, so that no statement holds the table for long. */
 const PRUNE_BATCH = 5_000;
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-/** The smallest UUIDv7 of a moment: every id made at or after it sorts at or above it. */
-export function firstIdAt(time: Date): string {
-  const hex = Math.max(0, Math.floor(time.getTime())).toString(16).padStart(12, "0");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-0000-0000-000000000000`;
-}
 
 /**
  * Deletes the ledger rows of events made before `before`, of every consumer of the schema.
