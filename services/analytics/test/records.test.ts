@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger, migrate, openDatabase, readInfraConfig, readMigrations, type Database } from "@voiceops/platform";
 import { testEnv } from "@voiceops/platform/testing";
 import { analyticsService } from "../src/index.js";
-import { applyRecord, readCounters } from "../src/model/records.js";
+import { applyRecord, applyRecords, readCounters, type RecordChange } from "../src/model/records.js";
 
 // A record's state moves the counters with it, against the run's real database (PostgreSQL, or
 // PGlite in memory); each case in an organization of its own.
@@ -55,5 +55,50 @@ describe("applyRecord", () => {
     expect(await apply(org, null, "never-seen")).toBeNull();
     expect(await apply(org, { counters: ["contacts"], version: day(9) }, "never-seen")).toBeUndefined();
     expect(await counters(org)).toEqual({ contacts: 0, customers: 0 });
+  });
+
+  it("moves many records in one call as one change after another would", async () => {
+    // The same changes, in two organizations each: one call of applyRecords, and applyRecord on
+    // each in turn. A record changed again, a stale state, a deletion and a name twice included.
+    const script = (orgA: string, orgB: string): RecordChange[] => [
+      { orgId: orgA, kind: "contact", id: "c1", next: { counters: ["contacts", "customers"], attrs: { a: 1 }, version: day(1) } },
+      { orgId: orgA, kind: "contact", id: "c2", next: { counters: ["contacts"], version: day(1) } },
+      { orgId: orgB, kind: "contact", id: "c1", next: { counters: ["contacts", "contacts"], version: day(2) } },
+      { orgId: orgA, kind: "contact", id: "c1", next: { counters: ["contacts"], version: day(3) } },
+      { orgId: orgA, kind: "contact", id: "c2", next: { counters: ["contacts", "customers"], version: day(0) } },
+      { orgId: orgA, kind: "lead", id: "c1", next: { counters: ["customers"] } },
+      { orgId: orgB, kind: "contact", id: "c1", next: null },
+      { orgId: orgB, kind: "contact", id: "c1", next: { counters: ["contacts"], version: day(9) } },
+      { orgId: orgA, kind: "contact", id: "c3", next: null },
+      { orgId: orgA, kind: "contact", id: "c1", next: { counters: ["customers"], version: day(4) } },
+    ];
+    const [a1, b1, a2, b2] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    const together = await db.transaction((tx) => applyRecords(tx, script(a1, b1)));
+    const oneByOne = await db.transaction(async (tx) => {
+      const results = [];
+      for (const { orgId, kind, id, next } of script(a2, b2)) results.push(await applyRecord(tx, orgId, kind, id, next));
+      return results;
+    });
+    expect(together).toEqual(oneByOne);
+    expect(together.map((previous) => (previous === undefined ? "ignored" : previous === null ? "new" : "moved"))).toEqual([
+      "new",
+      "new",
+      "new",
+      "moved",
+      "ignored",
+      "new",
+      "moved",
+      "ignored",
+      "new",
+      "moved",
+    ]);
+    expect(await counters(a1)).toEqual({ contacts: 1, customers: 2 });
+    expect(await counters(a1)).toEqual(await counters(a2));
+    expect(await counters(b1)).toEqual({ contacts: 0, customers: 0 });
+    expect(await counters(b1)).toEqual(await counters(b2));
+    const stored = async (orgId: string) =>
+      (await db.query(`SELECT kind, id, counters, attrs, version, deleted FROM analytics.records WHERE org_id = $1 ORDER BY kind, id`, [orgId])).rows;
+    expect(await stored(a1)).toEqual(await stored(a2));
+    expect(await stored(b1)).toEqual(await stored(b2));
   });
 });

@@ -1,9 +1,19 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import type { AnyEventConsumer, EventConsumer } from "@voiceops/platform";
+import type { AnyEventConsumer, EventConsumer, ReceivedEvent } from "@voiceops/platform";
 import { ContactCreatedSchema, ContactDeletedSchema, ContactUpdatedSchema, type ContactCreated } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
 import { ServiceRequestDeletedSchema } from "@voiceops/proto/voiceops/jobs/v1/jobs_events_pb";
 import type { ActivityStore } from "./store/activities.js";
-import type { ContactCopies } from "./store/contacts.js";
+import type { ContactCopies, ContactCopy } from "./store/contacts.js";
+
+/** The copy of each event's contact (events without one are skipped). */
+function copiesOf(events: ReceivedEvent<typeof ContactCreatedSchema | typeof ContactUpdatedSchema>[]): (ContactCopy & { orgId: string })[] {
+  return events.flatMap((event) => {
+    const contact = (event.payload as ContactCreated).contact;
+    if (!contact) return [];
+    const version = contact.updatedAt ? timestampDate(contact.updatedAt) : event.occurredAt;
+    return [{ orgId: event.orgId, id: contact.id, name: contact.name ?? null, phoneNumber: contact.phoneNumber ?? null, version }];
+  });
+}
 
 /** Keeps the copy of a contact's name and number that calls and messages show. */
 function copyContact(contacts: ContactCopies, durable: string, subject: string, schema: typeof ContactCreatedSchema | typeof ContactUpdatedSchema): EventConsumer<typeof schema> {
@@ -11,16 +21,8 @@ function copyContact(contacts: ContactCopies, durable: string, subject: string, 
     durable,
     subject,
     schema,
-    async handle(event, tx) {
-      const contact = (event.payload as ContactCreated).contact;
-      if (!contact) return;
-      await contacts.save(tx, event.orgId, {
-        id: contact.id,
-        name: contact.name ?? null,
-        phoneNumber: contact.phoneNumber ?? null,
-        version: contact.updatedAt ? timestampDate(contact.updatedAt) : event.occurredAt,
-      });
-    },
+    handle: (event, tx) => contacts.saveAll(tx, copiesOf([event])),
+    handleAll: (events, tx) => contacts.saveAll(tx, copiesOf(events)),
   };
 }
 

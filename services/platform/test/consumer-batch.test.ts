@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
-import { ContactCreatedSchema } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
-import { createLogger, newEvent, openDatabase, readInfraConfig, type Database, type DomainEvent, type EventConsumer } from "../src/index.js";
+import { ContactCreatedSchema, ContactDeletedSchema } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
+import { createLogger, handlerOf, newEvent, openDatabase, readInfraConfig, type Database, type DomainEvent, type EventConsumer, type StreamConsumer } from "../src/index.js";
 import { createMemoryBus } from "../src/bus/memory.js";
 import { migrate } from "../src/db/migrate.js";
 import { encodeEvent } from "../src/events/envelope.js";
@@ -111,5 +111,59 @@ describe("a consumer on the in-process bus", () => {
     });
     expect(leases).toEqual(db.kind === "postgres" ? [2, 2] : [0, 0]);
     expect(await outboxSize()).toBe(0);
+  });
+
+  it("hands consecutive events of a type with handleAll to it together, after skipping those it has applied", async () => {
+    // created has handleAll, deleted has not; each call is recorded with the names it got.
+    const calls: string[] = [];
+    const stream: StreamConsumer = {
+      durable: "batch-test-runs",
+      subject: "crm.>",
+      handlers: {
+        "crm.contact.created": handlerOf(
+          ContactCreatedSchema,
+          async (event) => void calls.push(`one ${event.payload.contact?.name}`),
+          async (events) => {
+            if (events.some((event) => event.payload.contact?.name === broken)) throw new Error(`cannot apply ${broken}`);
+            calls.push(`all ${events.map((event) => event.payload.contact?.name).join(",")}`);
+          },
+        ),
+        "crm.contact.deleted": handlerOf(ContactDeletedSchema, async (event) => void calls.push(`deleted ${event.payload.contactId}`)),
+      },
+    };
+    const deleted = (contactId: string): DomainEvent =>
+      newEvent("00000000-0000-4000-8000-000000000001", "crm.contact.deleted", ContactDeletedSchema, create(ContactDeletedSchema, { contactId }));
+    const [a, b, c, d, e, f, g] = ["a", "b", "c", "d", "e", "f", "g"].map(contactCreated) as [
+      DomainEvent,
+      DomainEvent,
+      DomainEvent,
+      DomainEvent,
+      DomainEvent,
+      DomainEvent,
+      DomainEvent,
+    ];
+    const [x, y, z] = [deleted("x"), deleted("y"), deleted("z")];
+    const message = (event: DomainEvent) => ({ subject: event.type, id: event.id, data: encodeEvent(event) });
+    const bus = createMemoryBus();
+    const subscription = await startConsumer({ bus, db, schema, logger, onEmitted: () => undefined }, stream);
+    try {
+      await bus.publish(message(b));
+      calls.length = 0;
+      // b was applied: a and c are one run once it is skipped; d stands alone between two others.
+      await bus.publishAll?.([message(a), message(b), message(c), message(x), message(y), message(d), message(z), message(e), message(f), message(g)]);
+      expect(calls).toEqual(["all a,c", "deleted x", "deleted y", "one d", "deleted z", "all e,f,g"]);
+      // A run that fails is not applied; the transaction and the rest of the batch go with it.
+      calls.length = 0;
+      broken = "h";
+      const [h, i] = [contactCreated("h"), contactCreated("i")];
+      await expect(bus.publishAll?.([message(h), message(i)])).rejects.toThrow("cannot apply h");
+      expect(calls).toEqual([]);
+      broken = undefined;
+      await bus.publishAll?.([message(h), message(i)]);
+      expect(calls).toEqual(["all h,i"]);
+    } finally {
+      await subscription.stop();
+      await bus.close();
+    }
   });
 });

@@ -13,7 +13,7 @@ import {
 import { ContactStatusSchema, LeadStatusSchema, type Contact, type Lead } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 import { addToBuckets } from "../model/buckets.js";
 import { Counter, Metric } from "../model/names.js";
-import { applyRecord } from "../model/records.js";
+import { applyRecord, applyRecords, type RecordChange } from "../model/records.js";
 import { setUpcoming } from "../model/upcoming.js";
 
 const dateOf = (timestamp: Timestamp | undefined) => (timestamp ? timestampDate(timestamp) : undefined);
@@ -23,9 +23,15 @@ async function revokeTokens(tx: Queryable, orgId: string, tokenIds: string[]): P
   await tx.query(`UPDATE analytics.portal_tokens SET revoked = true WHERE org_id = $1 AND token_id = ANY($2::uuid[])`, [orgId, tokenIds]);
 }
 
-async function applyContact(tx: Queryable, orgId: string, contact: Contact): Promise<void> {
+function contactChange(orgId: string, contact: Contact): RecordChange {
   const customer = enumToJson(ContactStatusSchema, contact.status) === "customer";
-  await applyRecord(tx, orgId, "contact", contact.id, { counters: customer ? [Counter.contacts, Counter.customers] : [Counter.contacts], version: dateOf(contact.updatedAt) });
+  return { orgId, kind: "contact", id: contact.id, next: { counters: customer ? [Counter.contacts, Counter.customers] : [Counter.contacts], version: dateOf(contact.updatedAt) } };
+}
+
+/** The contacts of created or updated events, moved in one statement where they are distinct. */
+async function applyContacts(tx: Queryable, events: { orgId: string; payload: { contact?: Contact } }[]): Promise<void> {
+  const changes = events.flatMap(({ orgId, payload }) => (payload.contact ? [contactChange(orgId, payload.contact)] : []));
+  if (changes.length > 0) await applyRecords(tx, changes);
 }
 
 function isOpen(lead: Lead): boolean {
@@ -53,12 +59,16 @@ export const crmConsumer: StreamConsumer = {
   durable: "analytics-crm",
   subject: "crm.>",
   handlers: {
-    "crm.contact.created": handlerOf(ContactCreatedSchema, async (event, tx) => {
-      if (event.payload.contact) await applyContact(tx, event.orgId, event.payload.contact);
-    }),
-    "crm.contact.updated": handlerOf(ContactUpdatedSchema, async (event, tx) => {
-      if (event.payload.contact) await applyContact(tx, event.orgId, event.payload.contact);
-    }),
+    "crm.contact.created": handlerOf(
+      ContactCreatedSchema,
+      (event, tx) => applyContacts(tx, [event]),
+      (events, tx) => applyContacts(tx, events),
+    ),
+    "crm.contact.updated": handlerOf(
+      ContactUpdatedSchema,
+      (event, tx) => applyContacts(tx, [event]),
+      (events, tx) => applyContacts(tx, events),
+    ),
     "crm.contact.deleted": handlerOf(ContactDeletedSchema, async (event, tx) => {
       await applyRecord(tx, event.orgId, "contact", event.payload.contactId.toLowerCase(), null);
       await tx.query(`DELETE FROM analytics.portal_tokens WHERE org_id = $1 AND contact_id = $2`, [event.orgId, event.payload.contactId.toLowerCase()]);

@@ -1,4 +1,4 @@
-import { startConsumer, type Queryable, type ServiceContext, type StreamConsumer, type Subscription, type TypedHandler } from "@voiceops/platform";
+import { handlerOf, startConsumer, type Queryable, type ServiceContext, type StreamConsumer, type Subscription, type TypedHandler } from "@voiceops/platform";
 import { currentGeneration, fenceGeneration, REBUILD_SUBJECT, StaleGeneration } from "../model/generation.js";
 
 const GENERATION_POLL_MS = 5_000;
@@ -15,23 +15,28 @@ function durableOf(consumer: StreamConsumer, generation: number): string {
  */
 function fenced(consumer: StreamConsumer, generation: number): StreamConsumer {
   const checked = new WeakSet<Queryable>();
-  const handlers = wrapHandlers(consumer, (handle) => async (event, tx, emit) => {
+  const handlers = wrapHandlers(consumer, async (tx, apply) => {
     if (!checked.has(tx)) {
       await fenceGeneration(tx, generation);
       checked.add(tx);
     }
-    await handle(event, tx, emit);
+    await apply();
   });
   return { durable: durableOf(consumer, generation), subject: consumer.subject, handlers };
 }
 
-/** The consumer's handlers, each one's `handle` wrapped by `wrap`. */
+/** The consumer's handlers, each application of one (`handle` or `handleAll`) run by `around`. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-function wrapHandlers(consumer: StreamConsumer, wrap: (handle: TypedHandler<any>["handle"]) => TypedHandler<any>["handle"]): Record<string, TypedHandler<any>> {
+function wrapHandlers(consumer: StreamConsumer, around: (tx: Queryable, apply: () => Promise<void>) => Promise<void>): Record<string, TypedHandler<any>> {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const handlers: Record<string, TypedHandler<any>> = {};
   for (const [type, handler] of Object.entries(consumer.handlers)) {
-    handlers[type] = { schema: handler.schema, handle: wrap((event, tx, emit) => handler.handle(event, tx, emit)) };
+    const { handleAll } = handler;
+    handlers[type] = handlerOf(
+      handler.schema,
+      (event, tx, emit) => around(tx, () => handler.handle(event, tx, emit)),
+      handleAll && ((events, tx, emit) => around(tx, () => handleAll.call(handler, events, tx, emit))),
+    );
   }
   return handlers;
 }
@@ -66,9 +71,9 @@ export async function runConsumers(context: ServiceContext, consumers: StreamCon
   }
 
   function withRestart(consumer: StreamConsumer): StreamConsumer {
-    const handlers = wrapHandlers(consumer, (handle) => async (event, tx, emit) => {
+    const handlers = wrapHandlers(consumer, async (_tx, apply) => {
       try {
-        await handle(event, tx, emit);
+        await apply();
       } catch (error) {
         // A missed broadcast: the fence found the newer generation.
         if (error instanceof StaleGeneration) void switchTo(error.current);

@@ -16,47 +16,99 @@ export interface StoredRecord {
   deleted: boolean;
 }
 
+/** A record to move to its next state (null: deleted). */
+export interface RecordChange {
+  orgId: string;
+  kind: string;
+  id: string;
+  next: RecordState | null;
+}
+
 /**
- * One statement (one round trip) for the whole move: lock the stored state, decide (a deleted
- * record stays deleted; an older state than the stored one is ignored), add the difference of
- * the counter names to the counters, store the new state. Answers the decision and the
- * previous state.
+ * One statement for the moves of several distinct records: lock their stored states, decide for
+ * each (a deleted record stays deleted; an older state than the stored one is ignored), add the
+ * differences of their counter names to the counters, store the new states. Answers each
+ * change's decision and previous state, by its position `n`. Rows are locked and counters
+ * written in key order, so two such statements cannot deadlock on each other.
  */
-const APPLY_RECORD = `WITH previous AS (
-  SELECT counters, attrs, version, deleted FROM analytics.records WHERE org_id = $1 AND kind = $2 AND id = $3 FOR UPDATE
+const APPLY_RECORDS = `WITH input AS (
+  SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(n int, org_id uuid, kind text, id text, counters text[], attrs jsonb, version timestamptz, deleted boolean)
+), previous AS (
+  SELECT r.org_id, r.kind, r.id, r.counters, r.attrs, r.version, r.deleted
+  FROM analytics.records AS r JOIN input AS i ON r.org_id = i.org_id AND r.kind = i.kind AND r.id = i.id
+  ORDER BY r.org_id, r.kind, r.id FOR UPDATE OF r
 ), decision AS (
-  SELECT NOT coalesce(p.deleted, false)
-     AND NOT (NOT $7::boolean AND $6::timestamptz IS NOT NULL AND p.version IS NOT NULL AND $6::timestamptz < p.version) AS apply
-  FROM (SELECT 1) AS one LEFT JOIN previous AS p ON true
+  SELECT i.*, p.counters AS previous_counters, p.attrs AS previous_attrs, p.version AS previous_version, p.deleted AS previous_deleted,
+         NOT coalesce(p.deleted, false) AND NOT (NOT i.deleted AND i.version IS NOT NULL AND p.version IS NOT NULL AND i.version < p.version) AS apply
+  FROM input AS i LEFT JOIN previous AS p ON p.org_id = i.org_id AND p.kind = i.kind AND p.id = i.id
 ), deltas AS (
-  SELECT name, sum(delta)::bigint AS delta
-  FROM (SELECT unnest(counters) AS name, -1 AS delta FROM previous UNION ALL SELECT unnest($4::text[]), 1) AS d
-  WHERE (SELECT apply FROM decision)
-  GROUP BY name HAVING sum(delta) <> 0
+  SELECT org_id, name, sum(delta)::bigint AS delta
+  FROM (SELECT org_id, unnest(previous_counters) AS name, -1 AS delta FROM decision WHERE apply
+        UNION ALL SELECT org_id, unnest(counters), 1 FROM decision WHERE apply) AS d
+  GROUP BY org_id, name HAVING sum(delta) <> 0
 ), counted AS (
-  INSERT INTO analytics.counters AS c (org_id, name, value) SELECT $1, name, delta FROM deltas
+  INSERT INTO analytics.counters AS c (org_id, name, value) SELECT org_id, name, delta FROM deltas ORDER BY org_id, name
   ON CONFLICT (org_id, name) DO UPDATE SET value = c.value + EXCLUDED.value
 ), stored AS (
   INSERT INTO analytics.records (org_id, kind, id, counters, attrs, version, deleted)
-  SELECT $1, $2, $3, $4::text[], $5::jsonb, coalesce($6::timestamptz, (SELECT version FROM previous)), $7::boolean FROM decision WHERE apply
+  SELECT org_id, kind, id, counters, attrs, coalesce(version, previous_version), deleted FROM decision WHERE apply ORDER BY org_id, kind, id
   ON CONFLICT (org_id, kind, id) DO UPDATE SET counters = EXCLUDED.counters, attrs = EXCLUDED.attrs, version = EXCLUDED.version, deleted = EXCLUDED.deleted
 )
-SELECT d.apply, p.counters, p.attrs, p.version, p.deleted FROM decision AS d LEFT JOIN previous AS p ON true`;
+SELECT n, apply, previous_counters AS counters, previous_attrs AS attrs, previous_version AS version, previous_deleted AS deleted FROM decision`;
 
 /**
- * Moves a record to its new state (or deletes it, with null) and its counters with it: the
- * counters of its previous state lose one, those of the new state gain one. Resolves the
- * previous state, or undefined when the change was ignored (stale, or the record is deleted).
+ * Moves records to their new states (or deletes them, with null) and their counters with them,
+ * with the effect of one change after another: the counters of a record's previous state lose
+ * one, those of its new state gain one. Resolves, for each change, the previous state, null when
+ * there was none, or undefined when the change was ignored (stale, or the record is deleted).
+ * Changes of distinct records share a statement; a record changed again starts the next one.
  */
-export async function applyRecord(tx: Queryable, orgId: string, kind: string, id: string, next: RecordState | null): Promise<StoredRecord | null | undefined> {
-  const result = await tx.query<{ apply: boolean; counters: string[] | null; attrs: Record<string, unknown>; version: Date | null; deleted: boolean }>(
-    APPLY_RECORD,
-    [orgId, kind, id, next?.counters ?? [], JSON.stringify(next?.attrs ?? {}), next?.version ?? null, next === null],
+export async function applyRecords(tx: Queryable, changes: readonly RecordChange[]): Promise<(StoredRecord | null | undefined)[]> {
+  const results: (StoredRecord | null | undefined)[] = [];
+  let chunk: RecordChange[] = [];
+  let keys = new Set<string>();
+  for (const change of changes) {
+    const key = `${change.orgId}/${change.kind}/${change.id}`;
+    if (keys.has(key)) {
+      results.push(...(await applyDistinct(tx, chunk)));
+      chunk = [];
+      keys = new Set();
+    }
+    chunk.push(change);
+    keys.add(key);
+  }
+  if (chunk.length > 0) results.push(...(await applyDistinct(tx, chunk)));
+  return results;
+}
+
+async function applyDistinct(tx: Queryable, changes: readonly RecordChange[]): Promise<(StoredRecord | null | undefined)[]> {
+  const input = changes.map(({ orgId, kind, id, next }, n) => ({
+    n,
+    org_id: orgId,
+    kind,
+    id,
+    counters: next?.counters ?? [],
+    attrs: next?.attrs ?? {},
+    version: next?.version ?? null,
+    deleted: next === null,
+  }));
+  const result = await tx.query<{ n: number; apply: boolean; counters: string[] | null; attrs: Record<string, unknown>; version: Date | null; deleted: boolean }>(
+    APPLY_RECORDS,
+    [JSON.stringify(input)],
     { prepared: true },
   );
-  const row = result.rows[0];
-  if (!row?.apply) return undefined;
-  return row.counters === null ? null : { counters: row.counters, attrs: row.attrs, version: row.version, deleted: row.deleted };
+  const results: (StoredRecord | null | undefined)[] = changes.map(() => undefined);
+  for (const row of result.rows) {
+    if (!row.apply) continue;
+    results[row.n] = row.counters === null ? null : { counters: row.counters, attrs: row.attrs, version: row.version, deleted: row.deleted };
+  }
+  return results;
+}
+
+/** One record's move (see applyRecords). */
+export async function applyRecord(tx: Queryable, orgId: string, kind: string, id: string, next: RecordState | null): Promise<StoredRecord | null | undefined> {
+  const [previous] = await applyRecords(tx, [{ orgId, kind, id, next }]);
+  return previous;
 }
 
 /** The named counters of an organization (absent ones are 0). */

@@ -18,17 +18,24 @@ export interface EventConsumer<Desc extends DescMessage> {
    * the consumer's outbox in that transaction.
    */
   handle(event: ReceivedEvent<Desc>, tx: Queryable, emit: (event: DomainEvent) => void): Promise<void>;
+  handleAll?: TypedHandler<Desc>["handleAll"];
 }
 
 /** How one event type of a StreamConsumer is read and applied. */
 export interface TypedHandler<Desc extends DescMessage> {
   schema: Desc;
   handle(event: ReceivedEvent<Desc>, tx: Queryable, emit: (event: DomainEvent) => void): Promise<void>;
+  /**
+   * Optional: applies consecutive events of this type delivered together (the in-process bus
+   * hands over the relay's batch) with the same effect as `handle` on each in turn, in fewer
+   * statements. A run of one goes to `handle`.
+   */
+  handleAll?(events: ReceivedEvent<Desc>[], tx: Queryable, emit: (event: DomainEvent) => void): Promise<void>;
 }
 
-/** Pairs a payload schema with its handler, keeping the handler's event typed. */
-export function handlerOf<Desc extends DescMessage>(schema: Desc, handle: TypedHandler<Desc>["handle"]): TypedHandler<Desc> {
-  return { schema, handle };
+/** Pairs a payload schema with its handler (and its handler of runs), keeping the events typed. */
+export function handlerOf<Desc extends DescMessage>(schema: Desc, handle: TypedHandler<Desc>["handle"], handleAll?: TypedHandler<Desc>["handleAll"]): TypedHandler<Desc> {
+  return handleAll ? { schema, handle, handleAll } : { schema, handle };
 }
 
 /**
@@ -54,6 +61,17 @@ function handlerFor(consumer: AnyEventConsumer, type: string): TypedHandler<any>
   return consumer.handlers[type];
 }
 
+/** Consecutive items of one handler that has `handleAll`, together; every other item alone. */
+function runsOf<T extends { typed: TypedHandler<DescMessage> }>(items: T[]): T[][] {
+  const runs: T[][] = [];
+  for (const item of items) {
+    const last = runs.at(-1);
+    if (last && item.typed.handleAll && last[0]?.typed === item.typed) last.push(item);
+    else runs.push([item]);
+  }
+  return runs;
+}
+
 /** Events applied in one transaction at most, so a backlog does not hold the database for long. */
 const BATCH_LIMIT = 64;
 
@@ -62,7 +80,8 @@ const BATCH_LIMIT = 64;
  * recorded in the consumer schema's processed_events in the same transaction as the change,
  * and a redelivered event finds it there and is skipped. Events delivered together (the
  * in-process bus hands over the relay's batch) are applied in one transaction, in order: a
- * transaction and its ledger insert per batch instead of per event.
+ * transaction and its ledger insert per batch instead of per event, and consecutive events of a
+ * type whose handler has `handleAll` in one call of it.
  */
 export function startConsumer(deps: { bus: EventBus; db: Database; schema: string; logger: Logger; onEmitted: () => void }, consumer: AnyEventConsumer): Promise<Subscription> {
   const { bus, db, schema, logger } = deps;
@@ -85,12 +104,19 @@ export function startConsumer(deps: { bus: EventBus; db: Database; schema: strin
       );
       const unseen = new Set(fresh.rows.map((row) => row.event_id.toLowerCase()));
       const done = new Set<string>();
-      for (const { typed, event } of events) {
-        const id = event.id.toLowerCase();
+      const todo: typeof events = [];
+      for (const item of events) {
+        const id = item.event.id.toLowerCase();
         // Once each, even when the batch holds an event twice.
         if (!unseen.delete(id)) continue;
-        await typed.handle(event, tx, (e) => emitted.push(e));
+        todo.push(item);
         done.add(id);
+      }
+      const emit = (e: DomainEvent) => void emitted.push(e);
+      for (const [first, ...rest] of runsOf(todo)) {
+        if (!first) continue;
+        if (rest.length > 0 && first.typed.handleAll) await first.typed.handleAll([first.event, ...rest.map((item) => item.event)], tx, emit);
+        else await first.typed.handle(first.event, tx, emit);
       }
       await enqueueEvents(tx, schema, emitted);
       return done;
