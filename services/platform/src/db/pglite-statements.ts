@@ -1,4 +1,5 @@
 import { type messages, type PGlite, parse, protocol, type Results } from "@electric-sql/pglite";
+import { bindExecuteSync, concat } from "./pglite-protocol.js";
 import { afterBegin, type PgliteTransaction } from "./pglite-transaction.js";
 
 /** Numbers the statements: unique in the process, so also on a connection shared by two caches. */
@@ -81,7 +82,7 @@ export class PgliteStatements {
     this.#statements.delete(sql);
     this.#statements.set(sql, statement);
     const values = params.map((value, i) => this.#serialize(value, statement.paramTypes[i] ?? 0));
-    const parts = [protocol.serialize.bind({ statement: statement.name, values }), protocol.serialize.execute({}), protocol.serialize.sync()];
+    const parts = [bindExecuteSync(statement.name, values)];
     const begin = transaction?.begin();
     if (begin) parts.unshift(begin);
     const replies = afterBegin(await this.db.execProtocolStream(this.#withEvicted(parts), { syncToFs: !transaction }), begin !== undefined);
@@ -108,7 +109,7 @@ export class PgliteStatements {
   }
 
   /** As PGlite's query() turns a parameter into text: by the type PostgreSQL inferred for it. */
-  #serialize(value: unknown, type: number): string | null {
+  #serialize(value: unknown, type: number): unknown {
     if (value === null || value === undefined) return null;
     const serializer = this.db.serializers[type];
     return serializer ? serializer(value) : String(value);
@@ -127,14 +128,7 @@ export class PgliteStatements {
       parts.unshift(...this.#evicted.map((name) => protocol.serialize.close({ type: "S", name })));
       this.#evicted = [];
     }
-    if (parts.length === 1) return parts[0] as Uint8Array;
-    const message = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-    let offset = 0;
-    for (const part of parts) {
-      message.set(part, offset);
-      offset += part.length;
-    }
-    return message;
+    return concat(parts);
   }
 }
 
