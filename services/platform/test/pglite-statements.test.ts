@@ -123,6 +123,27 @@ describe("statements prepared once on PGlite", () => {
     expect((await db.query("SELECT count(*)::int AS n FROM things WHERE id = $1", [20])).rows).toEqual([{ n: 1 }]);
   });
 
+  it("raises errors with the class, message and fields of PGlite's own, in and out of a transaction", async () => {
+    const fields = (error: unknown) => {
+      const e = error as Record<string, unknown> & Error;
+      return { type: e.constructor.name, ...e, message: e.message };
+    };
+    await db.query("INSERT INTO things (id, name) VALUES ($1, $2)", [90, "ninety"]);
+    const cases: [string, unknown[]][] = [
+      ["INSERT INTO things (id, name) VALUES ($1, $2)", [91, "ninety"]],
+      ["INSERT INTO things (id, name) VALUES ($1, $2)", [92, null]],
+      ["SELECT $1::int / 0 AS n", [1]],
+      ["SELECT $1::int AS n", ["nope"]],
+      ["SELECT $1::text::jsonb AS d", ["{bad"]],
+    ];
+    for (const [sql, params] of cases) {
+      const theirs = fields(await pglite.query(sql, params).catch((e: unknown) => e));
+      expect(fields(await db.query(sql, params).catch((e: unknown) => e))).toEqual(theirs);
+      const inTransaction = await db.transaction((tx) => tx.query(sql, params)).catch((e: unknown) => e);
+      expect(fields(inTransaction)).toEqual(theirs);
+    }
+  });
+
   it("commits and rolls back transactions, and holds other statements back until the end", async () => {
     await db.transaction(async (tx) => {
       await tx.query("INSERT INTO things (id, name) VALUES ($1, $2)", [30, "thirty"]);
@@ -171,11 +192,18 @@ describe("statements prepared once on PGlite", () => {
   });
 
   it("sends BEGIN with a transaction's first statement and COMMIT as one call; none for an empty one", async () => {
+    // Statements go through the raw stream, COMMIT through the parsed one: count both.
     const calls: string[] = [];
+    const call = (message: Uint8Array) => calls.push(new TextDecoder().decode(message).includes("BEGIN") ? "begin+statement" : "call");
     const original = pglite.execProtocolStream.bind(pglite);
+    const originalRaw = pglite.execProtocolRawStream.bind(pglite);
     pglite.execProtocolStream = (message, options) => {
-      calls.push(new TextDecoder().decode(message).includes("BEGIN") ? "begin+statement" : "call");
+      call(message);
       return original(message, options);
+    };
+    pglite.execProtocolRawStream = (message, options) => {
+      call(message);
+      return originalRaw(message, options);
     };
     try {
       // Prepared before counting.
@@ -196,6 +224,7 @@ describe("statements prepared once on PGlite", () => {
       expect(calls).toEqual([]);
     } finally {
       pglite.execProtocolStream = original;
+      pglite.execProtocolRawStream = originalRaw;
     }
   });
 

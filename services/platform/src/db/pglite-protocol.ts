@@ -1,4 +1,7 @@
-import { protocol } from "@electric-sql/pglite";
+import { messages, protocol } from "@electric-sql/pglite";
+
+// The wire messages of a prepared statement's run on PGlite, written and read directly: PGlite's
+// own serializer and parser cost as much as a small statement's execution in the database.
 
 const encoder = new TextEncoder();
 // Execute (of the unnamed portal, all rows) and Sync: the same bytes every time.
@@ -58,4 +61,113 @@ export function concat(parts: readonly Uint8Array[]): Uint8Array {
     offset += part.length;
   }
   return message;
+}
+
+/** What a statement's replies come to: its rows (parsed by column type) and rows written. */
+export interface StatementReplies {
+  rows: Record<string, unknown>[];
+  affectedRows: number;
+}
+
+type Parsers = Record<number, ((text: string, typeId: number) => unknown) | undefined>;
+
+/** A result column, as the statement's RowDescription gives it. */
+interface Column {
+  name: string;
+  dataTypeID: number;
+}
+
+/**
+ * Reads the backend's replies to a statement (Bind, Execute, Sync, after a BEGIN's replies when
+ * `began`) straight from their bytes: its data rows become objects by `fields` (the statement's
+ * row description) and `parsers`, as PGlite's result parser makes them; an ErrorResponse is
+ * thrown as PGlite's DatabaseError with the same fields. PGlite's own path first builds an
+ * object per message and then the rows from those.
+ */
+export function readReplies(bytes: Uint8Array, began: boolean, fields: readonly Column[], parsers: Parsers): StatementReplies {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const rows: Record<string, unknown>[] = [];
+  let affectedRows = 0;
+  let error: messages.DatabaseError | undefined;
+  let skipping = began;
+  for (let at = 0; at + 5 <= buffer.length; ) {
+    const type = buffer[at] as number;
+    const end = at + 1 + buffer.readInt32BE(at + 1);
+    const body = at + 5;
+    at = end;
+    if (skipping) {
+      // The BEGIN's replies end with its ReadyForQuery.
+      if (type === 0x5a) skipping = false;
+      else if (type === 0x45) error ??= databaseError(buffer, body, end);
+      continue;
+    }
+    if (type === 0x44 && error === undefined) rows.push(dataRow(buffer, body, fields, parsers));
+    else if (type === 0x43) affectedRows += writtenRows(buffer.toString("utf8", body, end - 1));
+    else if (type === 0x45) error ??= databaseError(buffer, body, end);
+  }
+  if (error) throw error;
+  return { rows, affectedRows };
+}
+
+function dataRow(buffer: Buffer, at: number, fields: readonly Column[], parsers: Parsers): Record<string, unknown> {
+  const row: Record<string, unknown> = {};
+  const count = buffer.readInt16BE(at);
+  let offset = at + 2;
+  for (let i = 0; i < count; i++) {
+    const length = buffer.readInt32BE(offset);
+    offset += 4;
+    const field = fields[i];
+    if (!field) throw new Error("A data row has more columns than its statement's row description");
+    if (length < 0) {
+      row[field.name] = null;
+      continue;
+    }
+    const text = buffer.toString("utf8", offset, offset + length);
+    offset += length;
+    const parser = parsers[field.dataTypeID];
+    row[field.name] = parser ? parser(text, field.dataTypeID) : text;
+  }
+  return row;
+}
+
+/** As PGlite counts a CommandComplete's rows: those INSERT, UPDATE, DELETE, COPY and MERGE wrote. */
+function writtenRows(tag: string): number {
+  const words = tag.split(" ");
+  const count = Number.parseInt(words[words.length - 1] ?? "", 10);
+  return ["INSERT", "UPDATE", "DELETE", "COPY", "MERGE"].includes(words[0] ?? "") && !Number.isNaN(count) ? count : 0;
+}
+
+// ErrorResponse field codes -> DatabaseError properties, as PGlite's parser sets them.
+const ERROR_FIELDS: Record<string, keyof messages.DatabaseError> = {
+  S: "severity",
+  C: "code",
+  D: "detail",
+  H: "hint",
+  P: "position",
+  p: "internalPosition",
+  q: "internalQuery",
+  W: "where",
+  s: "schema",
+  t: "table",
+  c: "column",
+  d: "dataType",
+  n: "constraint",
+  F: "file",
+  L: "line",
+  R: "routine",
+};
+
+function databaseError(buffer: Buffer, at: number, end: number): messages.DatabaseError {
+  const values: Record<string, string> = {};
+  for (let offset = at; offset < end && buffer[offset] !== 0; ) {
+    const code = String.fromCharCode(buffer[offset] as number);
+    const stop = buffer.indexOf(0, offset + 1);
+    values[code] = buffer.toString("utf8", offset + 1, stop);
+    offset = stop + 1;
+  }
+  const error = new messages.DatabaseError(values.M ?? "", end - at + 4, "error");
+  for (const [code, property] of Object.entries(ERROR_FIELDS)) {
+    if (values[code] !== undefined) Object.assign(error, { [property]: values[code] });
+  }
+  return error;
 }

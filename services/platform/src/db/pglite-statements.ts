@@ -1,5 +1,5 @@
 import { type messages, type PGlite, parse, protocol, type Results } from "@electric-sql/pglite";
-import { bindExecuteSync, concat } from "./pglite-protocol.js";
+import { bindExecuteSync, concat, readReplies } from "./pglite-protocol.js";
 import { afterBegin, type PgliteTransaction } from "./pglite-transaction.js";
 
 /** Numbers the statements: unique in the process, so also on a connection shared by two caches. */
@@ -12,8 +12,9 @@ let statementCount = 0;
  * result types), then runs it with Bind + Execute + Sync in one round trip; after five runs
  * PostgreSQL settles on a generic plan and stops planning it at all.
  *
- * The caller holds PGlite's locks (see pglite.ts). Results are parsed by PGlite's own result
- * parser with the database's type parsers, so they match `query()`'s.
+ * The caller holds PGlite's locks (see pglite.ts). Results are read from the replies' bytes
+ * with the database's type parsers (pglite-protocol.ts), as PGlite's own result parser makes
+ * them, so they match `query()`'s; so do errors.
  */
 export class PgliteStatements {
   /** SQL text -> statement, least recently used first (a Map keeps insertion order). */
@@ -85,9 +86,12 @@ export class PgliteStatements {
     const parts = [bindExecuteSync(statement.name, values)];
     const begin = transaction?.begin();
     if (begin) parts.unshift(begin);
-    const replies = afterBegin(await this.db.execProtocolStream(this.#withEvicted(parts), { syncToFs: !transaction }), begin !== undefined);
-    const head: messages.BackendMessage[] = statement.rowDescription ? [statement.rowDescription] : [];
-    return parse.parseResults([...head, ...replies], this.db.parsers)[0] as Results<unknown>;
+    // The replies' bytes, read here: PGlite's stream would build an object per message first.
+    const chunks: Uint8Array[] = [];
+    await this.db.execProtocolRawStream(this.#withEvicted(parts), { syncToFs: !transaction, onRawData: (chunk) => void chunks.push(chunk.slice()) });
+    const fields = statement.rowDescription?.fields ?? [];
+    const { rows, affectedRows } = readReplies(chunks.length === 0 ? new Uint8Array(0) : concat(chunks), begin !== undefined, fields, this.db.parsers);
+    return { rows, affectedRows, fields };
   }
 
   async #prepare(sql: string): Promise<Prepared> {
