@@ -1,11 +1,11 @@
 import { protocol } from "@electric-sql/pglite";
 import { describe, expect, it } from "vitest";
-import { bindExecuteSync, concat } from "../src/db/pglite-protocol.js";
+import { bindExecuteSync } from "../src/db/pglite-protocol.js";
 
 // The messages written in one buffer are byte for byte those PGlite's own serializer writes.
 describe("bindExecuteSync", () => {
   const pglite = (statement: string, values: (string | null)[]) =>
-    concat([protocol.serialize.bind({ statement, values }), protocol.serialize.execute({}), protocol.serialize.sync()]);
+    Buffer.concat([protocol.serialize.bind({ statement, values }), protocol.serialize.execute({}), protocol.serialize.sync()]);
 
   it.each([
     ["no parameters", "voiceops_1", []],
@@ -18,7 +18,11 @@ describe("bindExecuteSync", () => {
 
   it("hands a value that is not text to PGlite's serializer", () => {
     const bytes = new Uint8Array([1, 2, 3]);
-    const expected = concat([protocol.serialize.bind({ statement: "s", values: ["a", bytes as unknown as string] }), protocol.serialize.execute({}), protocol.serialize.sync()]);
+    const expected = Buffer.concat([
+      protocol.serialize.bind({ statement: "s", values: ["a", bytes as unknown as string] }),
+      protocol.serialize.execute({}),
+      protocol.serialize.sync(),
+    ]);
     expect(Buffer.from(bindExecuteSync("s", ["a", bytes]))).toEqual(Buffer.from(expected));
   });
 });

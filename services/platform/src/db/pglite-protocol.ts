@@ -20,7 +20,7 @@ export function bindExecuteSync(statement: string, values: readonly unknown[]): 
   for (const value of values) {
     if (value === null) size += 2 + 4;
     else if (typeof value === "string") size += 2 + 4 + value.length * 3;
-    else return concat([protocol.serialize.bind({ statement, values: values as (string | null)[] }), EXECUTE_SYNC]);
+    else return Buffer.concat([protocol.serialize.bind({ statement, values: values as (string | null)[] }), EXECUTE_SYNC]);
   }
   const buffer = new Uint8Array(size);
   const view = new DataView(buffer.buffer);
@@ -49,18 +49,6 @@ export function bindExecuteSync(statement: string, values: readonly unknown[]): 
   view.setInt32(1, at - 1);
   buffer.set(EXECUTE_SYNC, at);
   return buffer.subarray(0, at + EXECUTE_SYNC.length);
-}
-
-/** The messages one after another, in one buffer. */
-export function concat(parts: readonly Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0] as Uint8Array;
-  const message = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    message.set(part, offset);
-    offset += part.length;
-  }
-  return message;
 }
 
 /** What a statement's replies come to: its rows (parsed by column type) and rows written. */

@@ -1,5 +1,5 @@
 import { type messages, type PGlite, parse, protocol, type Results } from "@electric-sql/pglite";
-import { bindExecuteSync, concat, readReplies } from "./pglite-protocol.js";
+import { bindExecuteSync, readReplies } from "./pglite-protocol.js";
 import { afterBegin, type PgliteTransaction } from "./pglite-transaction.js";
 
 /** Numbers the statements: unique in the process, so also on a connection shared by two caches. */
@@ -90,7 +90,7 @@ export class PgliteStatements {
     const chunks: Uint8Array[] = [];
     await this.db.execProtocolRawStream(this.#withEvicted(parts), { syncToFs: !transaction, onRawData: (chunk) => void chunks.push(chunk.slice()) });
     const fields = statement.rowDescription?.fields ?? [];
-    const { rows, affectedRows } = readReplies(chunks.length === 0 ? new Uint8Array(0) : concat(chunks), begin !== undefined, fields, this.db.parsers);
+    const { rows, affectedRows } = readReplies(onlyOrJoined(chunks), begin !== undefined, fields, this.db.parsers);
     return { rows, affectedRows, fields };
   }
 
@@ -132,8 +132,14 @@ export class PgliteStatements {
       parts.unshift(...this.#evicted.map((name) => protocol.serialize.close({ type: "S", name })));
       this.#evicted = [];
     }
-    return concat(parts);
+    return onlyOrJoined(parts);
   }
+}
+
+/** The one buffer given, or a copy of them all one after another. */
+function onlyOrJoined(parts: Uint8Array[]): Uint8Array {
+  const [only] = parts;
+  return only && parts.length === 1 ? only : Buffer.concat(parts);
 }
 
 interface Prepared {
