@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger, migrate, openDatabase, readInfraConfig, readMigrations, type Database } from "@voiceops/platform";
-import { testEnv } from "@voiceops/platform/testing";
+import type { Database } from "@voiceops/platform";
+import { serviceDatabase } from "@voiceops/platform/testing";
 import { analyticsService } from "../src/index.js";
 import { applyRecord, applyRecords, readCounters, type RecordChange } from "../src/model/records.js";
 
@@ -12,8 +12,7 @@ describe("applyRecord", () => {
   const day = (n: number) => new Date(Date.UTC(2026, 10, n));
 
   beforeAll(async () => {
-    db = await openDatabase(readInfraConfig(testEnv()), { name: "records-test", poolSize: 2, logger: createLogger("silent"), inMemory: true });
-    await migrate(db, analyticsService.schema, readMigrations(analyticsService.migrationsDir));
+    db = await serviceDatabase(analyticsService, "records-test");
   });
   afterAll(async () => {
     await db?.close();

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger, migrate, openDatabase, readInfraConfig, readMigrations, type Database } from "@voiceops/platform";
-import { testEnv } from "@voiceops/platform/testing";
+import type { Database } from "@voiceops/platform";
+import { serviceDatabase } from "@voiceops/platform/testing";
 import { commsService } from "../src/index.js";
 import { ContactCopies, type ContactCopy } from "../src/store/contacts.js";
 
@@ -13,8 +13,7 @@ describe("ContactCopies.saveAll", () => {
   const day = (n: number) => new Date(Date.UTC(2026, 10, n));
 
   beforeAll(async () => {
-    db = await openDatabase(readInfraConfig(testEnv()), { name: "contact-copies-test", poolSize: 2, logger: createLogger("silent"), inMemory: true });
-    await migrate(db, commsService.schema, readMigrations(commsService.migrationsDir));
+    db = await serviceDatabase(commsService, "contact-copies-test");
   });
   afterAll(async () => {
     await db?.close();

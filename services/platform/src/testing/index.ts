@@ -172,6 +172,7 @@ export async function isolatedDatabase(baseUrl: string): Promise<{ url: string; 
     },
   };
 }
+export * from "./database.js";
 export * from "./grpc.js";
 export * from "./expect.js";
 export * from "./system.js";

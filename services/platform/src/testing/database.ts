@@ -1,0 +1,17 @@
+import { readInfraConfig } from "../config.js";
+import type { Database } from "../db/database.js";
+import { migrate, readMigrations } from "../db/migrate.js";
+import { createLogger } from "../log.js";
+import { openDatabase } from "../runtime.js";
+import type { ServiceModule } from "../service.js";
+import { testEnv } from "./index.js";
+
+/**
+ * The run's database (PostgreSQL with DATABASE_URL, else PGlite in memory) with a service's
+ * migrations applied: for tests of a store's statements against the real database.
+ */
+export async function serviceDatabase(module: ServiceModule, name: string): Promise<Database> {
+  const db = await openDatabase(readInfraConfig(testEnv()), { name, poolSize: 2, logger: createLogger("silent"), inMemory: true });
+  await migrate(db, module.schema, readMigrations(module.migrationsDir));
+  return db;
+}
