@@ -20,7 +20,8 @@ import { autocannon, PINNED, type LoadOptions, type LoadResult } from "./load-ge
 // Every goal of the performance work as a ratio against a baseline measured in the same run:
 // the baseline (gateway/bench/baselines/express-pg.ts: Express 5 + pg doing the same SQL) and
 // the systems under test run at the same time on the same scratch database; each round drives
-// each of them in turn (interleaved), and the report gives medians. With more than one core the
+// each of them in turn (interleaved; each run starts on a quiet machine, so that no system is
+// measured with what the previous one left behind), and the report gives medians. With more than one core the
 // servers are pinned to core 0 and the load generator (autocannon, its own process) to core 1.
 // Beside throughput, each run counts the CPU time the system's own processes spent per request,
 // which a machine shared with other work disturbs much less than req/s.
@@ -59,6 +60,9 @@ const quantile = (values: number[], q: number) => {
 const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : "n/a");
 const loads: number[] = [];
 const noteLoad = () => loads.push(loadavg()[0] ?? 0);
+/** How long each request run waited for a quiet machine, and how many started without one. */
+const quietWaits: number[] = [];
+let notQuiet = 0;
 const out = (line = "") => process.stdout.write(`${line}\n`);
 
 /** `--ports <first>`: the servers' ports counted up from there (one's own range on a shared machine). */
@@ -176,9 +180,12 @@ function cpuOf(proc: Proc): number {
 async function interleaved(targets: Target[], request: { path: (t: Target) => string; method?: string; body?: () => string }): Promise<Summary[]> {
   const results = new Map<string, (LoadResult & { cpuUs: number; partUs: number[] })[]>(targets.map((t) => [t.name, []]));
   for (let round = 0; round < ROUNDS; round++) {
-    // Rotate the order so no target always runs right after the same one.
-    const order = targets.map((_, i) => targets[(i + round) % targets.length] as Target);
+    // Rotate the order, and reverse it every other round, so no target always runs first or
+    // right after the same one.
+    const rotated = targets.map((_, i) => targets[(i + round) % targets.length] as Target);
+    const order = round % 2 === 1 ? rotated.reverse() : rotated;
     for (const target of order) {
+      await quiet();
       noteLoad();
       const partsBefore = target.procs.map(cpuOf);
       const result = await drive(`${target.url}${request.path(target)}`, { method: request.method, body: request.body?.(), headers: target.headers });
@@ -236,6 +243,41 @@ function leafNode(pid: number): number {
     current = kids[0] as number;
   }
   return current;
+}
+
+/** Ticks all cores spent busy (user, system, interrupts; not idle, I/O wait or steal) and in all. */
+function machineTicks(): { busy: number; total: number } {
+  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = (readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "")
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  const busy = user + nice + system + irq + softirq;
+  return { busy, total: busy + idle + iowait + steal };
+}
+
+const QUIET_BUSY = 0.1;
+const QUIET_MAX_MS = 20_000;
+
+/**
+ * Waits for a quiet machine (under a tenth of its cores busy for half a second, at most 20 s)
+ * before a run: what a run leaves behind (a relay's and the consumers' backlog, PostgreSQL's
+ * autovacuum and checkpoints) would otherwise be measured as part of the next system's run.
+ */
+async function quiet(): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    const before = machineTicks();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const after = machineTicks();
+    const busy = (after.busy - before.busy) / Math.max(1, after.total - before.total);
+    if (busy < QUIET_BUSY) break;
+    if (Date.now() - started >= QUIET_MAX_MS) {
+      notQuiet++;
+      break;
+    }
+  }
+  quietWaits.push(Date.now() - started);
 }
 
 function cpuMs(pid: number): number {
@@ -547,6 +589,7 @@ async function relayBench(client: pg.Client, databaseUrl: string, natsUrl: strin
     let rate = goalRate;
     for (let pass = 0; pass < 2; pass++) {
       latencies = [];
+      await quiet();
       noteLoad();
       const before = await histogram(metricsUrl, "outbox_publish_lag_seconds", 'schema="crm"');
       const load = await drive(`${target.url}/api/contacts`, {
@@ -607,4 +650,9 @@ noteLoad();
 out(
   `Machine load (1-minute load average, sampled before each run): median ${fmt(median(loads), 1)}, min ${fmt(Math.min(...loads), 1)}, max ${fmt(Math.max(...loads), 1)} on ${cpus().length} cores; ${fmt((Date.now() - began) / 1000)} s in all.`,
 );
+if (quietWaits.length > 0) {
+  out(
+    `Before each request run the benchmark waited for a quiet machine (under ${QUIET_BUSY * 100}% of its cores busy): median ${fmt(median(quietWaits) / 1000, 1)} s, max ${fmt(Math.max(...quietWaits) / 1000, 1)} s; ${notQuiet} of ${quietWaits.length} runs started after ${QUIET_MAX_MS / 1000} s without it.`,
+  );
+}
 out("Search at scale (goal 5) has its own run: DATABASE_URL=... npm run bench:explain (seeds millions of rows).");
