@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger, migrate, openDatabase, readInfraConfig, readMigrations, type Database } from "@voiceops/platform";
-import { handlerTestbed, isolatedDatabase, testEnv, type HandlerTestbed } from "@voiceops/platform/testing";
+import type { Database } from "@voiceops/platform";
+import { handlerTestbed, isolatedDatabase, serviceDatabase, testEnv, type HandlerTestbed } from "@voiceops/platform/testing";
 import { ContactStatus, CrmService } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 import { crmService } from "../src/index.js";
 
@@ -50,8 +50,7 @@ describe.skipIf(!process.env.DATABASE_URL)("contact counts on PostgreSQL", () =>
   let db: Database;
   beforeAll(async () => {
     database = await isolatedDatabase(process.env.DATABASE_URL ?? "");
-    db = await openDatabase(readInfraConfig(testEnv({ DATABASE_URL: database.url })), { name: "counts-test", poolSize: 2, logger: createLogger("silent") });
-    await migrate(db, crmService.schema, readMigrations(crmService.migrationsDir));
+    db = await serviceDatabase(crmService, "counts-test", testEnv({ DATABASE_URL: database.url }));
   });
   afterAll(async () => {
     await db?.close();
