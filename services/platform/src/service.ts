@@ -8,7 +8,7 @@ import { vacuumPeriodically } from "./db/pglite-vacuum.js";
 import { startConsumer, type AnyEventConsumer } from "./events/consumer.js";
 import type { DomainEvent } from "./events/envelope.js";
 import { pruneLedgerPeriodically } from "./events/ledger.js";
-import { enqueueEvents } from "./events/outbox.js";
+import { outboxInsert } from "./events/outbox.js";
 import { OutboxRelay } from "./events/relay.js";
 import type { Logger } from "./log.js";
 import type { ObjectStore } from "./objects/store.js";
@@ -193,7 +193,8 @@ export function createServiceContext(module: ServiceModule, runtime: Omit<Servic
       const events: DomainEvent[] = [];
       const result = await db.transaction(async (tx) => {
         const value = await fn(tx, (event) => events.push(event));
-        await enqueueEvents(tx, module.schema, events);
+        const insert = outboxInsert(module.schema, events);
+        if (insert) tx.atCommit(insert);
         return value;
       });
       if (events.length > 0) relay.nudge();

@@ -31,10 +31,26 @@ export interface Queryable {
   exec(sql: string): Promise<void>;
 }
 
+/** A statement and its parameters. */
+export interface Statement {
+  sql: string;
+  params?: readonly unknown[];
+  options?: QueryOptions;
+}
+
+export interface Transaction extends Queryable {
+  /**
+   * A statement whose result nobody reads (the outbox's insert), run when the transaction
+   * commits, after its other statements: on PostgreSQL in the COMMIT's round trip. If it fails,
+   * the transaction rolls back and the commit throws its error.
+   */
+  atCommit(statement: Statement): void;
+}
+
 export interface Database extends Queryable {
   readonly kind: "postgres" | "pglite";
   /** Runs fn in one transaction; it commits when fn resolves and rolls back when it throws. */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
   /**
    * Statements of background work that must not wait behind requests (the outbox relay): on
    * PostgreSQL a connection of their own, outside the request pool; on PGlite, which has one

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type * as Pg from "pg";
-import { isDatabaseError, pgErrorCode, type Database, type QueryOptions, type QueryResult, type Queryable, type Row } from "./database.js";
+import { isDatabaseError, pgErrorCode, type Database, type QueryOptions, type QueryResult, type Queryable, type Row, type Transaction } from "./database.js";
+import { PgTransaction } from "./pg-transaction.js";
 
 type PgPackage = typeof import("pg").default;
 
@@ -55,23 +56,35 @@ function onPool(pool: Pg.Pool): Run {
   };
 }
 
+/** A statement as pg runs it: under its prepared name when it is run prepared. */
+function queryConfig(sql: string, params: readonly unknown[] | undefined, options: QueryOptions | undefined): Pg.QueryConfig {
+  const values = params as unknown[] | undefined;
+  const name = options?.prepared ? statementName(sql) : "";
+  return name === "" ? { text: sql, values } : { name, text: sql, values };
+}
+
+/**
+ * Whether PostgreSQL refused a prepared statement's prepared form: then it runs unnamed from now
+ * on. A migration changed the columns it answers (another replica's, during a rolling update),
+ * or something deallocated it; PostgreSQL refuses it on every connection that prepared it.
+ */
+function refusedPrepared(config: Pg.QueryConfig, error: unknown): boolean {
+  if (!config.name || !PREPARED_REFUSALS.has(pgErrorCode(error) ?? "")) return false;
+  statementNames.set(config.text, "");
+  return true;
+}
+
 function wrap(run: Run, inTransaction: boolean): Queryable {
   return {
     async query<R = Row>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<QueryResult<R>> {
-      const values = params as unknown[] | undefined;
-      const name = options?.prepared ? statementName(sql) : "";
+      const config = queryConfig(sql, params, options);
       let result: Pg.QueryResult;
       try {
-        result = await run(name === "" ? { text: sql, values } : { name, text: sql, values });
+        result = await run(config);
       } catch (error) {
-        // A migration changed the columns a prepared statement answers (another replica's, during
-        // a rolling update), or something deallocated it: PostgreSQL refuses it on every
-        // connection that prepared it, so it runs unnamed from now on, and once more now where no
-        // transaction was aborted.
-        if (name === "" || !PREPARED_REFUSALS.has(pgErrorCode(error) ?? "")) throw error;
-        statementNames.set(sql, "");
-        if (inTransaction) throw error;
-        result = await run({ text: sql, values });
+        // Once more now, unnamed, where no transaction was aborted.
+        if (!refusedPrepared(config, error) || inTransaction) throw error;
+        result = await run({ text: sql, values: config.values });
       }
       return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
     },
@@ -88,13 +101,17 @@ export interface PostgresOptions {
   onError?: (error: Error) => void;
 }
 
-function createPool(pg: PgPackage, options: PostgresOptions, max: number, applicationName: string): Pg.Pool {
-  const types = {
+/** pg's type parsers, but bigint columns as numbers. */
+function typeParsers(pg: PgPackage): Pg.CustomTypesConfig {
+  return {
     getTypeParser(oid: number, format?: "text" | "binary") {
       if (oid === INT8_OID) return (value: string) => Number(value);
       return pg.types.getTypeParser(oid, format);
     },
-  };
+  } as Pg.CustomTypesConfig;
+}
+
+function createPool(pg: PgPackage, types: Pg.CustomTypesConfig, options: PostgresOptions, max: number, applicationName: string): Pg.Pool {
   const pool = new pg.Pool({
     connectionString: options.url,
     max,
@@ -119,13 +136,14 @@ function createPool(pg: PgPackage, options: PostgresOptions, max: number, applic
 /** A pool on PostgreSQL. The `pg` package is loaded here, so embedded mode (PGlite) never loads it. */
 export async function createPostgresDatabase(options: PostgresOptions): Promise<Database> {
   const { default: pg } = await import("pg");
-  const pool = createPool(pg, options, options.poolSize, options.applicationName);
+  const types = typeParsers(pg);
+  const pool = createPool(pg, types, options, options.poolSize, options.applicationName);
   // One connection for background work, opened on first use (see Database.background).
   let backgroundPool: Pg.Pool | undefined;
   let backgroundConnection: Queryable | undefined;
   const connection = (): Queryable => {
     if (!backgroundConnection) {
-      backgroundPool = createPool(pg, options, 1, `${options.applicationName}-background`);
+      backgroundPool = createPool(pg, types, options, 1, `${options.applicationName}-background`);
       backgroundConnection = wrap(onPool(backgroundPool), false);
     }
     return backgroundConnection;
@@ -139,7 +157,7 @@ export async function createPostgresDatabase(options: PostgresOptions): Promise<
     kind: "postgres",
     query: direct.query,
     exec: direct.exec,
-    async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
       const client = await pool.connect();
       // A checked-out client has no listener of the pool's: without this one, a connection
       // terminated between two statements would be an unhandled 'error' event, ending the process.
@@ -149,13 +167,17 @@ export async function createPostgresDatabase(options: PostgresOptions): Promise<
         options.onError?.(error);
       };
       client.on("error", onError);
+      const steps = new PgTransaction(pg, client, types, refusedPrepared);
+      const tx: Transaction = {
+        ...wrap((config) => steps.run(config), true),
+        atCommit: ({ sql, params, options: queryOptions }) => steps.atCommit(queryConfig(sql, params, queryOptions)),
+      };
       try {
-        await client.query("BEGIN");
-        const result = await fn(wrap((config) => client.query(config), true));
-        await client.query("COMMIT");
+        const result = await fn(tx);
+        await steps.commit();
         return result;
       } catch (error) {
-        if (!broken) await client.query("ROLLBACK").catch((rollbackError: Error) => (broken = rollbackError));
+        if (!broken) await steps.rollback().catch((rollbackError: Error) => (broken = rollbackError));
         throw error;
       } finally {
         client.removeListener("error", onError);

@@ -1,4 +1,4 @@
-import type { Queryable } from "../db/database.js";
+import type { Queryable, Statement } from "../db/database.js";
 import { encodeEvent, type DomainEvent } from "./envelope.js";
 
 /** An event's envelope as the statements pass it, base64 text (decoded into bytea by PostgreSQL). */
@@ -6,15 +6,18 @@ function payloadText(event: DomainEvent): string {
   return Buffer.from(encodeEvent(event)).toString("base64");
 }
 
-/** Writes events into the schema's outbox inside the caller's transaction. */
-export async function enqueueEvents(tx: Queryable, schema: string, events: DomainEvent[]): Promise<void> {
-  if (events.length === 0) return;
+/** The statement that writes events into the schema's outbox; undefined for no events. */
+export function outboxInsert(schema: string, events: DomainEvent[]): Statement | undefined {
+  if (events.length === 0) return undefined;
   const [only] = events;
   if (only && events.length === 1) {
     // Most writes make one event: a row of values costs PostgreSQL less than unnesting three
     // arrays (on PGlite, in this process, 91 instead of 111 µs per write under load).
-    await tx.query(`INSERT INTO ${schema}.outbox (id, subject, payload) VALUES ($1, $2, decode($3, 'base64'))`, [only.id, only.type, payloadText(only)], { prepared: true });
-    return;
+    return {
+      sql: `INSERT INTO ${schema}.outbox (id, subject, payload) VALUES ($1, $2, decode($3, 'base64'))`,
+      params: [only.id, only.type, payloadText(only)],
+      options: { prepared: true },
+    };
   }
   const ids: string[] = [];
   const subjects: string[] = [];
@@ -24,10 +27,16 @@ export async function enqueueEvents(tx: Queryable, schema: string, events: Domai
     subjects.push(event.type);
     payloads.push(payloadText(event));
   }
-  await tx.query(
-    `INSERT INTO ${schema}.outbox (id, subject, payload)
+  return {
+    sql: `INSERT INTO ${schema}.outbox (id, subject, payload)
      SELECT i, s, decode(p, 'base64') FROM unnest($1::uuid[], $2::text[], $3::text[]) AS t(i, s, p)`,
-    [ids, subjects, payloads],
-    { prepared: true },
-  );
+    params: [ids, subjects, payloads],
+    options: { prepared: true },
+  };
+}
+
+/** Writes events into the schema's outbox now (inside the caller's transaction, if any). */
+export async function enqueueEvents(db: Queryable, schema: string, events: DomainEvent[]): Promise<void> {
+  const insert = outboxInsert(schema, events);
+  if (insert) await db.query(insert.sql, insert.params, insert.options);
 }
