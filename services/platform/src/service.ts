@@ -8,7 +8,7 @@ import { vacuumPeriodically } from "./db/pglite-vacuum.js";
 import { startConsumer, type AnyEventConsumer } from "./events/consumer.js";
 import type { DomainEvent } from "./events/envelope.js";
 import { pruneLedgerPeriodically } from "./events/ledger.js";
-import { outboxInsert } from "./events/outbox.js";
+import { enqueueEvents } from "./events/outbox.js";
 import { OutboxRelay } from "./events/relay.js";
 import type { Logger } from "./log.js";
 import type { ObjectStore } from "./objects/store.js";
@@ -193,8 +193,7 @@ export function createServiceContext(module: ServiceModule, runtime: Omit<Servic
       const events: DomainEvent[] = [];
       const result = await db.transaction(async (tx) => {
         const value = await fn(tx, (event) => events.push(event));
-        const insert = outboxInsert(module.schema, events);
-        if (insert) tx.atCommit(insert);
+        enqueueEvents(tx, module.schema, events);
         return value;
       });
       if (events.length > 0) relay.nudge();

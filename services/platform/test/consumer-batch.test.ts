@@ -65,7 +65,7 @@ describe("a consumer on the in-process bus", () => {
 
   it("applies a claimed batch in one transaction, in commit order", async () => {
     const events = ["a", "b", "c", "d", "e", "f"].map(contactCreated);
-    await enqueueEvents(db, schema, events);
+    await db.transaction(async (tx) => enqueueEvents(tx, schema, events));
     await withConsumer(async (relay) => {
       expect(await relay.drain()).toBe(6);
     });
@@ -77,7 +77,7 @@ describe("a consumer on the in-process bus", () => {
   });
 
   it("sends the events before a failing one, keeps it and the rest, and applies each once when it recovers", async () => {
-    await enqueueEvents(db, schema, ["a", "b", "c", "d", "e"].map(contactCreated));
+    await db.transaction(async (tx) => enqueueEvents(tx, schema, ["a", "b", "c", "d", "e"].map(contactCreated)));
     broken = "c";
     await withConsumer(async (relay) => {
       await expect(relay.drain()).rejects.toThrow("cannot apply c");
@@ -104,7 +104,7 @@ describe("a consumer on the in-process bus", () => {
   });
 
   it("leases the rows it publishes on PostgreSQL, where replicas share the outbox, and not on PGlite", async () => {
-    await enqueueEvents(db, schema, ["a", "b"].map(contactCreated));
+    await db.transaction(async (tx) => enqueueEvents(tx, schema, ["a", "b"].map(contactCreated)));
     leases = [];
     await withConsumer(async (relay) => {
       expect(await relay.drain()).toBe(2);

@@ -30,9 +30,11 @@ describe.skipIf(!process.env.DATABASE_URL)("outbox relay on PostgreSQL", () => {
     const received = new Promise<string>((resolve) => {
       void bus.subscribe({ durable: "relay-test", subject: "crm.contact.created", handler: async (message) => resolve(message.id) });
     });
-    await enqueueEvents(db, schema, [
-      { id, orgId: randomUUID(), type: "crm.contact.created", occurredAt: new Date(), schema: ContactCreatedSchema, payload: create(ContactCreatedSchema, {}) },
-    ]);
+    await db.transaction(async (tx) =>
+      enqueueEvents(tx, schema, [
+        { id, orgId: randomUUID(), type: "crm.contact.created", occurredAt: new Date(), schema: ContactCreatedSchema, payload: create(ContactCreatedSchema, {}) },
+      ]),
+    );
     try {
       // The pool's one connection is in a transaction before the relay starts, and stays there
       // until the event has gone out: a relay that queued for it would wait forever (and the

@@ -48,23 +48,18 @@ export class PgTransaction {
   async commit(): Promise<void> {
     const pending = this.#atCommit.splice(0);
     if (!this.#begun && pending.length === 0) return;
-    const statements: PipelineStatement[] = [];
-    if (!this.#begun) statements.push(BEGIN);
-    this.#begun = true;
     if (!pending.every((config) => this.#pipelinable(config))) {
       // One is not prepared on this connection yet: each goes alone, which prepares it for the
       // next transaction on this connection.
-      if (statements.length > 0) await this.client.query(statements.splice(0)[0]!.text);
-      for (const config of pending.splice(0)) await this.#reported(config, this.client.query(config));
+      for (const config of pending.splice(0)) await this.#reported(config, this.run(config));
     }
-    const first = statements.length;
-    for (const config of pending) statements.push(pipelineStatement(config));
-    statements.push(COMMIT);
+    const begin = this.#begun ? [] : [BEGIN];
+    this.#begun = true;
     let results: Pg.QueryResult[];
     try {
-      results = await runPipeline(this.pg, this.client, this.types, statements);
+      results = await runPipeline(this.pg, this.client, this.types, [...begin, ...pending.map(pipelineStatement), COMMIT]);
     } catch (error) {
-      const config = pending[((error as { statement?: number }).statement ?? -1) - first];
+      const config = pending[((error as { statement?: number }).statement ?? -1) - begin.length];
       if (config) this.onStatementError(config, error);
       throw error;
     }

@@ -64,11 +64,12 @@ function queryConfig(sql: string, params: readonly unknown[] | undefined, option
 }
 
 /**
- * Whether PostgreSQL refused a prepared statement's prepared form: then it runs unnamed from now
- * on. A migration changed the columns it answers (another replica's, during a rolling update),
- * or something deallocated it; PostgreSQL refuses it on every connection that prepared it.
+ * When PostgreSQL refused a prepared statement's prepared form, has it run unnamed from now on;
+ * whether it did. A migration changed the columns it answers (another replica's, during a
+ * rolling update), or something deallocated it; PostgreSQL refuses it on every connection that
+ * prepared it.
  */
-function refusedPrepared(config: Pg.QueryConfig, error: unknown): boolean {
+function unnameRefused(config: Pg.QueryConfig, error: unknown): boolean {
   if (!config.name || !PREPARED_REFUSALS.has(pgErrorCode(error) ?? "")) return false;
   statementNames.set(config.text, "");
   return true;
@@ -83,7 +84,7 @@ function wrap(run: Run, inTransaction: boolean): Queryable {
         result = await run(config);
       } catch (error) {
         // Once more now, unnamed, where no transaction was aborted.
-        if (!refusedPrepared(config, error) || inTransaction) throw error;
+        if (!unnameRefused(config, error) || inTransaction) throw error;
         result = await run({ text: sql, values: config.values });
       }
       return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
@@ -167,7 +168,7 @@ export async function createPostgresDatabase(options: PostgresOptions): Promise<
         options.onError?.(error);
       };
       client.on("error", onError);
-      const steps = new PgTransaction(pg, client, types, refusedPrepared);
+      const steps = new PgTransaction(pg, client, types, unnameRefused);
       const tx: Transaction = {
         ...wrap((config) => steps.run(config), true),
         atCommit: ({ sql, params, options: queryOptions }) => steps.atCommit(queryConfig(sql, params, queryOptions)),

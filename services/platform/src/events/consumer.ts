@@ -5,7 +5,7 @@ import type { Database, Queryable } from "../db/database.js";
 import type { Logger } from "../log.js";
 import { eventsConsumed } from "../metrics.js";
 import { type DomainEvent, eventOf, type ReceivedEvent } from "./envelope.js";
-import { outboxInsert } from "./outbox.js";
+import { enqueueEvents } from "./outbox.js";
 
 export interface EventConsumer<Desc extends DescMessage> {
   /** Durable name, shared by every replica of the consuming service. */
@@ -118,8 +118,7 @@ export function startConsumer(deps: { bus: EventBus; db: Database; schema: strin
         if (rest.length > 0 && first.typed.handleAll) await first.typed.handleAll([first.event, ...rest.map((item) => item.event)], tx, emit);
         else await first.typed.handle(first.event, tx, emit);
       }
-      const insert = outboxInsert(schema, emitted);
-      if (insert) tx.atCommit(insert);
+      enqueueEvents(tx, schema, emitted);
       return done;
     });
     if (emitted.length > 0) deps.onEmitted();

@@ -1,4 +1,4 @@
-import type { Queryable, Statement } from "../db/database.js";
+import type { Statement, Transaction } from "../db/database.js";
 import { encodeEvent, type DomainEvent } from "./envelope.js";
 
 /** An event's envelope as the statements pass it, base64 text (decoded into bytea by PostgreSQL). */
@@ -7,7 +7,7 @@ function payloadText(event: DomainEvent): string {
 }
 
 /** The statement that writes events into the schema's outbox; undefined for no events. */
-export function outboxInsert(schema: string, events: DomainEvent[]): Statement | undefined {
+function outboxInsert(schema: string, events: DomainEvent[]): Statement | undefined {
   if (events.length === 0) return undefined;
   const [only] = events;
   if (only && events.length === 1) {
@@ -35,8 +35,8 @@ export function outboxInsert(schema: string, events: DomainEvent[]): Statement |
   };
 }
 
-/** Writes events into the schema's outbox now (inside the caller's transaction, if any). */
-export async function enqueueEvents(db: Queryable, schema: string, events: DomainEvent[]): Promise<void> {
+/** Writes events into the schema's outbox when the transaction commits (on PostgreSQL, with the COMMIT). */
+export function enqueueEvents(tx: Transaction, schema: string, events: DomainEvent[]): void {
   const insert = outboxInsert(schema, events);
-  if (insert) await db.query(insert.sql, insert.params, insert.options);
+  if (insert) tx.atCommit(insert);
 }
