@@ -36,16 +36,41 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
+/** Per connection: requests received and not yet answered, and whether an answer said close. */
+interface Pipelined {
+  [IN_FLIGHT]?: number;
+  [CLOSING]?: boolean;
+}
+const IN_FLIGHT = Symbol("requests in flight");
+const CLOSING = Symbol("closing after an answer");
+
 /**
  * Graceful handling of an HTTP/1.1 server: JSON answers to unparsable requests, and a drain
- * in which every response carries `Connection: close`, so clients on keep-alive connections
- * reconnect (elsewhere) instead of sending more requests to a server that is going away.
+ * in which answers carry `Connection: close`, so clients on keep-alive connections reconnect
+ * (elsewhere) instead of sending more requests to a server that is going away.
+ *
+ * A client may pipeline (send requests before the answers to earlier ones: the calls between
+ * components do). Node runs every request it has read but drops the answers after one that
+ * says close, so a call would run and its caller be told the connection closed. So the answer
+ * that says close is the one to the last request read on its connection, and a request read
+ * after that answer was decided is not run: the connection closes after that answer, and the
+ * caller knows the request never ran.
  */
 export function drainableHttpServer(server: http.Server): Drainable {
   let draining = false;
   server.on("clientError", answerClientError);
-  server.prependListener("request", (_req: http.IncomingMessage, res: http.ServerResponse) => {
-    if (draining) res.setHeader("Connection", "close");
+  const handlers = server.listeners("request") as ((req: http.IncomingMessage, res: http.ServerResponse) => void)[];
+  server.removeAllListeners("request");
+  server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const connection = req.socket as net.Socket & Pipelined;
+    // Left unanswered: the connection closes after the answer before it.
+    if (connection[CLOSING]) return;
+    connection[IN_FLIGHT] = (connection[IN_FLIGHT] ?? 0) + 1;
+    res.once("close", () => {
+      connection[IN_FLIGHT] = (connection[IN_FLIGHT] ?? 1) - 1;
+    });
+    if (draining) closeAfterLastAnswer(connection, res);
+    for (const handler of handlers) handler.call(server, req, res);
   });
   let closing: Promise<void> | undefined;
   return {
@@ -75,6 +100,18 @@ export function drainableHttpServer(server: http.Server): Drainable {
       return closing;
     },
   };
+}
+
+/** Makes the answer say close when no later request waits on its connection. */
+function closeAfterLastAnswer(connection: net.Socket & Pipelined, res: http.ServerResponse): void {
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: http.ServerResponse, ...args: Parameters<typeof writeHead>) {
+    if (connection[IN_FLIGHT] === 1) {
+      connection[CLOSING] = true;
+      this.setHeader("Connection", "close");
+    }
+    return writeHead.apply(this, args);
+  } as typeof writeHead;
 }
 
 /** The first bytes of every HTTP/2 connection (RFC 9113, 3.4); no HTTP/1.1 method starts so. */

@@ -11,6 +11,7 @@ import {
   CrmService,
   type CreateContactRequest,
   type GetContactRequest,
+  GetContactRequestSchema,
   GetContactResponseSchema,
 } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -45,6 +46,10 @@ const SLOW = id(2);
 const HOLD = id(3);
 const BOOM = id(4);
 const LARGE = id(5);
+const HUGE = id(6);
+
+/** The contact ids getContact was asked for. */
+const seen: string[] = [];
 
 /** Calls held until released (getContact of HOLD). */
 const held: (() => void)[] = [];
@@ -61,13 +66,14 @@ function start(port = 0): Promise<RpcServer> {
     routes: (router) => {
       router.service(CrmService, {
         async getContact(req: GetContactRequest, ctx: HandlerContext) {
+          seen.push(req.contactId);
           if (req.contactId === MISSING) throw notFound("Contact");
           if (req.contactId === SLOW) await new Promise((resolve) => setTimeout(resolve, 1_000));
           if (req.contactId === HOLD) await new Promise<void>((resolve) => held.push(resolve));
           if (req.contactId === BOOM) throw new Error("SELECT secret FROM somewhere");
           ctx.responseHeader.set("x-answer-header", "h");
           ctx.responseTrailer.set("x-answer-trailer", "t");
-          return { contact: contact(req.contactId, req.contactId === LARGE ? "n".repeat(3_000_000) : "") };
+          return { contact: contact(req.contactId, req.contactId === LARGE ? "n".repeat(3_000_000) : req.contactId === HUGE ? "n".repeat(12_000_000) : "") };
         },
         async createContact(req: CreateContactRequest) {
           throw invalidArgument([invalidValue("contact.name", "is not a name", req.name)]);
@@ -149,8 +155,14 @@ describe("unary Connect over HTTP/1.1 between components", () => {
 
   it("keeps at most 128 connections to a service and queues the calls beyond them", async () => {
     const crm = createClient(CrmService, serviceTransport(server.url, "crm"));
-    const calls = Promise.all(Array.from({ length: 300 }, () => crm.getContact({ contactId: HOLD }, { headers })));
-    // One call at a time per connection: the service sees as many calls as there are connections.
+    // Each call in a turn of its own: a call never joins a connection whose answers are
+    // awaited, so each takes a connection of its own while there are fewer than 128.
+    const started: Promise<unknown>[] = [];
+    for (let i = 0; i < 300; i++) {
+      started.push(crm.getContact({ contactId: HOLD }, { headers }));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const calls = Promise.all(started);
     for (let waited = 0; held.length < 128 && waited < 10_000; waited += 20) await sleep(20);
     await sleep(200);
     expect(held.length).toBe(128);
@@ -163,6 +175,41 @@ describe("unary Connect over HTTP/1.1 between components", () => {
       await sleep(10);
     }
     expect(await calls).toHaveLength(300);
+  });
+
+  it("sends the calls of one turn pipelined, 8 to a connection in one write, and matches each answer to its call", async () => {
+    const proxy = await countingProxy(server.url);
+    const crm = createClient(CrmService, serviceTransport(proxy.url, "crm"));
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, n) => crm.getContact({ contactId: id(100 + n) }, { headers })));
+    expect(answers.map((answer) => answer.contact?.id)).toEqual(Array.from({ length: 40 }, (_, n) => id(100 + n)));
+    expect([proxy.connections, proxy.writes]).toEqual([5, 5]);
+    // An error among them is that call's alone.
+    const mixed = await Promise.all([id(140), MISSING, id(141)].map((contactId) => crm.getContact({ contactId }, { headers }).catch((error: unknown) => error)));
+    expect(mixed.map((answer) => (answer instanceof ConnectError ? answer.code : (answer as { contact?: { id: string } }).contact?.id))).toEqual([id(140), Code.NotFound, id(141)]);
+    expect(proxy.connections).toBe(5);
+    proxy.close();
+  });
+
+  it("holds up only the calls sent with a slow one, and keeps the others of a cut call's write", async () => {
+    const proxy = await countingProxy(server.url);
+    const crm = createClient(CrmService, serviceTransport(proxy.url, "crm"));
+    const controller = new AbortController();
+    const first = [
+      crm.getContact({ contactId: HOLD }, { headers, signal: controller.signal }).catch((error: unknown) => error),
+      crm.getContact({ contactId: id(150) }, { headers }),
+    ];
+    await sleep(50);
+    // A later turn's call takes another connection and is answered at once.
+    expect((await crm.getContact({ contactId: id(151) }, { headers })).contact?.id).toBe(id(151));
+    controller.abort();
+    expect(((await first[0]) as ConnectError).code).toBe(Code.Canceled);
+    // The call sent behind the cut one is still answered, once the held answer has come and gone.
+    for (const release of held.splice(0)) release();
+    expect(((await first[1]) as { contact?: { id: string } }).contact?.id).toBe(id(150));
+    expect(proxy.connections).toBe(2);
+    expect((await crm.getContact({ contactId: id(152) }, { headers })).contact?.id).toBe(id(152));
+    expect(proxy.connections).toBe(2);
+    proxy.close();
   });
 
   it("reads an answer sent in chunks, and fails a call whose answer is followed by stray bytes", async () => {
@@ -250,4 +297,91 @@ describe("one port for both protocols", () => {
     await goaway;
     session.destroy();
   });
+
+  it("answers every call pipelined on a connection when it drains, the last one saying close", async () => {
+    const draining = await start();
+    const proxy = await countingProxy(draining.url);
+    const crm = createClient(CrmService, serviceTransport(proxy.url, "crm"));
+    expect((await crm.getContact({ contactId: id(160) }, { headers })).contact?.id).toBe(id(160));
+    draining.drain();
+    // Node runs every pipelined request it has read but drops the answers after one saying close.
+    const answers = await Promise.all(Array.from({ length: 5 }, (_, n) => crm.getContact({ contactId: id(161 + n) }, { headers }).catch((error: unknown) => error)));
+    expect(answers.map((answer) => (answer as { contact?: { id: string } }).contact?.id)).toEqual(Array.from({ length: 5 }, (_, n) => id(161 + n)));
+    // The connection closed after the last answer: the next call opens another.
+    expect((await crm.getContact({ contactId: id(166) }, { headers })).contact?.id).toBe(id(166));
+    expect(proxy.connections).toBe(2);
+    proxy.close();
+    await draining.close(1_000);
+  });
+
+  it("does not run a request read after the answer that says close", async () => {
+    const draining = await start();
+    draining.drain();
+    // The first answer (12 MB, unread) is still being written when the second request arrives.
+    const socket = net.connect(Number(new URL(draining.url).port), "127.0.0.1");
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+    socket.pause();
+    const request = (contactId: string) => {
+      const body = Buffer.from(toBinary(GetContactRequestSchema, create(GetContactRequestSchema, { contactId })));
+      const head = Object.entries({ ...headers, "content-type": "application/proto", "content-length": String(body.length) })
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join("");
+      return Buffer.concat([Buffer.from(`POST /voiceops.crm.v1.CrmService/GetContact HTTP/1.1\r\nhost: crm\r\n${head}\r\n`), body]);
+    };
+    socket.write(request(HUGE));
+    await sleep(300);
+    socket.write(request(id(170)));
+    await sleep(300);
+    const received: Buffer[] = [];
+    socket.on("data", (chunk: Buffer) => received.push(chunk));
+    await new Promise<void>((resolve) => {
+      socket.once("close", () => resolve());
+      socket.resume();
+    });
+    const text = Buffer.concat(received).toString("latin1");
+    expect(text).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(text.toLowerCase()).toContain("\r\nconnection: close\r\n");
+    expect(text.match(/HTTP\/1\.1 /g)).toHaveLength(1);
+    expect(seen).toContain(HUGE);
+    expect(seen).not.toContain(id(170));
+    await draining.close(1_000);
+  });
 });
+
+/** A loopback proxy in front of a server that counts the connections made and the writes that reach it. */
+async function countingProxy(target: string): Promise<{ url: string; connections: number; writes: number; close(): void }> {
+  const port = Number(new URL(target).port);
+  const sockets = new Set<net.Socket>();
+  const counts = { connections: 0, writes: 0 };
+  const proxy = net.createServer((client) => {
+    counts.connections++;
+    const upstream = net.connect(port, "127.0.0.1");
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on("error", () => undefined);
+      socket.on("close", () => {
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.on("data", (chunk: Buffer) => {
+      counts.writes++;
+      upstream.write(chunk);
+    });
+    upstream.pipe(client);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}`,
+    get connections() {
+      return counts.connections;
+    },
+    get writes() {
+      return counts.writes;
+    },
+    close() {
+      proxy.close();
+      for (const socket of sockets) socket.destroy();
+    },
+  };
+}
