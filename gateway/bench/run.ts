@@ -385,8 +385,13 @@ async function requestBench(): Promise<void> {
     return;
   }
   const database = await isolatedDatabase(base);
+  // The embedded system on PostgreSQL has a database (and so NATS streams) of its own: on a
+  // shared one its relay and in-process consumers took the distributed system's events, and the
+  // crm service's relay the embedded system's, each working on core 0 while the other was driven.
+  const embeddedDatabase = await isolatedDatabase(base);
   const procs: Proc[] = [];
   const client = new pg.Client({ connectionString: database.url });
+  const embeddedClient = new pg.Client({ connectionString: embeddedDatabase.url });
   try {
     const internalToken = randomBytes(18).toString("base64url");
     const adminToken = randomBytes(18).toString("base64url");
@@ -424,7 +429,12 @@ async function requestBench(): Promise<void> {
     await waitFor(`http://127.0.0.1:${gwPort}/health/live`, gateway);
 
     // Embedded (one process, in-process calls) on the same PostgreSQL, and on PGlite.
-    const embedded = start("embedded", [...EMBEDDED_NODE_FLAGS, "dist/embedded.js"], { ...common, PORT: String(embPort), ADMIN_PORT: String(embAdmin) });
+    const embedded = start("embedded", [...EMBEDDED_NODE_FLAGS, "dist/embedded.js"], {
+      ...common,
+      DATABASE_URL: embeddedDatabase.url,
+      PORT: String(embPort),
+      ADMIN_PORT: String(embAdmin),
+    });
     procs.push(embedded);
     await waitFor(`http://127.0.0.1:${embPort}/health/live`, embedded);
     // PGlite as shipped, and with its read cache off: every read reaches the database.
@@ -449,7 +459,6 @@ async function requestBench(): Promise<void> {
     const lite = await startLite("embedded-pglite", litePort, liteAdmin, "on");
     const uncached = await startLite("embedded-pglite-uncached", uncachedPort, uncachedAdmin, "off");
 
-    // One organization with CONTACTS contacts; its owner key works on both PostgreSQL gateways.
     const admin = async (adminPort: number, path: string, body: unknown) => {
       const res = await fetch(`http://127.0.0.1:${adminPort}${path}`, {
         method: "POST",
@@ -459,19 +468,28 @@ async function requestBench(): Promise<void> {
       if (res.status !== 201) throw new Error(`${path}: ${res.status} ${await res.text()}`);
       return (await res.json()) as { id: string; key: string };
     };
-    const org = await admin(gwAdmin, "/admin/organizations", { name: "Bench Plumbing" });
-    const key = (await admin(gwAdmin, `/admin/organizations/${org.id}/api-keys`, { role: "owner" })).key;
-    await client.connect();
-    await client.query(
-      `INSERT INTO crm.contacts (id, org_id, name, phone_number, email, status, company_name)
-       SELECT gen_random_uuid(), $1, 'Contact ' || g, '+1555' || lpad(g::text, 7, '0'), 'c' || g || '@bench.example',
-              (ARRAY['prospect','lead','customer','inactive'])[1 + g % 4], 'Company ' || (g % 100)
-       FROM generate_series(1, $2::int) g`,
-      [org.id, CONTACTS],
-    );
-    await client.query("ANALYZE crm.contacts");
-    const someId =
-      (await client.query<{ id: string }>("SELECT id FROM crm.contacts WHERE org_id = $1 ORDER BY id LIMIT 1 OFFSET $2", [org.id, Math.floor(CONTACTS / 2)])).rows[0]?.id ?? "";
+    // On each PostgreSQL database: an organization with CONTACTS contacts, its owner key, and
+    // the contact in the middle.
+    const seeded = async (adminPort: number, db: pg.Client) => {
+      const org = await admin(adminPort, "/admin/organizations", { name: "Bench Plumbing" });
+      const key = (await admin(adminPort, `/admin/organizations/${org.id}/api-keys`, { role: "owner" })).key;
+      await db.connect();
+      await db.query(
+        `INSERT INTO crm.contacts (id, org_id, name, phone_number, email, status, company_name)
+         SELECT gen_random_uuid(), $1, 'Contact ' || g, '+1555' || lpad(g::text, 7, '0'), 'c' || g || '@bench.example',
+                (ARRAY['prospect','lead','customer','inactive'])[1 + g % 4], 'Company ' || (g % 100)
+         FROM generate_series(1, $2::int) g`,
+        [org.id, CONTACTS],
+      );
+      await db.query("ANALYZE crm.contacts");
+      const id = (await db.query<{ id: string }>("SELECT id FROM crm.contacts WHERE org_id = $1 ORDER BY id LIMIT 1 OFFSET $2", [org.id, Math.floor(CONTACTS / 2)])).rows[0]?.id ?? "";
+      return { orgId: org.id, key, id };
+    };
+    const { orgId, key, id: someId } = await seeded(gwAdmin, client);
+    const embeddedData = await seeded(embAdmin, embeddedClient);
+    // The baseline's outbox rows go to a table of the same shape that no relay reads (in
+    // crm.outbox the crm service's relay would publish them while the baseline is driven).
+    await client.query("CREATE SCHEMA bench; CREATE TABLE bench.outbox (LIKE crm.outbox INCLUDING ALL)");
     // On each PGlite system: an organization, its key and one contact.
     const liteContact = async (port: number, adminPort: number) => {
       const liteOrg = await admin(adminPort, "/admin/organizations", { name: "Bench Plumbing" });
@@ -486,7 +504,12 @@ async function requestBench(): Promise<void> {
     const liteData = await liteContact(litePort, liteAdmin);
     const uncachedData = await liteContact(uncachedPort, uncachedAdmin);
 
-    const baseline = start("baseline", ["--import", "tsx", "gateway/bench/baselines/express-pg.ts"], { DATABASE_URL: database.url, PORT: String(basePort), BENCH_ORG_ID: org.id });
+    const baseline = start("baseline", ["--import", "tsx", "gateway/bench/baselines/express-pg.ts"], {
+      DATABASE_URL: database.url,
+      PORT: String(basePort),
+      BENCH_ORG_ID: orgId,
+      BENCH_OUTBOX: "bench.outbox",
+    });
     procs.push(baseline);
     await waitFor(`http://127.0.0.1:${basePort}/api/contacts/${someId}`, baseline);
 
@@ -499,7 +522,12 @@ async function requestBench(): Promise<void> {
         headers: { ...json, "x-api-key": key },
         procs: [gateway, crm],
       },
-      embedded: { name: "embedded on PostgreSQL (one process, in-process calls)", url: `http://127.0.0.1:${embPort}`, headers: { ...json, "x-api-key": key }, procs: [embedded] },
+      embedded: {
+        name: "embedded on PostgreSQL (one process, in-process calls)",
+        url: `http://127.0.0.1:${embPort}`,
+        headers: { ...json, "x-api-key": embeddedData.key },
+        procs: [embedded],
+      },
       lite: { name: "embedded on PGlite (npm start as shipped)", url: `http://127.0.0.1:${litePort}`, headers: { ...json, "x-api-key": liteData.key }, procs: [lite] },
       uncached: {
         name: "embedded on PGlite, EMBEDDED_READ_CACHE=off (every read reaches PGlite)",
@@ -508,7 +536,7 @@ async function requestBench(): Promise<void> {
         procs: [uncached],
       },
     };
-    const contactOf = (t: Target) => (t === targets.lite ? liteData.id : t === targets.uncached ? uncachedData.id : someId);
+    const contactOf = (t: Target) => (t === targets.lite ? liteData.id : t === targets.uncached ? uncachedData.id : t === targets.embedded ? embeddedData.id : someId);
 
     const pick = (...systems: Target[]) => [targets.baseline, ...systems.filter((t) => SYSTEMS.has(Object.entries(targets).find(([, v]) => v === t)?.[0] ?? ""))];
 
@@ -551,7 +579,9 @@ async function requestBench(): Promise<void> {
   } finally {
     for (const proc of procs.reverse()) await stop(proc);
     await client.end().catch(() => undefined);
+    await embeddedClient.end().catch(() => undefined);
     await database.drop();
+    await embeddedDatabase.drop();
   }
 }
 

@@ -6,10 +6,13 @@ import pg from "pg";
 // the same SQL as the CRM service, with nothing in between (no API key, no validation, no RPC).
 //   GET  /api/contacts/:id  the contact by id and organization
 //   POST /api/contacts      the insert plus one outbox row, in one transaction
-// Environment: DATABASE_URL, PORT, BENCH_ORG_ID, DB_POOL_SIZE.
+// Environment: DATABASE_URL, PORT, BENCH_ORG_ID, DB_POOL_SIZE, BENCH_OUTBOX (the outbox table,
+// crm.outbox by default; the benchmark gives it one of the same shape that no relay reads).
 
 const COLUMNS = "id, org_id, name, phone_number, email, status, company_name, address, notes, tags, created_at, updated_at";
 const orgId = process.env.BENCH_ORG_ID ?? "";
+const outbox = process.env.BENCH_OUTBOX ?? "crm.outbox";
+if (!/^[a-z_]+\.[a-z_]+$/.test(outbox)) throw new Error(`BENCH_OUTBOX must be schema.table, got "${outbox}"`);
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DB_POOL_SIZE ?? 10) });
 const app = express();
 app.disable("x-powered-by");
@@ -35,7 +38,7 @@ app.post("/api/contacts", express.json(), async (req, res, next) => {
       [randomUUID(), orgId, body.name ?? null, body.email ?? null],
     );
     // An event of about the size the service writes (the contact as protobuf in an envelope).
-    await client.query(`INSERT INTO crm.outbox (id, subject, payload) VALUES ($1, 'bench.contact.created', $2)`, [randomUUID(), randomBytes(180)]);
+    await client.query(`INSERT INTO ${outbox} (id, subject, payload) VALUES ($1, 'bench.contact.created', $2)`, [randomUUID(), randomBytes(180)]);
     await client.query("COMMIT");
     res.status(201).json(inserted.rows[0]);
   } catch (error) {
