@@ -428,7 +428,7 @@ async function requestBench(): Promise<void> {
     procs.push(gateway);
     await waitFor(`http://127.0.0.1:${gwPort}/health/live`, gateway);
 
-    // Embedded (one process, in-process calls) on the same PostgreSQL, and on PGlite.
+    // Embedded (one process, in-process calls) on PostgreSQL (its own database), and on PGlite.
     const embedded = start("embedded", [...EMBEDDED_NODE_FLAGS, "dist/embedded.js"], {
       ...common,
       DATABASE_URL: embeddedDatabase.url,
