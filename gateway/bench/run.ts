@@ -482,7 +482,8 @@ async function requestBench(): Promise<void> {
         [org.id, CONTACTS],
       );
       await db.query("ANALYZE crm.contacts");
-      const id = (await db.query<{ id: string }>("SELECT id FROM crm.contacts WHERE org_id = $1 ORDER BY id LIMIT 1 OFFSET $2", [org.id, Math.floor(CONTACTS / 2)])).rows[0]?.id ?? "";
+      const id =
+        (await db.query<{ id: string }>("SELECT id FROM crm.contacts WHERE org_id = $1 ORDER BY id LIMIT 1 OFFSET $2", [org.id, Math.floor(CONTACTS / 2)])).rows[0]?.id ?? "";
       return { orgId: org.id, key, id };
     };
     const { orgId, key, id: someId } = await seeded(gwAdmin, client);
