@@ -51,6 +51,8 @@ import type { PeerLookups } from "./references.js";
 
 const MAX_RANGE_DAYS = 31;
 const FINISHED = new Set(["completed", "cancelled", "no_show"]);
+/** Tries of one booking whose transaction PostgreSQL aborted as a deadlock before it answers. */
+const MAX_DEADLOCK_TRIES = 3;
 
 function slotTaken(): ConnectError {
   return new ConnectError("Slot no longer available", Code.AlreadyExists);
@@ -178,10 +180,17 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
    */
   async function firstThatFits<T>(candidates: (string | null)[], attempt: (technicianId: string | null) => Promise<T>): Promise<T> {
     for (const technicianId of candidates) {
-      try {
-        return await attempt(technicianId);
-      } catch (error) {
-        if (pgErrorCode(error) !== PgErrorCode.exclusionViolation) throw error;
+      for (let tries = 1; ; tries++) {
+        try {
+          return await attempt(technicianId);
+        } catch (error) {
+          const code = pgErrorCode(error);
+          // Bookings of one slot at the same instant can wait on each other's rows under the
+          // exclusion constraint until PostgreSQL aborts one (40P01); its slot may still be free.
+          if (code === PgErrorCode.deadlockDetected && tries < MAX_DEADLOCK_TRIES) continue;
+          if (code !== PgErrorCode.exclusionViolation) throw error;
+          break;
+        }
       }
     }
     throw slotTaken();

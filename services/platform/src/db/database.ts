@@ -66,6 +66,11 @@ export const PgErrorCode = {
   foreignKeyViolation: "23503",
   /** An exclusion constraint: two rows whose ranges may not overlap. */
   exclusionViolation: "23P01",
+  /**
+   * Transactions waiting on each other; PostgreSQL aborted this one. Concurrent inserts checked
+   * against one exclusion constraint can do this: each waits for the other's row to commit.
+   */
+  deadlockDetected: "40P01",
 } as const;
 
 /**
