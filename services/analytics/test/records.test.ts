@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@voiceops/platform";
 import { serviceDatabase } from "@voiceops/platform/testing";
 import { analyticsService } from "../src/index.js";
-import { applyRecord, applyRecords, readCounters, type RecordChange } from "../src/model/records.js";
+import { APPLY_RECORDS, applyRecord, applyRecords, readCounters, type RecordChange } from "../src/model/records.js";
 
 // A record's state moves the counters with it, against the run's real database (PostgreSQL, or
 // PGlite in memory); each case in an organization of its own.
@@ -99,5 +99,23 @@ describe("applyRecord", () => {
       (await db.query(`SELECT kind, id, counters, attrs, version, deleted FROM analytics.records WHERE org_id = $1 ORDER BY kind, id`, [orgId])).rows;
     expect(await stored(a1)).toEqual(await stored(a2));
     expect(await stored(b1)).toEqual(await stored(b2));
+  });
+
+  it("finds the stored records by their key in the plan it keeps, however many records there are", async () => {
+    // Enough records that the table spans many pages, then the statement's generic plan (the
+    // one a prepared statement keeps after a few runs): every stored state through the primary
+    // key, none by reading the whole table (which a hash join of the batch did).
+    const org = randomUUID();
+    const many = Array.from({ length: 3_000 }, (_, i): RecordChange => ({ orgId: org, kind: "contact", id: `m${i}`, next: { counters: ["contacts"] } }));
+    await db.transaction((tx) => applyRecords(tx, many));
+    const plan = await db.transaction(async (tx) => {
+      await tx.query("SET LOCAL plan_cache_mode = force_generic_plan");
+      await tx.query(`PREPARE apply_records_plan(jsonb) AS ${APPLY_RECORDS}`);
+      const explained = await tx.query<Record<string, string>>(`EXPLAIN EXECUTE apply_records_plan('[]')`);
+      await tx.query("DEALLOCATE apply_records_plan");
+      return explained.rows.map((row) => Object.values(row)[0]).join("\n");
+    });
+    expect(plan).toMatch(/Index Scan using records_pkey on records/);
+    expect(plan).not.toMatch(/Seq Scan on records/);
   });
 });

@@ -30,13 +30,20 @@ export interface RecordChange {
  * differences of their counter names to the counters, store the new states. Answers each
  * change's decision and previous state, by its position `n`. Rows are locked and counters
  * written in key order, so two such statements cannot deadlock on each other.
+ *
+ * The stored states are looked up one key at a time (LATERAL): as a join, the statement's
+ * generic plan, made while the table was small and kept as it grew (PGlite never analyzes),
+ * hashed the input and scanned every record for each batch of events.
  */
-const APPLY_RECORDS = `WITH input AS (
+export const APPLY_RECORDS = `WITH input AS (
   SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(n int, org_id uuid, kind text, id text, counters text[], attrs jsonb, version timestamptz, deleted boolean)
 ), previous AS (
-  SELECT r.org_id, r.kind, r.id, r.counters, r.attrs, r.version, r.deleted
-  FROM analytics.records AS r JOIN input AS i ON r.org_id = i.org_id AND r.kind = i.kind AND r.id = i.id
-  ORDER BY r.org_id, r.kind, r.id FOR UPDATE OF r
+  SELECT r.* FROM (SELECT org_id, kind, id FROM input ORDER BY org_id, kind, id) AS i
+  CROSS JOIN LATERAL (
+    SELECT r.org_id, r.kind, r.id, r.counters, r.attrs, r.version, r.deleted
+    FROM analytics.records AS r WHERE r.org_id = i.org_id AND r.kind = i.kind AND r.id = i.id
+    FOR UPDATE
+  ) AS r
 ), decision AS (
   SELECT i.*, p.counters AS previous_counters, p.attrs AS previous_attrs, p.version AS previous_version, p.deleted AS previous_deleted,
          NOT coalesce(p.deleted, false) AND NOT (NOT i.deleted AND i.version IS NOT NULL AND p.version IS NOT NULL AND i.version < p.version) AS apply
