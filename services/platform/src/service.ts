@@ -4,7 +4,7 @@ import { systemClock, type Clock } from "./clock.js";
 import { DEFAULT_EVENT_RETENTION_DAYS } from "./config.js";
 import type { Database, Queryable } from "./db/database.js";
 import { migrate, readMigrations } from "./db/migrate.js";
-import { vacuumPeriodically } from "./db/pglite-vacuum.js";
+import { maintainPeriodically } from "./db/pglite-maintenance.js";
 import { startConsumer, type AnyEventConsumer } from "./events/consumer.js";
 import type { DomainEvent } from "./events/envelope.js";
 import { pruneLedgerPeriodically } from "./events/ledger.js";
@@ -233,7 +233,7 @@ export async function startService(module: ServiceModule, runtime: ServiceRuntim
   });
   runtime.peers.setLocal(module.name, server.url, local);
   relay.start();
-  const vacuum = vacuumPeriodically(db, [`${module.schema}.outbox`, ...(module.churnTables ?? [])], logger);
+  const maintenance = maintainPeriodically(db, module.schema, [`${module.schema}.outbox`, ...(module.churnTables ?? [])], logger);
   // By the system's time, not the service clock: event ids carry the system's time.
   const ledger = pruneLedgerPeriodically(db, module.schema, runtime.eventRetentionDays ?? DEFAULT_EVENT_RETENTION_DAYS, logger);
   let draining = false;
@@ -255,7 +255,7 @@ export async function startService(module: ServiceModule, runtime: ServiceRuntim
       await background?.stop();
       for (const subscription of subscriptions) await subscription.stop();
       await relay.stop();
-      await vacuum?.stop();
+      await maintenance?.stop();
       await ledger.stop();
     },
   };
