@@ -48,12 +48,12 @@ describe("maintaining tables on PGlite", () => {
       expect(await lastVacuum()).toBeNull();
       expect(await lastAnalyze()).toBeNull();
       const before = await prepared();
-      const vacuum = maintainPeriodically(db, "public", ["churn"], createLogger("silent"));
+      const maintenance = maintainPeriodically(db, "public", ["churn"], createLogger("silent"));
       try {
         await expect.poll(lastVacuum, { timeout: 5_000 }).not.toBeNull();
         await expect.poll(lastAnalyze, { timeout: 5_000 }).not.toBeNull();
       } finally {
-        await vacuum?.stop();
+        await maintenance?.stop();
       }
       expect(before.length).toBeGreaterThan(0);
       expect(await prepared()).toEqual(expect.arrayContaining(before));

@@ -38,12 +38,12 @@ export interface RecordChange {
 export const APPLY_RECORDS = `WITH input AS (
   SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(n int, org_id uuid, kind text, id text, counters text[], attrs jsonb, version timestamptz, deleted boolean)
 ), previous AS (
-  SELECT r.* FROM (SELECT org_id, kind, id FROM input ORDER BY org_id, kind, id) AS i
+  SELECT stored.* FROM (SELECT org_id, kind, id FROM input ORDER BY org_id, kind, id) AS i
   CROSS JOIN LATERAL (
     SELECT r.org_id, r.kind, r.id, r.counters, r.attrs, r.version, r.deleted
     FROM analytics.records AS r WHERE r.org_id = i.org_id AND r.kind = i.kind AND r.id = i.id
     FOR UPDATE
-  ) AS r
+  ) AS stored
 ), decision AS (
   SELECT i.*, p.counters AS previous_counters, p.attrs AS previous_attrs, p.version AS previous_version, p.deleted AS previous_deleted,
          NOT coalesce(p.deleted, false) AND NOT (NOT i.deleted AND i.version IS NOT NULL AND p.version IS NOT NULL AND i.version < p.version) AS apply
