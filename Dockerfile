@@ -46,6 +46,10 @@ COPY services/ services/
 COPY gateway/ gateway/
 
 ENV NODE_ENV=production
+# A 32 MB young generation (as `npm run start:gateway` and `start:service` have): under load
+# fewer scavenges, fewer requests' objects promoted to the old generation, fewer full
+# collections (the distributed read, alternating runs: 7% more req/s, p99 24 ms against 30).
+ENV NODE_OPTIONS=--max-semi-space-size=32
 # Files stay root-owned and read-only to the process.
 USER 10001:10001
 

@@ -308,6 +308,11 @@ function checkPolicies(docs: Doc[], scope: string): void {
           expect(containers, `${where}: one container`).toHaveLength(1);
           // The image holds the compiled entry points (npm run build): dist/<component>.js.
           expect(containers[0]?.command, `${where}: command`).toEqual(["node", `dist/${name}.js`]);
+          // Node's flags come from the image (NODE_OPTIONS), the same for every component.
+          expect(
+            (containers[0]?.env ?? []).map((e) => e.name),
+            `${where}: env`,
+          ).not.toContain("NODE_OPTIONS");
           if (scope.startsWith("base")) expect(containers[0]?.image, `${where}: image`).toBe(BASE_IMAGE);
         });
 
@@ -462,6 +467,16 @@ const overlayDirs = existsSync(OVERLAYS_DIR)
   : [];
 
 describe("deploy manifests", () => {
+  it("run Node in the image with the flags the local start scripts of the gateway and the services have", () => {
+    const root = join(DEPLOY_DIR, "..");
+    const scripts = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+    const flags = (script: string) => /\bnode\s+((?:--\S+\s+)*)/.exec(scripts[script] ?? "")?.[1]?.trim() ?? "";
+    const image = /^ENV NODE_OPTIONS=(.*)$/m.exec(readFileSync(join(root, "Dockerfile"), "utf8"))?.[1]?.trim();
+    expect(flags("start:gateway")).not.toBe("");
+    expect(image).toBe(flags("start:gateway"));
+    expect(image).toBe(flags("start:service"));
+  });
+
   it("parse as YAML without errors", () => {
     expect(parseErrors).toEqual([]);
     expect(allFiles.length).toBeGreaterThan(0);

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DateTime } from "luxon";
 import { AdminClient, ApiClient, isolatedDatabase } from "@voiceops/platform/testing";
-import { embeddedNodeFlags } from "./embedded-flags.js";
+import { scriptNodeFlags } from "./node-flags.js";
 import { autocannon, PINNED } from "./load-generator.js";
 
 // check-availability at its stated size: a 14-day range for an organization with 20 technicians
@@ -29,7 +29,7 @@ const out = (line = "") => process.stdout.write(`${line}\n`);
 function startServer(env: Record<string, string | undefined>): { child: ChildProcess; output: () => string } {
   // BENCH_PROFILE=<dir> writes the server's CPU profile there, as `npm run bench` does.
   const profile = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`, "--cpu-prof-name=availability-server.cpuprofile"] : [];
-  const node = [process.execPath, ...profile, ...embeddedNodeFlags(ROOT), "dist/embedded.js"];
+  const node = [process.execPath, ...profile, ...scriptNodeFlags(ROOT, "start"), "dist/embedded.js"];
   const [command, ...rest] = PINNED ? ["taskset", "-c", "0", ...node] : node;
   const child = spawn(command ?? process.execPath, rest, {
     cwd: ROOT,

@@ -9,7 +9,7 @@ import { connect } from "nats";
 import { decodeEvent, defaultNatsPrefix } from "@voiceops/platform";
 import { isolatedDatabase } from "@voiceops/platform/testing";
 import { ContactCreatedSchema } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
-import { embeddedNodeFlags } from "./embedded-flags.js";
+import { scriptNodeFlags } from "./node-flags.js";
 import { autocannon, PINNED, type LoadOptions, type LoadResult } from "./load-generator.js";
 
 // npm run bench [-- --seconds 8 --rounds 3 --connections 50 --contacts 20000 --only read,write,relay,startup
@@ -91,7 +91,9 @@ interface Proc {
   exited: Promise<void>;
 }
 
-const EMBEDDED_NODE_FLAGS = embeddedNodeFlags(ROOT);
+const EMBEDDED_NODE_FLAGS = scriptNodeFlags(ROOT, "start");
+const SERVICE_NODE_FLAGS = scriptNodeFlags(ROOT, "start:service");
+const GATEWAY_NODE_FLAGS = scriptNodeFlags(ROOT, "start:gateway");
 const running = new Set<Proc>();
 
 /**
@@ -421,10 +423,15 @@ async function requestBench(): Promise<void> {
     };
 
     // Distributed: the crm service and the gateway as two processes.
-    const crm = start("crm", ["dist/crm.js"], { ...common, GRPC_HOST: "127.0.0.1", GRPC_PORT: String(crmPort), OPS_PORT: String(crmOps) });
+    const crm = start("crm", [...SERVICE_NODE_FLAGS, "dist/crm.js"], { ...common, GRPC_HOST: "127.0.0.1", GRPC_PORT: String(crmPort), OPS_PORT: String(crmOps) });
     procs.push(crm);
     await waitFor(`http://127.0.0.1:${crmOps}/health/live`, crm);
-    const gateway = start("gateway", ["dist/gateway.js"], { ...common, PORT: String(gwPort), ADMIN_PORT: String(gwAdmin), CRM_SERVICE_ADDR: `http://127.0.0.1:${crmPort}` });
+    const gateway = start("gateway", [...GATEWAY_NODE_FLAGS, "dist/gateway.js"], {
+      ...common,
+      PORT: String(gwPort),
+      ADMIN_PORT: String(gwAdmin),
+      CRM_SERVICE_ADDR: `http://127.0.0.1:${crmPort}`,
+    });
     procs.push(gateway);
     await waitFor(`http://127.0.0.1:${gwPort}/health/live`, gateway);
 
