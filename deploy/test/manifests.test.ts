@@ -15,6 +15,8 @@ import { ConfigMap, type IConfigMap } from "kubernetes-models/v1/ConfigMap";
 import { Namespace, type INamespace } from "kubernetes-models/v1/Namespace";
 import { Service, type IService } from "kubernetes-models/v1/Service";
 import { SERVICES, serviceAddresses } from "@voiceops/platform/registry";
+// The benchmark reads the scripts' flags the same way: one parser for both.
+import { scriptNodeFlags } from "../../gateway/bench/node-flags.js";
 
 type Json = Record<string, unknown>;
 
@@ -469,8 +471,7 @@ const overlayDirs = existsSync(OVERLAYS_DIR)
 describe("deploy manifests", () => {
   it("run Node in the image with the flags the local start scripts of the gateway and the services have", () => {
     const root = join(DEPLOY_DIR, "..");
-    const scripts = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
-    const flags = (script: string) => /\bnode\s+((?:--\S+\s+)*)/.exec(scripts[script] ?? "")?.[1]?.trim() ?? "";
+    const flags = (script: string) => scriptNodeFlags(root, script).join(" ");
     const image = /^ENV NODE_OPTIONS=(.*)$/m.exec(readFileSync(join(root, "Dockerfile"), "utf8"))?.[1]?.trim();
     expect(flags("start:gateway")).not.toBe("");
     expect(image).toBe(flags("start:gateway"));
