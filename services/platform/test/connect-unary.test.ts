@@ -212,7 +212,7 @@ describe("unary Connect over HTTP/1.1 between components", () => {
     proxy.close();
   });
 
-  it("reads an answer sent in chunks, and fails a call whose answer is followed by stray bytes", async () => {
+  it("reads an answer sent in chunks, and fails a call whose answer is followed by stray bytes or has a malformed header", async () => {
     const body = Buffer.from(toBinary(GetContactResponseSchema, create(GetContactResponseSchema, { contact: contact(id(20)) })));
     const head = "HTTP/1.1 200 OK\r\ncontent-type: application/proto\r\n";
     let answer = "";
@@ -226,6 +226,16 @@ describe("unary Connect over HTTP/1.1 between components", () => {
     answer = `${head}content-length: ${body.length}\r\n\r\n${body.toString("latin1")}HTTP/1.1 200 OK\r\n`;
     const stray = (await crm.getContact({ contactId: id(20) }, { headers, timeoutMs: 5_000 }).catch((error: unknown) => error)) as ConnectError;
     expect([stray.code, stray.rawMessage]).toEqual([Code.Unavailable, "protocol error: bytes after the answer"]);
+    // A header name with a space, a value with a control character: the call fails, the next goes through.
+    for (const bad of ["x bad: 1", "x-bad: a\x01b"]) {
+      answer = `${head}${bad}\r\ncontent-length: ${body.length}\r\n\r\n${body.toString("latin1")}`;
+      const malformed = (await crm.getContact({ contactId: id(20) }, { headers, timeoutMs: 5_000 }).catch((error: unknown) => error)) as ConnectError;
+      expect([malformed.code, malformed.rawMessage]).toEqual([Code.Unavailable, "protocol error: bad header line"]);
+    }
+    answer = `${head}X-Mixed-Case: v\r\ncontent-length: ${body.length}\r\n\r\n${body.toString("latin1")}`;
+    let seen: Headers | undefined;
+    expect((await crm.getContact({ contactId: id(20) }, { headers, onHeader: (header) => (seen = header) })).contact?.id).toBe(id(20));
+    expect([seen?.get("x-mixed-case"), seen?.get("content-type")]).toEqual(["v", "application/proto"]);
     raw.close();
   });
 

@@ -28,9 +28,12 @@ const CRLF2 = Buffer.from("\r\n\r\n");
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
+/** An answer's header fields as received, names in lower case (Headers are built only when asked for). */
+type Fields = [name: string, value: string][];
+
 interface Answer {
   status: number;
-  headers: Headers;
+  fields: Fields;
   body: Buffer;
 }
 
@@ -42,7 +45,7 @@ interface Call {
 /** The status line and headers of an answer, and how its body is delimited. */
 interface Head {
   status: number;
-  headers: Headers;
+  fields: Fields;
   length: number | undefined;
   chunked: boolean;
   /** The server closes the connection after this answer. */
@@ -153,24 +156,27 @@ class Connection {
       const lines = this.#buffer.toString("latin1", 0, end).split("\r\n");
       const status = /^HTTP\/1\.[01] (\d{3})/.exec(lines[0] ?? "");
       if (!status) throw new Error("protocol error: bad status line");
-      const headers = new Headers();
+      const fields: Fields = [];
       for (let i = 1; i < lines.length; i++) {
         const line = lines[i] ?? "";
         const colon = line.indexOf(":");
         if (colon <= 0) throw new Error("protocol error: bad header line");
-        headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
+        const name = line.slice(0, colon).trim().toLowerCase();
+        const value = line.slice(colon + 1).trim();
+        if (!HEADER_NAME.test(name) || !HEADER_VALUE.test(value)) throw new Error("protocol error: bad header line");
+        fields.push([name, value]);
       }
       const code = Number(status[1]);
       this.#buffer = this.#buffer.subarray(end + 4);
       // An informational answer (100 Continue) precedes the real one.
       if (code >= 100 && code < 200) return this.#parse();
-      const length = headers.get("content-length");
-      const connection = headers.get("connection")?.toLowerCase() ?? "";
+      const length = field(fields, "content-length");
+      const connection = field(fields, "connection")?.toLowerCase() ?? "";
       this.#head = {
         status: code,
-        headers,
-        length: length === null ? undefined : Number(length),
-        chunked: /\bchunked\b/i.test(headers.get("transfer-encoding") ?? ""),
+        fields,
+        length: length === undefined ? undefined : Number(length),
+        chunked: /\bchunked\b/i.test(field(fields, "transfer-encoding") ?? ""),
         close: connection.includes("close") || (lines[0] ?? "").startsWith("HTTP/1.0"),
       };
       if (this.#head.length !== undefined && !(Number.isSafeInteger(this.#head.length) && this.#head.length >= 0)) throw new Error("protocol error: bad content-length");
@@ -184,7 +190,7 @@ class Connection {
     if (this.#buffer.length < head.length) return undefined;
     const body = this.#buffer.subarray(0, head.length);
     this.#buffer = this.#buffer.subarray(head.length);
-    return { status: head.status, headers: head.headers, body, close: head.close };
+    return { status: head.status, fields: head.fields, body, close: head.close };
   }
 
   #parseChunks(head: Head): (Answer & { close: boolean }) | undefined {
@@ -198,7 +204,7 @@ class Connection {
         const close = this.#buffer.indexOf(CRLF2, end);
         if (close < 0) return undefined;
         this.#buffer = this.#buffer.subarray(close + 4);
-        return { status: head.status, headers: head.headers, body: Buffer.concat(this.#chunks, this.#chunked), close: head.close };
+        return { status: head.status, fields: head.fields, body: Buffer.concat(this.#chunks, this.#chunked), close: head.close };
       }
       if (this.#buffer.length < end + 2 + size + 2) return undefined;
       this.#chunked += size;
@@ -207,6 +213,39 @@ class Connection {
       this.#buffer = this.#buffer.subarray(end + 2 + size + 2);
     }
   }
+}
+
+/** The value of a header field (the first, names in lower case), or undefined. */
+function field(fields: Fields, name: string): string | undefined {
+  for (const [key, value] of fields) if (key === name) return value;
+  return undefined;
+}
+
+function headersOf(fields: Fields): Headers {
+  const headers = new Headers();
+  for (const [name, value] of fields) headers.append(name, value);
+  return headers;
+}
+
+/**
+ * A successful call's response. Its header and trailer (undici Headers, which cost about a
+ * microsecond per answer to fill) are made when first read: the gateway never reads them.
+ */
+function unaryResponse(method: DescMethodUnary, fields: Fields, message: unknown) {
+  let demuxed: [Headers, Headers] | undefined;
+  const demux = () => (demuxed ??= trailerDemux(headersOf(fields)));
+  return {
+    stream: false,
+    service: method.parent,
+    method,
+    get header() {
+      return demux()[0];
+    },
+    get trailer() {
+      return demux()[1];
+    },
+    message,
+  };
 }
 
 /**
@@ -323,20 +362,21 @@ export function connectUnaryTransport(baseUrl: string, options: { fallback: () =
         else void free.then(start);
       });
 
-      const [responseHeader, responseTrailer] = trailerDemux(answer.headers);
+      const contentType = field(answer.fields, "content-type");
       if (answer.status !== 200) {
-        const fallback = new ConnectError(`HTTP ${answer.status}`, codeFromHttpStatus(answer.status), answer.headers);
-        if (!(answer.headers.get("content-type") ?? "").startsWith("application/json")) throw fallback;
-        throw errorFromJsonBytes(answer.body, answer.headers, fallback);
+        const headers = headersOf(answer.fields);
+        const fallback = new ConnectError(`HTTP ${answer.status}`, codeFromHttpStatus(answer.status), headers);
+        if (!(contentType ?? "").startsWith("application/json")) throw fallback;
+        throw errorFromJsonBytes(answer.body, headers, fallback);
       }
-      if (answer.headers.get("content-type") !== "application/proto") throw new ConnectError(`unexpected content type ${answer.headers.get("content-type")}`, Code.Internal);
+      if (contentType !== "application/proto") throw new ConnectError(`unexpected content type ${contentType}`, Code.Internal);
       let output;
       try {
         output = fromBinary(method.output, answer.body);
       } catch (error) {
         throw ConnectError.from(error, Code.Internal);
       }
-      return { stream: false, service: method.parent, method, header: responseHeader, trailer: responseTrailer, message: output } as UnaryResponse<I, O>;
+      return unaryResponse(method, answer.fields, output) as UnaryResponse<I, O>;
     },
     stream(method, signal, timeoutMs, header, input, contextValues) {
       return options.fallback().stream(method, signal, timeoutMs, header, input, contextValues);
