@@ -14,6 +14,7 @@ import {
   tooLarge,
   unavailable,
   unaryByPath,
+  incomingHeaders,
   webHeaders,
 } from "./unary-call.js";
 
@@ -69,7 +70,7 @@ export function grpcUnaryHandler(specs: Map<string, MethodImplSpec>, interceptor
         const { context, output, failure } = await runUnary(spec, interceptors, {
           protocolName: "grpc",
           url: headers[":path"] ?? "",
-          header: webHeaders(headers),
+          header: incomingHeaders(headers),
           timeoutMs: timeout.timeoutMs,
           message: () => {
             if (!received) throw tooLarge();
