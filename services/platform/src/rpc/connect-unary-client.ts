@@ -2,7 +2,7 @@ import net from "node:net";
 import { fromBinary, toBinary, type DescMessage, type DescMethodUnary, type MessageInitShape } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Transport, type UnaryResponse } from "@connectrpc/connect";
 import { codeFromHttpStatus, errorFromJsonBytes, trailerDemux } from "@connectrpc/connect/protocol-connect";
-import { canceled, MAX_MESSAGE_BYTES, metadataInto, methodPaths, requestMessage, timedOut, unavailable } from "./unary-call.js";
+import { canceled, HEADER_NAME, MAX_MESSAGE_BYTES, metadataInto, methodPaths, requestMessage, timedOut, unavailable } from "./unary-call.js";
 
 // The client side of connect-unary-server.ts: unary Connect calls over a pool of kept-alive
 // HTTP/1.1 connections, written and parsed here. Node's HTTP client and its agent cost a call
@@ -26,7 +26,6 @@ const MAX_HEAD_BYTES = 64 * 1024;
 const CRLF2 = Buffer.from("\r\n\r\n");
 /** Characters an HTTP/1.1 header value may hold (no CR, LF, NUL or other controls but tab). */
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
-const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /** An answer's header fields as received, names in lower case (Headers are built only when asked for). */
 type Fields = [name: string, value: string][];

@@ -8,6 +8,9 @@ export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 // Nothing aborts a call from outside unless the caller passes its own signal.
 const NEVER_ABORTED = new AbortController().signal;
 
+/** The characters of a header name (an RFC 9110 token). */
+export const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
 /** The unary implementations of a router by request path ("/package.Service/Method"). */
 export function unaryByPath(specs: Map<string, MethodImplSpec>): Map<string, MethodImplSpec & { kind: "unary" }> {
   const byPath = new Map<string, MethodImplSpec & { kind: "unary" }>();
@@ -66,6 +69,7 @@ class IncomingHeaders extends HeadersBase {
 
   override get(name: string): string | null {
     const raw = this.#raw;
+    // A name that is not a token goes to Headers, which refuses it.
     if (raw === undefined || !HEADER_NAME.test(name)) return super.get(name);
     const value = raw[name.toLowerCase()];
     return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
@@ -105,9 +109,6 @@ class IncomingHeaders extends HeadersBase {
     return this.#filled() && super[Symbol.iterator]();
   }
 }
-
-/** Characters of a header name (RFC 9110 token); any other name goes to Headers, which refuses it. */
-const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 function appendAll(out: Headers, headers: NodeHeaderValues): void {
   for (const key in headers) {
