@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { createClient, type Client } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { ManualClock, type Clock } from "@voiceops/platform";
@@ -23,8 +23,8 @@ export async function ownDatabase(): Promise<OwnDatabase> {
   const base = process.env.DATABASE_URL;
   if (!base) return { env: {}, drop: async () => undefined };
   const database = await isolatedDatabase(base);
-  const prefix = `t_${createHash("sha256").update(database.url).digest("hex").slice(0, 12)}`;
-  return { env: { DATABASE_URL: database.url, NATS_PREFIX: prefix }, drop: () => database.drop() };
+  // testEnv gives the database's systems a NATS namespace of their own.
+  return { env: { DATABASE_URL: database.url }, drop: () => database.drop() };
 }
 
 export interface OutboundSystem {

@@ -11,11 +11,9 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
   return {
     DATABASE_URL: process.env.DATABASE_URL,
     NATS_URL: process.env.NATS_URL,
-    // Tests keep their own streams and consumers, apart from a stack running on the same server.
-    NATS_PREFIX: `test_${createHash("sha256")
-      .update(process.env.DATABASE_URL ?? "")
-      .digest("hex")
-      .slice(0, 10)}`,
+    // Tests keep their own streams and consumers, apart from a stack running on the same server;
+    // a system on a database of its own has its own too (see testNatsPrefix).
+    NATS_PREFIX: testNatsPrefix(overrides.DATABASE_URL ?? process.env.DATABASE_URL),
     // Test streams need no long history.
     EVENT_RETENTION_DAYS: "7",
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
@@ -28,6 +26,33 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     INTERNAL_API_KEY: randomBytes(18).toString("base64url"),
     ...overrides,
   };
+}
+
+/**
+ * The NATS namespace of the test systems on one database. Durable consumers are shared by name
+ * within a namespace, so a system on a database of its own that shared the common one had
+ * about half its events taken by another system's consumers, which looked for their rows in
+ * the wrong database (a knowledge source then waited for the 5 s poll instead of its event).
+ */
+export function testNatsPrefix(databaseUrl: string | undefined): string {
+  return `test_${createHash("sha256")
+    .update(databaseUrl ?? "")
+    .digest("hex")
+    .slice(0, 10)}`;
+}
+
+/** Deletes the JetStream streams of a namespace (a test database's, once it is dropped). */
+async function deleteStreams(natsUrl: string, prefix: string): Promise<void> {
+  const { connect } = await import("nats");
+  const connection = await connect({ servers: natsUrl });
+  try {
+    const manager = await connection.jetstreamManager();
+    const names: string[] = [];
+    for await (const stream of manager.streams.list()) if (stream.config.name.startsWith(`${prefix.toUpperCase()}_`)) names.push(stream.config.name);
+    for (const name of names) await manager.streams.delete(name);
+  } finally {
+    await connection.close();
+  }
 }
 
 export interface ApiResponse<T = any> {
@@ -169,6 +194,9 @@ export async function isolatedDatabase(baseUrl: string): Promise<{ url: string; 
       await client.connect();
       await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await client.end();
+      // Its test systems' streams go with it.
+      const natsUrl = process.env.NATS_URL;
+      if (natsUrl) await deleteStreams(natsUrl, testNatsPrefix(url.toString()));
     },
   };
 }
