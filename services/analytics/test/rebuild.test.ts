@@ -1,5 +1,4 @@
 import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
@@ -55,7 +54,8 @@ describe.skipIf(!databaseUrl || !natsUrl)("npm run analytics:rebuild", () => {
 
   beforeAll(async () => {
     database = await isolatedDatabase(databaseUrl ?? "");
-    env = testEnv({ DATABASE_URL: database.url, NATS_PREFIX: `rebuild_${randomBytes(4).toString("hex")}`, EVENT_RETENTION_DAYS: "1" });
+    // testEnv gives the database a NATS namespace of its own; dropping the database deletes its streams.
+    env = testEnv({ DATABASE_URL: database.url, EVENT_RETENTION_DAYS: "1" });
     system = await startSystem({ env });
     t = await newTenant(system.url, new AdminClient(system.adminUrl, system.adminToken), { timezone: "America/New_York" });
   });
