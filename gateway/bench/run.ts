@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { connect } from "nats";
 import { decodeEvent, defaultNatsPrefix } from "@voiceops/platform";
-import { isolatedDatabase } from "@voiceops/platform/testing";
+import { deleteNatsStreams, isolatedDatabase } from "@voiceops/platform/testing";
 import { ContactCreatedSchema } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
 import { scriptNodeFlags } from "./node-flags.js";
 import { autocannon, PINNED, type LoadOptions, type LoadResult } from "./load-generator.js";
@@ -590,6 +590,8 @@ async function requestBench(): Promise<void> {
     await embeddedClient.end().catch(() => undefined);
     await database.drop();
     await embeddedDatabase.drop();
+    // The systems' streams, named after their databases, go with them.
+    for (const url of [database.url, embeddedDatabase.url]) await deleteNatsStreams(natsUrl, defaultNatsPrefix(url));
   }
 }
 

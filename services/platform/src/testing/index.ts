@@ -41,8 +41,8 @@ export function testNatsPrefix(databaseUrl: string | undefined): string {
     .slice(0, 10)}`;
 }
 
-/** Deletes the JetStream streams of a namespace (a test database's, once it is dropped). */
-async function deleteStreams(natsUrl: string, prefix: string): Promise<void> {
+/** Deletes the JetStream streams of a namespace (a scratch database's, once it is dropped). */
+export async function deleteNatsStreams(natsUrl: string, prefix: string): Promise<void> {
   const { connect } = await import("nats");
   const connection = await connect({ servers: natsUrl });
   try {
@@ -196,7 +196,7 @@ export async function isolatedDatabase(baseUrl: string): Promise<{ url: string; 
       await client.end();
       // Its test systems' streams go with it.
       const natsUrl = process.env.NATS_URL;
-      if (natsUrl) await deleteStreams(natsUrl, testNatsPrefix(url.toString()));
+      if (natsUrl) await deleteNatsStreams(natsUrl, testNatsPrefix(url.toString()));
     },
   };
 }
