@@ -25,6 +25,11 @@ export interface NatsBusOptions {
   publishTimeoutMs?: number;
 }
 
+/** What the names of a namespace's streams begin with ("VO_1A2B3C4D5E_" for "vo_1a2b3c4d5e"). */
+export function streamNamespace(prefix: string): string {
+  return `${prefix.toUpperCase()}_`;
+}
+
 /**
  * JetStream bus. The connection is made in the background and retried forever, so a service
  * starts (and keeps writing to its outbox) while NATS is down; publish() fails until it is back.
@@ -33,7 +38,7 @@ export function createNatsBus(options: NatsBusOptions): EventBus {
   const { logger, prefix } = options;
   const wireSubject = (subject: string) => `${prefix}.${subject}`;
   const localSubject = (subject: string) => (subject.startsWith(`${prefix}.`) ? subject.slice(prefix.length + 1) : subject);
-  const wireStream = (subject: string) => `${prefix.toUpperCase()}_${streamOf(subject)}`;
+  const wireStream = (subject: string) => `${streamNamespace(prefix)}${streamOf(subject)}`;
   const wireDurable = (durable: string) => `${prefix}-${durable}`;
   let connection: NatsConnection | undefined;
   let closed = false;

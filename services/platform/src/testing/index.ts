@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { streamNamespace } from "../bus/nats.js";
 import { checkResponse } from "./openapi-check.js";
 
 // Helpers for tests that talk to a running system over real HTTP.
@@ -48,7 +49,7 @@ export async function deleteNatsStreams(natsUrl: string, prefix: string): Promis
   try {
     const manager = await connection.jetstreamManager();
     const names: string[] = [];
-    for await (const stream of manager.streams.list()) if (stream.config.name.startsWith(`${prefix.toUpperCase()}_`)) names.push(stream.config.name);
+    for await (const stream of manager.streams.list()) if (stream.config.name.startsWith(streamNamespace(prefix))) names.push(stream.config.name);
     for (const name of names) await manager.streams.delete(name);
   } finally {
     await connection.close();
