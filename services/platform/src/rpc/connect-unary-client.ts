@@ -220,19 +220,13 @@ function field(fields: Fields, name: string): string | undefined {
   return undefined;
 }
 
-function headersOf(fields: Fields): Headers {
-  const headers = new Headers();
-  for (const [name, value] of fields) headers.append(name, value);
-  return headers;
-}
-
 /**
  * A successful call's response. Its header and trailer (undici Headers, which cost about a
  * microsecond per answer to fill) are made when first read: the gateway never reads them.
  */
 function unaryResponse(method: DescMethodUnary, fields: Fields, message: unknown) {
   let demuxed: [Headers, Headers] | undefined;
-  const demux = () => (demuxed ??= trailerDemux(headersOf(fields)));
+  const demux = () => (demuxed ??= trailerDemux(new Headers(fields)));
   return {
     stream: false,
     service: method.parent,
@@ -363,7 +357,7 @@ export function connectUnaryTransport(baseUrl: string, options: { fallback: () =
 
       const contentType = field(answer.fields, "content-type");
       if (answer.status !== 200) {
-        const headers = headersOf(answer.fields);
+        const headers = new Headers(answer.fields);
         const fallback = new ConnectError(`HTTP ${answer.status}`, codeFromHttpStatus(answer.status), headers);
         if (!(contentType ?? "").startsWith("application/json")) throw fallback;
         throw errorFromJsonBytes(answer.body, headers, fallback);
