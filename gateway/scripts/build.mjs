@@ -159,6 +159,9 @@ export async function build() {
     logLevel: "warning",
     plugins: [thirdPartyExternal, sourceUrls],
   });
+  // esbuild's service process would otherwise live as long as the process that built: a server
+  // started after an edit (start.mjs builds first) kept it as a child for its whole life.
+  await esbuild.stop();
   dropStaleTemplate();
   writeFileSync(STAMP, `${new Date().toISOString()}\n`);
   return Date.now() - started;
