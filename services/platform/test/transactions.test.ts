@@ -175,4 +175,23 @@ describe("transactions", () => {
     const notes = (await db.query<{ note: string }>(`SELECT note FROM ${schema}.notes WHERE item_id = 2 ORDER BY note`)).rows.map((row) => row.note);
     expect(notes).toEqual(db.kind === "postgres" ? ["after", "before"] : ["after", "before", "refused"]);
   });
+
+  it("commits or rolls back each of the transactions issued together on its own", async () => {
+    // Issued in one turn of the event loop (on PGlite they run as one batch): the second fails
+    // on its statement left for the commit, the fourth in its function.
+    const write = (id: number, note: string, fail = false) =>
+      db.transaction(async (tx) => {
+        const inserted = await tx.query<{ id: number }>(insertItem, [id, `item ${id}`], { prepared: true });
+        tx.atCommit({ sql: insertNote, params: [id, note], options: { prepared: true } });
+        if (fail) throw new Error(`item ${id} refused`);
+        return inserted.rows[0]?.id;
+      });
+    const settled = await Promise.allSettled([write(20, "note 20"), write(21, "first note"), write(22, "note 22"), write(23, "note 23", true), write(24, "note 24")]);
+    expect(
+      settled.map((result) => (result.status === "fulfilled" ? result.value : ((result.reason as { code?: string; message: string }).code ?? (result.reason as Error).message))),
+    ).toEqual([20, "23505", 22, "item 23 refused", 24]);
+    const kept = await db.query<{ id: number }>(`SELECT i.id FROM ${schema}.items i JOIN ${schema}.notes n ON n.item_id = i.id WHERE i.id >= 20 ORDER BY i.id`);
+    expect(kept.rows.map((row) => row.id)).toEqual([20, 22, 24]);
+    expect((await db.query(`SELECT count(*)::int AS n FROM ${schema}.items WHERE id IN (21, 23)`)).rows).toEqual([{ n: 0 }]);
+  });
 });

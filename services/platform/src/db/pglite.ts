@@ -6,6 +6,7 @@ import { btree_gin } from "@electric-sql/pglite/contrib/btree_gin";
 import { btree_gist } from "@electric-sql/pglite/contrib/btree_gist";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import type { Database, QueryOptions, QueryResult, Queryable, Row, Statement, Transaction } from "./database.js";
+import { TransactionBatches } from "./pglite-batches.js";
 import { PgliteStatements } from "./pglite-statements.js";
 import { PgliteTransaction } from "./pglite-transaction.js";
 import { ReadCache } from "./read-cache.js";
@@ -156,6 +157,7 @@ export function pgliteDatabase(db: PGlite, options: PgliteDatabaseOptions = {}):
   const statements = new PgliteStatements(db);
   const reads = options.readCache === false ? undefined : new ReadCache();
   const direct = queryable(db, statements, undefined, reads);
+  const batches = new TransactionBatches();
   return {
     kind: "pglite",
     query: direct.query,
@@ -181,7 +183,8 @@ export function pgliteDatabase(db: PGlite, options: PgliteDatabaseOptions = {}):
           return result;
         });
       };
-      return reads ? reads.write(run) : run();
+      const batched = () => batches.run(run);
+      return reads ? reads.write(batched) : batched();
     },
     async close() {
       await db.close();

@@ -1,0 +1,34 @@
+/**
+ * Transactions issued in one turn of the event loop run after it, one after another, and their
+ * callers hear back once the last has ended; each still commits or rolls back on its own. Run
+ * as they came, each one's statements alternated with the JavaScript of other requests (answers
+ * written, requests read), and PostgreSQL in WASM and that JavaScript slowed each other down on
+ * the one core: under 50 writers, `npm start` took 600 µs of CPU per `POST /api/contacts`, its
+ * SQL 1.7 times what the same transactions cost in a loop. In batches it takes 350-390 µs; starting
+ * them after the turn without holding the answers back gave 420-445. A statement issued outside
+ * a transaction meanwhile may run before them, as on PostgreSQL with a pool; the read cache is
+ * emptied as each transaction is issued and again as its caller hears back (pglite.ts).
+ */
+export class TransactionBatches {
+  #queue: (() => Promise<() => void>)[] = [];
+
+  run<T>(transaction: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      if (this.#queue.length === 0) setImmediate(() => void this.#flush());
+      this.#queue.push(() =>
+        transaction().then(
+          (value) => () => resolve(value),
+          (error: unknown) => () => reject(error),
+        ),
+      );
+    });
+  }
+
+  async #flush(): Promise<void> {
+    const queue = this.#queue;
+    this.#queue = [];
+    const settle: (() => void)[] = [];
+    for (const transaction of queue) settle.push(await transaction());
+    for (const done of settle) done();
+  }
+}
