@@ -194,4 +194,14 @@ describe("transactions", () => {
     expect(kept.rows.map((row) => row.id)).toEqual([20, 22, 24]);
     expect((await db.query(`SELECT count(*)::int AS n FROM ${schema}.items WHERE id IN (21, 23)`)).rows).toEqual([{ n: 0 }]);
   });
+  it("finishes a transaction that waits for the answer to one issued before it in the same turn", async () => {
+    // On PGlite both run in one batch, whose answers are held until it ends: the second would
+    // wait for ever if the batch kept holding them past its turn.
+    const first = db.transaction(async (tx) => (await tx.query<{ id: number }>(insertItem, [30, "item 30"], { prepared: true })).rows[0]?.id);
+    const second = db.transaction(async (tx) => {
+      const id = await first;
+      return (await tx.query<{ id: number }>(insertItem, [Number(id) + 1, "item 31"], { prepared: true })).rows[0]?.id;
+    });
+    expect(await Promise.all([first, second])).toEqual([30, 31]);
+  });
 });

@@ -27,8 +27,24 @@ export class TransactionBatches {
   async #flush(): Promise<void> {
     const queue = this.#queue;
     this.#queue = [];
-    const settle: (() => void)[] = [];
-    for (const transaction of queue) settle.push(await transaction());
-    for (const done of settle) done();
+    const held: (() => void)[] = [];
+    const answer = () => {
+      for (const done of held.splice(0)) done();
+    };
+    // A batch that outlasts its turn (a transaction waiting for I/O, or for the answer to one
+    // before it) answers what has ended, and each later one as it ends: nothing waits on a
+    // held answer.
+    let late = false;
+    const lateAnswers = setImmediate(() => {
+      late = true;
+      answer();
+    });
+    for (const transaction of queue) {
+      const done = await transaction();
+      held.push(done);
+      if (late) answer();
+    }
+    clearImmediate(lateAnswers);
+    answer();
   }
 }
