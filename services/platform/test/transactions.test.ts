@@ -194,6 +194,7 @@ describe("transactions", () => {
     expect(kept.rows.map((row) => row.id)).toEqual([20, 22, 24]);
     expect((await db.query(`SELECT count(*)::int AS n FROM ${schema}.items WHERE id IN (21, 23)`)).rows).toEqual([{ n: 0 }]);
   });
+
   it("finishes a transaction that waits for the answer to one issued before it in the same turn", async () => {
     // On PGlite both run in one batch, whose answers are held until it ends: the second would
     // wait for ever if the batch kept holding them past its turn.
