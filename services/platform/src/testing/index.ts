@@ -206,6 +206,7 @@ export * from "./grpc.js";
 export * from "./expect.js";
 export * from "./system.js";
 export * from "./processes.js";
+export * from "./memory.js";
 export * from "./s3.js";
 export * from "./handlers.js";
 export * from "./openapi-check.js";
