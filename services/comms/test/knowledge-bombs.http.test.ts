@@ -78,3 +78,39 @@ describe("hostile documents", () => {
     }
   });
 });
+
+/** A multipart body of one part named `name` (a file when `filename` is given) that is `mb` megabytes long, streamed without a length. */
+function streamedForm(boundary: string, name: string, mb: number, filename?: string): ReadableStream<Uint8Array> {
+  const head = `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${filename ? `; filename="${filename}"\r\nContent-Type: text/plain` : ""}\r\n\r\n`;
+  const chunk = new Uint8Array(MB).fill(0x61);
+  let sent = -1;
+  return new ReadableStream({
+    pull(controller) {
+      if (sent < 0) controller.enqueue(new TextEncoder().encode(head));
+      else if (sent < mb) controller.enqueue(chunk);
+      else {
+        controller.enqueue(new TextEncoder().encode(`\r\n--${boundary}--\r\n`));
+        controller.close();
+      }
+      sent++;
+    },
+  });
+}
+
+describe("hostile multipart bodies", () => {
+  it("refuses a 100 MB part sent without a length with 413, as a field or as the file, with memory bounded", async () => {
+    const t = await tenant();
+    const pid = inject("serverPid");
+    const watching = canWatchMemory(pid);
+    const watch = watchMemory(pid);
+    const boundary = "hostile-boundary-7MA4YWxkTrZu0gW";
+    const type = `multipart/form-data; boundary=${boundary}`;
+    const field = await t.owner.upload("POST", UPLOAD, streamedForm(boundary, "title", 100), type);
+    const file = await t.owner.upload("POST", UPLOAD, streamedForm(boundary, "file", 100, "huge.txt"), type);
+    const peaks = watch.stop();
+    expect(field.status, JSON.stringify(field.body)).toBe(413);
+    expect(file.status, JSON.stringify(file.body)).toBe(413);
+    expect(expectStatus(await t.owner.get(SOURCES), 200).total).toBe(0);
+    if (watching) expect(peaks.peak - peaks.baseline, `the serving process grew from ${peaks.baseline} to ${peaks.peak} bytes`).toBeLessThan(MAX_GROWTH);
+  });
+});
