@@ -213,14 +213,14 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
     };
   }
 
-  async function reschedule(org: OrgContext, req: ManageAppointmentRequest, current: AppointmentRow): Promise<AppointmentRow> {
+  async function reschedule(ctx: HandlerContext, org: OrgContext, req: ManageAppointmentRequest, current: AppointmentRow): Promise<AppointmentRow> {
     if (!req.start) throw invalidArgument([required("start", "the new start of a rescheduled appointment")]);
     const start = timestampDate(req.start);
     const type = await appointmentTypes.get(db, org.orgId, current.appointment_type_id);
     if (!type?.is_active) throw new ConnectError("The appointment type is no longer bookable", Code.FailedPrecondition);
     const plan = await planBooking(db, org, type, start, { ignoreAppointmentId: current.id, keep: current.technician_id });
     return firstThatFits(plan.candidates, (technicianId) =>
-      service.write(async (tx, emit) => {
+      service.write(ctx, async (tx, emit) => {
         // One transaction: the old one is cancelled and the new one booked, or neither.
         const old = await appointments.get(tx, org.orgId, current.id, { forUpdate: true });
         if (!old) throw notFound("Appointment");
@@ -299,7 +299,7 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
         req.contactId !== undefined ? { contactId: req.contactId } : { name: req.contact?.name, phoneNumber: req.contact?.phoneNumber, email: req.contact?.email },
       );
       const row = await firstThatFits(plan.candidates, (candidate) =>
-        service.write(async (tx, emit) => {
+        service.write(ctx, async (tx, emit) => {
           const values = newAppointment(type, plan, candidate, {
             contact_id: contact.id,
             contact_name: contact.name ?? null,
@@ -321,7 +321,7 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
       const current = await appointments.get(db, org.orgId, req.appointmentId);
       if (!current) throw notFound("Appointment");
       if (FINISHED.has(current.status)) throw new ConnectError(`The appointment is ${current.status} and cannot change`, Code.FailedPrecondition);
-      if (req.action === AppointmentAction.RESCHEDULE) return { appointment: toAppointment(await reschedule(org, req, current)) };
+      if (req.action === AppointmentAction.RESCHEDULE) return { appointment: toAppointment(await reschedule(ctx, org, req, current)) };
       const target = {
         [AppointmentAction.CANCEL]: "cancelled",
         [AppointmentAction.CONFIRM]: "confirmed",
@@ -329,7 +329,7 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
         [AppointmentAction.NO_SHOW]: "no_show",
       }[req.action as number];
       if (!target) throw invalidArgument([notAllowed("action", null, ["reschedule", "cancel", "confirm", "complete", "no_show"])]);
-      const row = await service.write(async (tx, emit) => {
+      const row = await service.write(ctx, async (tx, emit) => {
         const locked = await appointments.get(tx, org.orgId, current.id, { forUpdate: true });
         if (!locked) throw notFound("Appointment");
         if (FINISHED.has(locked.status)) throw new ConnectError(`The appointment is ${locked.status} and cannot change`, Code.FailedPrecondition);

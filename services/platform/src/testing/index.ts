@@ -86,8 +86,8 @@ export class ApiClient {
   }
 
   /** Sends a file: a multipart form, or a raw body of the given content type. */
-  upload<T = any>(method: string, path: string, body: FormData | Uint8Array | string, contentType?: string): Promise<ApiResponse<T>> {
-    return this.send<T>(method, path, contentType ? { "content-type": contentType } : {}, body);
+  upload<T = any>(method: string, path: string, body: FormData | Uint8Array | string, contentType?: string, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
+    return this.send<T>(method, path, contentType ? { ...headers, "content-type": contentType } : { ...headers }, body);
   }
 
   private async send<T>(method: string, path: string, headers: Record<string, string>, body: FormData | Uint8Array | string | undefined): Promise<ApiResponse<T>> {
