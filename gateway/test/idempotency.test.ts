@@ -242,6 +242,30 @@ function rawRequest(port: number, apiKey: string, keyBytes: Buffer, name: string
   });
 }
 
+// Replicas share a database: only the distributed mode has them (PGlite is one process's).
+describe.skipIf(!process.env.DATABASE_URL)("Idempotency-Key across gateway replicas", () => {
+  it("makes one change of 20 identical requests spread over two replicas", async () => {
+    const env = testEnv();
+    const [one, two] = await Promise.all([startSystem({ env }), startSystem({ env })]);
+    try {
+      const tenant = await newTenant(one.url, new AdminClient(one.adminUrl, one.adminToken));
+      const apiKey = tenant.owner.apiKey as string;
+      const clients = [new (tenant.owner.constructor as typeof ApiClient)(one.url, apiKey), new (tenant.owner.constructor as typeof ApiClient)(two.url, apiKey)];
+      const k = key();
+      const name = `Replicas ${randomUUID()}`;
+      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => clients[i % 2]!.request("POST", "/api/contacts", { body: { name }, ...keyed(k) })));
+      expect(answers.filter((res) => res.status === 201 && res.headers.get("idempotent-replayed") === null)).toHaveLength(1);
+      for (const res of answers) expect([201, 409]).toContain(res.status);
+      expect(await countRows(one, "crm.contacts WHERE org_id = $1 AND name = $2", [tenant.orgId, name])).toBe(1);
+      // The other replica replays what the first one kept.
+      const first = answers.find((res) => res.status === 201) as ApiResponse;
+      for (const client of clients) expect((await client.request("POST", "/api/contacts", { body: { name }, ...keyed(k) })).body).toEqual(first.body);
+    } finally {
+      await Promise.all([one.stop(), two.stop()]);
+    }
+  });
+});
+
 describe("Idempotency-Key across restarts and expiry", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "voiceops-idempotency-"));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));

@@ -112,7 +112,7 @@ export function buildOpenApi(routes: Route[]) {
       title: "Voice-Assistant Business Operations API",
       version: API_VERSION,
       description:
-        'Contacts, leads, service requests, technicians, conversations, calls, messages, activities and statistics of one organization, chosen by the API key (X-API-Key). Errors are {"detail": "..."}; validation errors (422) are HTTPValidationError, one entry per failing field. Every response carries X-Request-Id; every /api response carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset, and a 429 Retry-After. A request the HTTP server cannot read (a malformed request line, headers over 16 KB, a timeout while it is sent) is answered 400, 431 or 408 with {"detail": "..."} before it reaches any route.',
+        'Contacts, leads, service requests, technicians, conversations, calls, messages, activities and statistics of one organization, chosen by the API key (X-API-Key). Errors are {"detail": "..."}; validation errors (422) are HTTPValidationError, one entry per failing field. Every response carries X-Request-Id; every /api response carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset, and a 429 Retry-After. Every POST, PUT, PATCH and DELETE takes an optional Idempotency-Key: a retry with the same key and request answers the kept answer with Idempotent-Replayed: true and runs nothing. A request the HTTP server cannot read (a malformed request line, headers over 16 KB, a timeout while it is sent) is answered 400, 431 or 408 with {"detail": "..."} before it reaches any route.',
     },
     servers: [{ url: "/", description: "The server that serves this document" }],
     tags: [
