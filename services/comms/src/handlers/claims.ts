@@ -9,7 +9,7 @@ export function claimHandlers(service: ServiceContext, engine: OutboundEngine) {
   return {
     async claimCalls(req: ClaimCallsRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const { calls, claimedAt } = await engine.claim(org.orgId, withDefaults(ClaimCallsRequestSchema, req, "maxCalls").maxCalls);
+      const { calls, claimedAt } = await engine.claim(ctx, org.orgId, withDefaults(ClaimCallsRequestSchema, req, "maxCalls").maxCalls);
       return { calls, claimedAt: timestampFromDate(claimedAt) };
     },
 
