@@ -110,7 +110,7 @@ export function dncHandlers(service: ServiceContext, engine: OutboundEngine) {
         throw invalidArgument([tooFewItems(req.file ? "file" : "phone_numbers", [], 1, 0)]);
       }
       const { phones, repeated, invalid } = readPhoneList(values, org.country);
-      const added = await service.write(async (tx, emit) => {
+      const added = await service.write(ctx, async (tx, emit) => {
         const rows = await dnc.add(tx, org.orgId, { phoneNumbers: phones, reason: blankToNull(req.reason), source, expiresAt }, now);
         engine.dncAdded(emit, org.orgId, rows, sourceEnum);
         return rows;
@@ -121,7 +121,7 @@ export function dncHandlers(service: ServiceContext, engine: OutboundEngine) {
     async deleteDncEntry(req: DeleteDncEntryRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       const phoneNumber = normalizePhone(req.phone, org.country) as string;
-      const deleted = await service.write((tx) => dnc.delete(tx, org.orgId, phoneNumber));
+      const deleted = await service.write(ctx, (tx) => dnc.delete(tx, org.orgId, phoneNumber));
       if (!deleted) throw new ConnectError("The phone number is not on the do-not-call list", Code.NotFound);
       return {};
     },

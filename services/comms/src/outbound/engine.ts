@@ -1,4 +1,5 @@
 import { create, type JsonObject } from "@bufbuild/protobuf";
+import type { HandlerContext } from "@connectrpc/connect";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { newEvent, type Emit, type Queryable, type ServiceContext } from "@voiceops/platform";
 import { CampaignStatusChangedSchema, DncEntriesAddedSchema, OutboundCallFinishedSchema, OutboundCallRequestedSchema } from "@voiceops/proto/voiceops/comms/v1/outbound_events_pb";
@@ -239,11 +240,12 @@ export class OutboundEngine {
 
   /**
    * Leases up to `max` due requests of an organization to the voice runtime. Each is checked
-   * once more against its window and the do-not-call list at this moment.
+   * once more against its window and the do-not-call list at this moment. `call`: the RPC it
+   * serves, whose idempotency key the write marks.
    */
-  async claim(orgId: string, max: number): Promise<{ calls: ClaimedCall[]; claimedAt: Date }> {
+  async claim(call: HandlerContext, orgId: string, max: number): Promise<{ calls: ClaimedCall[]; claimedAt: Date }> {
     const now = this.now();
-    const calls = await this.context.write(async (tx, emit) => {
+    const calls = await this.context.write(call, async (tx, emit) => {
       const rows = await this.stores.requests.lockClaimable(tx, orgId, now, max * 2 + 10);
       const blocked = await this.blockedAmong(tx, rows, now);
       const claimed: ClaimedCall[] = [];

@@ -86,8 +86,14 @@ export class ApiClient {
   }
 
   /** Sends a file: a multipart form, or a raw body of the given content type (a stream goes without a length, chunked). */
-  upload<T = any>(method: string, path: string, body: FormData | Uint8Array | string | ReadableStream<Uint8Array>, contentType?: string): Promise<ApiResponse<T>> {
-    return this.send<T>(method, path, contentType ? { "content-type": contentType } : {}, body);
+  upload<T = any>(
+    method: string,
+    path: string,
+    body: FormData | Uint8Array | string | ReadableStream<Uint8Array>,
+    contentType?: string,
+    headers: Record<string, string> = {},
+  ): Promise<ApiResponse<T>> {
+    return this.send<T>(method, path, contentType ? { ...headers, "content-type": contentType } : { ...headers }, body);
   }
 
   private async send<T>(
