@@ -144,9 +144,8 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
     const type = await appointmentTypes.get(db, org.orgId, current.appointment_type_id);
     if (!type?.is_active) throw new ConnectError("The appointment type is no longer bookable", Code.FailedPrecondition);
     const plan = await planBooking(db, org, type, start, { ignoreAppointmentId: current.id, keep: current.technician_id });
-<<<<<<< HEAD
     // One transaction: the old one is cancelled and the new one booked, or neither.
-    return claimFirstThatFits(org.orgId, plan, async (tx, emit, technicianId, now) => {
+    return claimFirstThatFits(ctx, org.orgId, plan, async (tx, emit, technicianId, now) => {
       const old = await appointments.get(tx, org.orgId, current.id, { forUpdate: true });
       if (!old) throw notFound("Appointment");
       if (FINISHED.has(old.status)) throw new ConnectError(`The appointment is ${old.status} and cannot change`, Code.FailedPrecondition);
@@ -165,31 +164,6 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
       emit(newEvent(org.orgId, "fieldops.appointment.rescheduled", AppointmentRescheduledSchema, payload));
       return booked;
     });
-=======
-    return firstThatFits(plan.candidates, (technicianId) =>
-      service.write(ctx, async (tx, emit) => {
-        // One transaction: the old one is cancelled and the new one booked, or neither.
-        const old = await appointments.get(tx, org.orgId, current.id, { forUpdate: true });
-        if (!old) throw notFound("Appointment");
-        if (FINISHED.has(old.status)) throw new ConnectError(`The appointment is ${old.status} and cannot change`, Code.FailedPrecondition);
-        const now = clock.now();
-        const cancelled = await appointments.setStatus(tx, org.orgId, old.id, "cancelled", "rescheduled", now);
-        if (!cancelled) throw notFound("Appointment");
-        const values = newAppointment(type, plan, technicianId, {
-          contact_id: old.contact_id,
-          contact_name: old.contact_name,
-          contact_phone: old.contact_phone,
-          service_request_id: old.service_request_id,
-          notes: old.notes,
-          rescheduled_from_id: old.id,
-        });
-        const booked = await appointments.insert(tx, org.orgId, values, now);
-        const payload = create(AppointmentRescheduledSchema, { appointment: toAppointment(booked), previous: toAppointment(cancelled) });
-        emit(newEvent(org.orgId, "fieldops.appointment.rescheduled", AppointmentRescheduledSchema, payload));
-        return booked;
-      }),
-    );
->>>>>>> idempotency
   }
 
   return {
@@ -250,8 +224,7 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
         org,
         req.contactId !== undefined ? { contactId: req.contactId } : { name: req.contact?.name, phoneNumber: req.contact?.phoneNumber, email: req.contact?.email },
       );
-<<<<<<< HEAD
-      const row = await claimFirstThatFits(org.orgId, plan, async (tx, emit, candidate, now) => {
+      const row = await claimFirstThatFits(ctx, org.orgId, plan, async (tx, emit, candidate, now) => {
         // The hold ends with the booking, in its transaction: its claim gives way to the appointment's.
         if (hold && !(await slotHolds.take(tx, org.orgId, hold.id, now))) throw holdGone();
         const values = newAppointment(type, plan, candidate, {
@@ -266,23 +239,6 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
         emit(appointmentEvent(org.orgId, booked));
         return booked;
       });
-=======
-      const row = await firstThatFits(plan.candidates, (candidate) =>
-        service.write(ctx, async (tx, emit) => {
-          const values = newAppointment(type, plan, candidate, {
-            contact_id: contact.id,
-            contact_name: contact.name ?? null,
-            contact_phone: contact.phoneNumber ?? null,
-            service_request_id: request?.id ?? null,
-            notes: blankToNull(req.notes),
-            rescheduled_from_id: null,
-          });
-          const booked = await appointments.insert(tx, org.orgId, values, clock.now());
-          emit(appointmentEvent(org.orgId, booked));
-          return booked;
-        }),
-      );
->>>>>>> idempotency
       return { appointment: toAppointment(row) };
     },
 

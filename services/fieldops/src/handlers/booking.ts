@@ -1,4 +1,4 @@
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import { DateTime } from "luxon";
 import {
   invalidArgument,
@@ -115,11 +115,13 @@ export function bookingRules(service: ServiceContext, stores: FieldopsStores) {
    * in the way cleared), with that candidate and the instant of the claim. The exclusion
    * constraint refusing every candidate (taken meanwhile) is a 409.
    */
-  async function claimFirstThatFits<T>(orgId: string, plan: BookingPlan, claim: (tx: Queryable, emit: Emit, technicianId: string | null, now: Date) => Promise<T>): Promise<T> {
+  async function claimFirstThatFits<T>(
+    ctx: HandlerContext,
+    orgId: string, plan: BookingPlan, claim: (tx: Queryable, emit: Emit, technicianId: string | null, now: Date) => Promise<T>): Promise<T> {
     for (const technicianId of plan.candidates) {
       for (let tries = 1; ; tries++) {
         try {
-          return await service.write(async (tx, emit) => {
+          return await service.write(ctx, async (tx, emit) => {
             const now = clock.now();
             await reservations.prepareClaim(tx, orgId, technicianId, new Date(plan.held.start), new Date(plan.held.end), now);
             return claim(tx, emit, technicianId, now);

@@ -23,7 +23,7 @@ export function slotHoldHandlers(service: ServiceContext, stores: FieldopsStores
       if (violations.length > 0 || !type || !req.start) throw invalidArgument(violations);
       // The same checks and choice of technician as a booking; the claim is the hold's.
       const plan = await planBooking(db, org, type, timestampDate(req.start), { technicianId: req.technicianId?.toLowerCase() });
-      const row = await claimFirstThatFits(org.orgId, plan, (tx, _emit, technicianId, now) =>
+      const row = await claimFirstThatFits(ctx, org.orgId, plan, (tx, _emit, technicianId, now) =>
         slotHolds.insert(
           tx,
           org.orgId,
@@ -44,7 +44,7 @@ export function slotHoldHandlers(service: ServiceContext, stores: FieldopsStores
 
     async deleteSlotHold(req: DeleteSlotHoldRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const released = await service.write((tx) => slotHolds.take(tx, org.orgId, req.holdId));
+      const released = await service.write(ctx, (tx) => slotHolds.take(tx, org.orgId, req.holdId));
       if (!released) throw notFound("Slot hold");
       return {};
     },
