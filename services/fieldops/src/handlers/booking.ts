@@ -117,7 +117,10 @@ export function bookingRules(service: ServiceContext, stores: FieldopsStores) {
    */
   async function claimFirstThatFits<T>(
     ctx: HandlerContext,
-    orgId: string, plan: BookingPlan, claim: (tx: Queryable, emit: Emit, technicianId: string | null, now: Date) => Promise<T>): Promise<T> {
+    orgId: string,
+    plan: BookingPlan,
+    claim: (tx: Queryable, emit: Emit, technicianId: string | null, now: Date) => Promise<T>,
+  ): Promise<T> {
     for (const technicianId of plan.candidates) {
       for (let tries = 1; ; tries++) {
         try {
