@@ -1,4 +1,5 @@
 import http from "node:http";
+import { fastPath } from "@voiceops/platform";
 import type { Express } from "express";
 
 type Construct = (this: unknown, ...args: unknown[]) => void;
@@ -19,7 +20,7 @@ const callable = [http.IncomingMessage, http.ServerResponse].every((f) => !Funct
  * place Express's swap changes nothing, and the app behaves exactly as before.
  */
 export function expressServer(app: Express, options: http.ServerOptions = {}): http.Server {
-  if (!callable) return http.createServer(options, app);
+  if (!callable || !fastPath("http-server")) return http.createServer(options, app);
   function Request(this: unknown, socket: unknown) {
     initRequest.call(this, socket);
   }

@@ -2,7 +2,7 @@ import type { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Database, pgConstraint, pgErrorCode } from "../src/db/database.js";
 import { openPglite, pgliteDatabase } from "../src/db/pglite.js";
-import { PgliteStatements } from "../src/db/pglite-statements.js";
+import { PgliteStatements } from "../src/fast-path/pglite-statements.js";
 
 // The platform's PGlite Database prepares each statement once (named) and then only binds and
 // executes it. Its results and errors must be those of PGlite's own query(), which parses and

@@ -1,4 +1,5 @@
 import type * as Pg from "pg";
+import { fastPath } from "../fast-path/index.js";
 import { isPrepared, type PipelineStatement, runPipeline } from "./pg-pipeline.js";
 
 type PgPackage = typeof import("pg").default;
@@ -48,6 +49,12 @@ export class PgTransaction {
   async commit(): Promise<void> {
     const pending = this.#atCommit.splice(0);
     if (!this.#begun && pending.length === 0) return;
+    if (!fastPath("pg-pipeline")) {
+      for (const config of pending) await this.#reported(config, this.run(config));
+      const result = await this.client.query("COMMIT");
+      if (result.command === "ROLLBACK") throw Object.assign(new Error("Transaction was rolled back instead of committed"), { code: "25P02" });
+      return;
+    }
     if (!pending.every((config) => this.#pipelinable(config))) {
       // One is not prepared on this connection yet: each goes alone, which prepares it for the
       // next transaction on this connection.
@@ -76,6 +83,7 @@ export class PgTransaction {
 
   /** Whether the statement may go in a pipeline: unnamed, or prepared on this connection already. */
   #pipelinable(config: Pg.QueryConfig): boolean {
+    if (!fastPath("pg-pipeline")) return false;
     return !config.name || isPrepared(this.client, config.name, config.text);
   }
 

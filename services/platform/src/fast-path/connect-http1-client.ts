@@ -2,7 +2,8 @@ import net from "node:net";
 import { fromBinary, toBinary, type DescMessage, type DescMethodUnary, type MessageInitShape } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Transport, type UnaryResponse } from "@connectrpc/connect";
 import { codeFromHttpStatus, errorFromJsonBytes, trailerDemux } from "@connectrpc/connect/protocol-connect";
-import { canceled, HEADER_NAME, MAX_MESSAGE_BYTES, metadataInto, methodPaths, requestMessage, timedOut, unavailable } from "./unary-call.js";
+import { MAX_MESSAGE_BYTES } from "../rpc/limits.js";
+import { canceled, HEADER_NAME, metadataInto, methodPaths, requestMessage, timedOut, unavailable } from "./unary-call.js";
 
 // The client side of connect-unary-server.ts: unary Connect calls over a pool of kept-alive
 // HTTP/1.1 connections, written and parsed here. Node's HTTP client and its agent cost a call
