@@ -584,10 +584,22 @@ async function requestBench(): Promise<void> {
         const env = { ...common, DATABASE_URL: own.url, FAST_PATH: fastPath };
         const variantProcs: Proc[] = [];
         if (variant.system === "distributed") {
-          const service = start(`crm ${fastPath}`, [...SERVICE_NODE_FLAGS, "dist/crm.js"], { ...env, GRPC_HOST: "127.0.0.1", GRPC_PORT: String(rpcPort), OPS_PORT: String(opsPort) });
+          const service = start(`crm ${fastPath}`, [...SERVICE_NODE_FLAGS, "dist/crm.js"], {
+            ...env,
+            GRPC_HOST: "127.0.0.1",
+            GRPC_PORT: String(rpcPort),
+            OPS_PORT: String(opsPort),
+          });
           variantProcs.push(service);
           await waitFor(`http://127.0.0.1:${opsPort}/health/live`, service);
-          variantProcs.push(start(`gateway ${fastPath}`, [...GATEWAY_NODE_FLAGS, "dist/gateway.js"], { ...env, PORT: String(port), ADMIN_PORT: String(adminPort), CRM_SERVICE_ADDR: `http://127.0.0.1:${rpcPort}` }));
+          variantProcs.push(
+            start(`gateway ${fastPath}`, [...GATEWAY_NODE_FLAGS, "dist/gateway.js"], {
+              ...env,
+              PORT: String(port),
+              ADMIN_PORT: String(adminPort),
+              CRM_SERVICE_ADDR: `http://127.0.0.1:${rpcPort}`,
+            }),
+          );
         } else {
           variantProcs.push(start(`embedded ${fastPath}`, [...EMBEDDED_NODE_FLAGS, "dist/embedded.js"], { ...env, PORT: String(port), ADMIN_PORT: String(adminPort) }));
         }

@@ -126,4 +126,3 @@ export function fastPgliteDatabase(db: PGlite, options: PgliteDatabaseOptions): 
     },
   };
 }
-
