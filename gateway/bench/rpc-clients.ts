@@ -14,7 +14,7 @@ import { ContactSchema, ContactStatus, CrmService } from "@voiceops/proto/voiceo
 // server process (core 0) answers GetContact from memory (no database, so only the RPC costs),
 // client processes (core 1) call it from 50 concurrent loops. Reports calls/s and the CPU time
 // per call of client and server, medians of interleaved rounds. This is what chose the
-// transport the gateway and the services use (platform/src/rpc/connect-unary-client.ts).
+// transport the gateway and the services use (platform/src/fast-path/connect-http1-client.ts).
 
 const TOKEN = "bench-internal-token";
 const ORG = "018f0000-0000-7000-8000-000000000001";
