@@ -3,7 +3,9 @@ import { AppointmentTypeStore } from "./appointment-types.js";
 import { AppointmentStore } from "./appointments.js";
 import { DispatchStore } from "./dispatches.js";
 import { ServiceProviderStore } from "./providers.js";
+import { ReservationStore } from "./reservations.js";
 import { ScheduleStore } from "./schedules.js";
+import { SlotHoldStore } from "./slot-holds.js";
 import { TechnicianStore } from "./technicians.js";
 
 /** The field-operations service's stores, made once per service and handed to every handler group and consumer. */
@@ -15,6 +17,8 @@ export interface FieldopsStores {
   alerts: AlertStore;
   appointmentTypes: AppointmentTypeStore;
   appointments: AppointmentStore;
+  slotHolds: SlotHoldStore;
+  reservations: ReservationStore;
 }
 
 export function fieldopsStores(): FieldopsStores {
@@ -26,5 +30,7 @@ export function fieldopsStores(): FieldopsStores {
     alerts: new AlertStore(),
     appointmentTypes: new AppointmentTypeStore(),
     appointments: new AppointmentStore(),
+    slotHolds: new SlotHoldStore(),
+    reservations: new ReservationStore(),
   };
 }
