@@ -158,6 +158,13 @@ function receiveMultipart(spec: UploadSpec, req: Request, objects: ObjectStore, 
         (error: unknown) => fail(error),
       );
     });
+    // A body sent without a length (chunked) is counted as it comes: parts that are not the file
+    // (discarded by the parser, or truncated fields) may not make it longer than a file could be.
+    let received = 0;
+    req.on("data", (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > spec.maxBytes + MULTIPART_OVERHEAD) fail(new UploadRefused(413, `File larger than ${spec.maxBytes} bytes`));
+    });
     req.on("error", (error) => fail(error));
     req.pipe(parser);
   });

@@ -39,7 +39,7 @@ import {
 } from "@voiceops/proto/voiceops/comms/v1/outbound_service_pb";
 import { clampWindow, DEFAULT_CAMPAIGN_WINDOW, parseClock, type CallingWindow, type WeekdayName } from "../outbound/calling-window.js";
 import { checkContactRow, type ContactRowInput } from "../outbound/contact-rows.js";
-import { columnIndex, CsvRefused, readUploadedCsv } from "../outbound/csv.js";
+import { columnIndex, CsvRefused, readCsvLimits, readUploadedCsv } from "../outbound/csv.js";
 import type { OutboundEngine } from "../outbound/engine.js";
 import type { NewCampaignContact } from "../store/campaigns.js";
 import { toCampaign, toCampaignContact, type CampaignRow } from "../store/outbound-rows.js";
@@ -73,6 +73,7 @@ function windowInput(input: CallingWindowInput | undefined, violations: Violatio
 /** Campaigns: create, list, read, start, pause, cancel, and their contacts. */
 export function campaignHandlers(service: ServiceContext, engine: OutboundEngine, crm: CrmLookup, nudge: () => void) {
   const { db } = service;
+  const csvLimits = readCsvLimits(service.env);
   const { campaigns, dnc } = engine.stores;
 
   async function present(row: CampaignRow) {
@@ -204,7 +205,7 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
   async function csvRows(file: UploadedFile): Promise<ContactRowInput[]> {
     let table;
     try {
-      table = await readUploadedCsv(service.objects, file, MAX_ROWS);
+      table = await readUploadedCsv(service.objects, file, MAX_ROWS, csvLimits);
     } catch (error) {
       if (error instanceof CsvRefused) throw invalidArgument([invalidValue("file", error.message)]);
       throw error;
