@@ -5,7 +5,7 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { createClient, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
-import { connectUnaryTransport, createLogger, DEFAULT_BUSINESS_HOURS, grpcUnaryTransport, orgHeaders, startRpcServer } from "@voiceops/platform";
+import { connectUnaryTransport, createLogger, DEFAULT_BUSINESS_HOURS, orgHeaders, startRpcServer } from "@voiceops/platform";
 import { plainGrpcClient } from "@voiceops/platform/testing";
 import { ContactSchema, ContactStatus, CrmService } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 
@@ -14,7 +14,7 @@ import { ContactSchema, ContactStatus, CrmService } from "@voiceops/proto/voiceo
 // server process (core 0) answers GetContact from memory (no database, so only the RPC costs),
 // client processes (core 1) call it from 50 concurrent loops. Reports calls/s and the CPU time
 // per call of client and server, medians of interleaved rounds. This is what chose the
-// transport the gateway and the services use (platform/src/rpc/connect-unary-client.ts).
+// transport the gateway and the services use (platform/src/fast-path/connect-http1-client.ts).
 
 const TOKEN = "bench-internal-token";
 const ORG = "018f0000-0000-7000-8000-000000000001";
@@ -52,7 +52,7 @@ async function serve(): Promise<void> {
       router.service(CrmService, { getContact: async () => ({ contact }) });
     },
   };
-  const direct = await startRpcServer({ ...common });
+  const direct = await startRpcServer({ ...common, directUnary: true });
   const connect = await startRpcServer({ ...common, directUnary: false });
   process.stdout.write(`${JSON.stringify({ direct: direct.url, connect: connect.url })}\n`);
 }
@@ -65,13 +65,12 @@ async function client(kind: string, url: string, seconds: number): Promise<void>
     call = () => c.call(CrmService.method.getContact, { contactId: CONTACT_ID }, headers);
   } else {
     const transports: Record<string, () => Transport> = {
-      direct: () => grpcUnaryTransport(url, { fallback: () => createGrpcTransport({ baseUrl: url }) }),
       "connect-unary": () => connectUnaryTransport(url, { fallback: () => createGrpcTransport({ baseUrl: url }) }),
       "connect-http1": () => createConnectTransport({ baseUrl: url, httpVersion: "1.1", useBinaryFormat: true, acceptCompression: [] }),
       "connect-grpc": () => createGrpcTransport({ baseUrl: url, acceptCompression: [] }),
       "connect-protocol": () => createConnectTransport({ baseUrl: url, httpVersion: "2", useBinaryFormat: true, acceptCompression: [] }),
     };
-    const c = createClient(CrmService, (transports[kind] ?? transports.direct!)());
+    const c = createClient(CrmService, (transports[kind] ?? transports["connect-unary"]!)());
     call = () => c.getContact({ contactId: CONTACT_ID }, { headers, timeoutMs: 10_000 });
   }
   for (let i = 0; i < 200; i++) await call();
@@ -119,11 +118,10 @@ async function main(): Promise<void> {
     ["Connect gRPC transport -> Connect handler (before)", "connect-grpc", urls.connect],
     ["Connect protocol (binary, HTTP/2) -> Connect handler", "connect-protocol", urls.connect],
     ["@grpc/grpc-js client -> Connect handler", "grpc-js", urls.connect],
-    ["@grpc/grpc-js client -> direct unary path", "grpc-js", urls.direct],
-    ["Connect gRPC transport -> direct unary path", "connect-grpc", urls.direct],
-    ["direct gRPC client (one HTTP/2 session) -> direct unary path", "direct", urls.direct],
-    ["Connect protocol (binary, HTTP/1.1) -> Connect handler", "connect-http1", urls.connect],
-    ["direct Connect client (HTTP/1.1 pool) -> direct unary path (now)", "connect-unary", urls.direct],
+    ["stock: Connect protocol (binary, HTTP/1.1) -> Connect handler (FAST_PATH without rpc)", "connect-http1", urls.connect],
+    ["Connect protocol (binary, HTTP/1.1) -> fast-path server", "connect-http1", urls.direct],
+    ["fast-path client (HTTP/1.1 pool) -> Connect handler", "connect-unary", urls.connect],
+    ["fast path: fast-path client -> fast-path server (FAST_PATH's rpc)", "connect-unary", urls.direct],
   ];
   const results = new Map<string, { rate: number; clientUs: number; serverUs: number }[]>();
   const loads: number[] = [];

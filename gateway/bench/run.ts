@@ -13,7 +13,8 @@ import { scriptNodeFlags } from "./node-flags.js";
 import { autocannon, PINNED, type LoadOptions, type LoadResult } from "./load-generator.js";
 
 // npm run bench [-- --seconds 8 --rounds 3 --connections 50 --contacts 20000 --only read,write,relay,startup
-//                  --systems distributed,embedded,lite,uncached --ports 20400]
+//                  --systems distributed,embedded,lite,uncached --ports 20400 --quiet-max 20
+//                  --variants distributed:none,lite:-pglite/write]
 // BENCH_LOG_LEVEL (default info, as deployed) sets the servers' log level; BENCH_PROFILE=<dir>
 // writes their CPU profiles.
 //
@@ -38,6 +39,24 @@ const ONLY = new Set((opts.only ?? "read,write,relay,startup").split(","));
 /** Which systems the request scenarios drive besides the baseline (all by default). */
 const SYSTEMS = new Set((opts.systems ?? "distributed,embedded,lite,uncached").split(","));
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? "info";
+/**
+ * `--variants system:fastpath[/read|/write],...`: more targets, each a system (distributed,
+ * embedded, lite, uncached) started with another FAST_PATH, to measure a hand-written part of
+ * services/platform/src/fast-path against its stock part in the same run. `fastpath` is `none`,
+ * `all`, a part (`router`: that part alone) or `-part` (every part but that one); `/read` or
+ * `/write` limits the variant to that scenario.
+ */
+const VARIANTS = (opts.variants ?? "")
+  .split(",")
+  .filter((item) => item !== "")
+  .map((item) => {
+    const [spec = "", scenario] = item.split("/");
+    const [system = "", fastPath = "all"] = spec.split(":");
+    return { system, fastPath, scenario, label: `${system} FAST_PATH=${fastPath}` };
+  });
+const FAST_PATH_PARTS = ["rpc", "local", "pglite", "router"];
+/** The FAST_PATH value of a variant's `fastpath`. */
+const fastPathValue = (spec: string) => (spec.startsWith("-") ? FAST_PATH_PARTS.filter((part) => part !== spec.slice(1)).join(",") : spec);
 
 function parseArgs(args: string[]): Record<string, string> {
   const out: Record<string, string> = {};
@@ -282,7 +301,8 @@ function machineTicks(): { busy: number; total: number } {
 }
 
 const QUIET_BUSY = 0.1;
-const QUIET_MAX_MS = 20_000;
+/** `--quiet-max <s>`: on a machine that other work keeps busy, waiting the whole 20 s before each run only lengthens the benchmark. */
+const QUIET_MAX_MS = Number(opts["quiet-max"] ?? 20) * 1000;
 
 /**
  * Waits for a quiet machine (under a tenth of its cores busy for half a second, at most 20 s)
@@ -391,6 +411,7 @@ async function requestBench(): Promise<void> {
   // shared one its relay and in-process consumers took the distributed system's events, and the
   // crm service's relay the embedded system's, each working on core 0 while the other was driven.
   const embeddedDatabase = await isolatedDatabase(base);
+  const variantDatabases: { url: string; drop(): Promise<void> }[] = [];
   const procs: Proc[] = [];
   const client = new pg.Client({ connectionString: database.url });
   const embeddedClient = new pg.Client({ connectionString: embeddedDatabase.url });
@@ -446,12 +467,13 @@ async function requestBench(): Promise<void> {
     await waitFor(`http://127.0.0.1:${embPort}/health/live`, embedded);
     // PGlite as shipped, and with its read cache off: every read reaches the database.
     const liteDirs: string[] = [];
-    const startLite = async (name: string, port: number, adminPort: number, readCache: "on" | "off") => {
+    const startLite = async (name: string, port: number, adminPort: number, readCache: "on" | "off", fastPath = "all") => {
       const dataDir = mkdtempSync(join(tmpdir(), "voiceops-bench-pglite-"));
       liteDirs.push(dataDir);
       const proc = start(name, [...EMBEDDED_NODE_FLAGS, "dist/embedded.js"], {
         DATA_DIR: dataDir,
         EMBEDDED_READ_CACHE: readCache,
+        FAST_PATH: fastPath,
         LOG_LEVEL,
         RATE_LIMIT_PER_MINUTE: "1000000000",
         HOST: "127.0.0.1",
@@ -544,19 +566,80 @@ async function requestBench(): Promise<void> {
         procs: [uncached],
       },
     };
-    const contactOf = (t: Target) => (t === targets.lite ? liteData.id : t === targets.uncached ? uncachedData.id : t === targets.embedded ? embeddedData.id : someId);
+    const contacts = new Map<Target, string>([
+      [targets.lite, liteData.id],
+      [targets.uncached, uncachedData.id],
+      [targets.embedded, embeddedData.id],
+    ]);
 
-    const pick = (...systems: Target[]) => [targets.baseline, ...systems.filter((t) => SYSTEMS.has(Object.entries(targets).find(([, v]) => v === t)?.[0] ?? ""))];
+    // The variants: the same systems under another FAST_PATH, each on data of its own.
+    const variantTargets: { target: Target; scenario: string | undefined }[] = [];
+    for (const variant of VARIANTS) {
+      const fastPath = fastPathValue(variant.fastPath);
+      const [port, adminPort, rpcPort, opsPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+      let target: Target;
+      if (variant.system === "distributed" || variant.system === "embedded") {
+        const own = await isolatedDatabase(base);
+        variantDatabases.push(own);
+        const env = { ...common, DATABASE_URL: own.url, FAST_PATH: fastPath };
+        const variantProcs: Proc[] = [];
+        if (variant.system === "distributed") {
+          const service = start(`crm ${fastPath}`, [...SERVICE_NODE_FLAGS, "dist/crm.js"], {
+            ...env,
+            GRPC_HOST: "127.0.0.1",
+            GRPC_PORT: String(rpcPort),
+            OPS_PORT: String(opsPort),
+          });
+          variantProcs.push(service);
+          await waitFor(`http://127.0.0.1:${opsPort}/health/live`, service);
+          variantProcs.push(
+            start(`gateway ${fastPath}`, [...GATEWAY_NODE_FLAGS, "dist/gateway.js"], {
+              ...env,
+              PORT: String(port),
+              ADMIN_PORT: String(adminPort),
+              CRM_SERVICE_ADDR: `http://127.0.0.1:${rpcPort}`,
+            }),
+          );
+        } else {
+          variantProcs.push(start(`embedded ${fastPath}`, [...EMBEDDED_NODE_FLAGS, "dist/embedded.js"], { ...env, PORT: String(port), ADMIN_PORT: String(adminPort) }));
+        }
+        procs.push(...variantProcs);
+        await waitFor(`http://127.0.0.1:${port}/health/live`, variantProcs.at(-1) as Proc);
+        const dbClient = new pg.Client({ connectionString: own.url });
+        try {
+          const data = await seeded(adminPort, dbClient);
+          target = { name: variant.label, url: `http://127.0.0.1:${port}`, headers: { ...json, "x-api-key": data.key }, procs: variantProcs };
+          contacts.set(target, data.id);
+        } finally {
+          await dbClient.end();
+        }
+      } else if (variant.system === "lite" || variant.system === "uncached") {
+        const proc = await startLite(variant.label, port, adminPort, variant.system === "lite" ? "on" : "off", fastPath);
+        const data = await liteContact(port, adminPort);
+        target = { name: variant.label, url: `http://127.0.0.1:${port}`, headers: { ...json, "x-api-key": data.key }, procs: [proc] };
+        contacts.set(target, data.id);
+      } else {
+        throw new Error(`--variants: unknown system ${variant.system}`);
+      }
+      variantTargets.push({ target, scenario: variant.scenario });
+    }
+    const contactOf = (t: Target) => contacts.get(t) ?? someId;
+
+    const pick = (scenario: string, ...systems: Target[]) => [
+      targets.baseline,
+      ...systems.filter((t) => SYSTEMS.has(Object.entries(targets).find(([, v]) => v === t)?.[0] ?? "")),
+      ...variantTargets.filter((v) => v.scenario === undefined || v.scenario === scenario).map((v) => v.target),
+    ];
 
     // Warm every path up (JIT, pools, caches) before measuring, until its throughput settles.
-    for (const t of Object.values(targets)) {
+    for (const t of [...Object.values(targets), ...variantTargets.map((v) => v.target)]) {
       await warmUp(`${t.url}/api/contacts/${contactOf(t)}`, { headers: t.headers });
     }
 
     if (ONLY.has("read")) {
       out(`## Goals 1 and 2: GET /api/contacts/{id}, ${CONNECTIONS} connections, ${SECONDS} s per run, ${ROUNDS} interleaved rounds`);
       out();
-      const rows = await interleaved(pick(targets.distributed, targets.embedded, targets.lite, targets.uncached), {
+      const rows = await interleaved(pick("read", targets.distributed, targets.embedded, targets.lite, targets.uncached), {
         path: (t) => `/api/contacts/${contactOf(t)}`,
       });
       table(rows, (row) =>
@@ -569,10 +652,10 @@ async function requestBench(): Promise<void> {
       out();
       const body = () => JSON.stringify({ name: "Bench Writer", email: "writer@bench.example" });
       // The write path warms up too (JIT, its statements prepared on first use), as reads did.
-      for (const t of pick(targets.distributed, targets.embedded, targets.lite)) {
+      for (const t of pick("write", targets.distributed, targets.embedded, targets.lite)) {
         await warmUp(`${t.url}/api/contacts`, { method: "POST", body: body(), headers: t.headers });
       }
-      const rows = await interleaved(pick(targets.distributed, targets.embedded, targets.lite), { path: () => "/api/contacts", method: "POST", body });
+      const rows = await interleaved(pick("write", targets.distributed, targets.embedded, targets.lite), { path: () => "/api/contacts", method: "POST", body });
       table(rows, (row) => (row.name === targets.baseline.name ? "" : ">= 0.5x"));
     }
 
@@ -580,6 +663,7 @@ async function requestBench(): Promise<void> {
     await stop(embedded);
     await stop(lite);
     await stop(uncached);
+    for (const { target } of variantTargets) for (const proc of target.procs) await stop(proc);
     for (const dir of liteDirs) rmSync(dir, { recursive: true, force: true });
     await drainOutbox(client);
 
@@ -590,8 +674,9 @@ async function requestBench(): Promise<void> {
     await embeddedClient.end().catch(() => undefined);
     await database.drop();
     await embeddedDatabase.drop();
+    for (const own of variantDatabases) await own.drop();
     // The systems' streams, named after their databases, go with them.
-    for (const url of [database.url, embeddedDatabase.url]) await deleteNatsStreams(natsUrl, defaultNatsPrefix(url));
+    for (const url of [database.url, embeddedDatabase.url, ...variantDatabases.map((own) => own.url)]) await deleteNatsStreams(natsUrl, defaultNatsPrefix(url));
   }
 }
 

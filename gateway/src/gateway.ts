@@ -1,4 +1,4 @@
-import type http from "node:http";
+import http from "node:http";
 import { fileURLToPath } from "node:url";
 import type { AddressInfo } from "node:net";
 import {
@@ -15,7 +15,6 @@ import {
 } from "@voiceops/platform";
 import { createAdminApp } from "./admin/app.js";
 import { createPublicApp } from "./app.js";
-import { expressServer } from "./http/express-server.js";
 import { PrincipalCache } from "./identity/principal-cache.js";
 import { IdentityStore } from "./identity/store.js";
 import { API_SERVICES } from "./services.js";
@@ -85,8 +84,9 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     clock: options.clock,
   });
   const admin = createAdminApp({ store, cache, adminToken: options.adminToken, logger });
-  const publicServer = expressServer(app, { keepAliveTimeout: 65_000 });
-  const adminServer = expressServer(admin);
+  const publicServer = http.createServer(app);
+  publicServer.keepAliveTimeout = 65_000;
+  const adminServer = http.createServer(admin);
   const listeners = [drainableHttpServer(publicServer), drainableHttpServer(adminServer)];
   const port = await listen(publicServer, options.port, options.host);
   const adminPort = await listen(adminServer, options.adminPort, options.adminHost);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Router } from "express";
 import { API_SERVICES } from "../src/services.js";
-import { allowHeader, RouteTable } from "../src/transcoder/route-table.js";
+import { allowHeader, RouteTable } from "@voiceops/platform";
 import { collectRoutes } from "../src/transcoder/routes.js";
 
 const routes = collectRoutes(API_SERVICES);

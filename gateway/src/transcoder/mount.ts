@@ -1,12 +1,15 @@
 import { createHash } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { NextFunction, Request, RequestHandler, Response } from "express";
+import { type NextFunction, type Request, type RequestHandler, type Response, Router } from "express";
 import {
+  allowHeader,
+  fastPath,
   idempotencyMetadata,
   isAnswered,
   isComponentAuthFailure,
   isReplayed,
   orgHeaders,
+  RouteTable,
   violationsOf,
   type Logger,
   type ObjectStore,
@@ -18,7 +21,6 @@ import { HTTP_STATUS_OF_CODE } from "./http-status.js";
 import { writeField, writeMessage } from "./json-codec.js";
 import { markReplay, REPLAYED_HEADER, requestKey, routeFingerprint, sendKeyRefusal, uploadFingerprint } from "./idempotency.js";
 import { decodeRequest, entriesOf } from "./request.js";
-import { allowHeader, RouteTable } from "./route-table.js";
 import type { Route } from "./routes.js";
 import { isUploadRequest, receiveUpload, UploadRefused } from "./upload.js";
 
@@ -211,22 +213,31 @@ function sendAllow(res: Response, verbs: string[]): void {
   res.end(allow);
 }
 
+/** A route's handlers: naming, `deps.before` (authentication, body parsing) and the call. */
+function routeHandlers(route: Route, deps: TranscoderDeps): Handler[] {
+  const routeName = `${route.verb.toUpperCase()} ${route.template}`;
+  // Named before authentication, so that even a 401 is logged by its template, not its path.
+  const name = (req: Request, _res: Response, next: NextFunction) => {
+    req.routeName = routeName;
+    next();
+  };
+  return [name, ...(deps.before ?? []), (req: Request, res: Response, next: NextFunction) => serveRoute(route, req, res, next, deps)];
+}
+
 /**
- * One middleware that serves every annotated RPC: HTTP in, RPC call, JSON out. The route is
- * found in a table of path segments (one walk, not one regular expression per route), then
- * its handlers run: naming, `deps.before` (authentication, body parsing) and the call.
+ * One middleware that serves every annotated RPC: HTTP in, RPC call, JSON out. With FAST_PATH's
+ * `router` the route is found in a table of path segments (one walk, not one regular expression
+ * per route), else by Express's own router (the table keeps its matching rules); then the
+ * route's handlers run.
  */
 export function routeDispatcher(routes: Route[], deps: TranscoderDeps): Handler {
-  const table = new RouteTable<Handler[]>();
-  for (const route of routes) {
-    const routeName = `${route.verb.toUpperCase()} ${route.template}`;
-    // Named before authentication, so that even a 401 is logged by its template, not its path.
-    const name = (req: Request, _res: Response, next: NextFunction) => {
-      req.routeName = routeName;
-      next();
-    };
-    table.add(route.verb, route.template, [name, ...(deps.before ?? []), (req: Request, res: Response, next: NextFunction) => serveRoute(route, req, res, next, deps)]);
+  if (!fastPath("router")) {
+    const router = Router();
+    for (const route of routes) router[route.verb](route.template.replace(/\{([a-z_][a-z0-9_]*)\}/g, ":$1"), ...(routeHandlers(route, deps) as RequestHandler[]));
+    return router;
   }
+  const table = new RouteTable<Handler[]>();
+  for (const route of routes) table.add(route.verb, route.template, routeHandlers(route, deps));
   return (req, res, next) => {
     let found: ReturnType<typeof table.match>;
     try {

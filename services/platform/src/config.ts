@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { readFastPath } from "./fast-path/index.js";
 
 // Environment-only configuration. Every reader validates its variable and fails fast with a
 // message that names it, so a bad deployment stops at start-up instead of at the first request.
@@ -94,6 +95,8 @@ export function defaultNatsPrefix(databaseUrl: string | undefined): string {
 }
 
 export function readInfraConfig(env: Env): InfraConfig {
+  // Read where it is used (fast-path/index.ts); checked here so a bad value stops the start.
+  readFastPath(env);
   const databaseUrl = envUrl("DATABASE_URL", ["postgres:", "postgresql:"], env);
   const natsPrefix = envString("NATS_PREFIX", defaultNatsPrefix(databaseUrl), env);
   if (!NATS_PREFIX.test(natsPrefix)) throw new ConfigError("NATS_PREFIX", `must be a lower-case letter then up to 31 letters, digits or _, got "${natsPrefix}"`);

@@ -1,4 +1,4 @@
-import type { ConnectRouter, HandlerContext, Transport } from "@connectrpc/connect";
+import { Code, ConnectError, createRouterTransport, type ConnectRouter, type HandlerContext, type Interceptor, type Transport } from "@connectrpc/connect";
 import type { EventBus, Subscription } from "./bus/bus.js";
 import { systemClock, type Clock } from "./clock.js";
 import { DEFAULT_EVENT_RETENTION_DAYS } from "./config.js";
@@ -16,7 +16,7 @@ import { markStatement } from "./idempotency/records.js";
 import type { Logger } from "./log.js";
 import type { ObjectStore } from "./objects/store.js";
 import { serviceTransport } from "./rpc/client.js";
-import { localTransport } from "./rpc/local.js";
+import { fastPath, localTransport } from "./fast-path/index.js";
 import { serverInterceptors, serviceRoutes, startRpcServer } from "./rpc/server.js";
 import { databaseState } from "./runtime.js";
 
@@ -239,13 +239,14 @@ export async function startService(module: ServiceModule, runtime: ServiceRuntim
   };
   const server = await startRpcServer({ ...rpc, host: runtime.host, port: runtime.port });
   let open = true;
-  const local = localTransport({
+  const inProcess = {
     open: () => open,
     routes: serviceRoutes(rpc),
     interceptors: serverInterceptors(rpc),
     fallback: () => runtime.peers.networkTransport(module.name),
     url: server.url,
-  });
+  };
+  const local = fastPath("local") ? localTransport(inProcess) : routerTransport(inProcess);
   runtime.peers.setLocal(module.name, server.url, local);
   relay.start();
   const maintenance = maintainPeriodically(db, module.schema, [`${module.schema}.outbox`, ...(module.churnTables ?? [])], logger);
@@ -275,5 +276,19 @@ export async function startService(module: ServiceModule, runtime: ServiceRuntim
       await ledger.stop();
       await keys.stop();
     },
+  };
+}
+
+/**
+ * Connect's own in-process transport to a service's routes (FAST_PATH without `local`), through
+ * the same interceptors as a call over the network; once the service has stopped, calls fail as
+ * UNAVAILABLE, as they would over the network.
+ */
+function routerTransport(options: { routes: (router: ConnectRouter) => void; interceptors: Interceptor[]; url: string; open: () => boolean }): Transport {
+  const transport = createRouterTransport(options.routes, { router: { interceptors: options.interceptors, acceptCompression: [] } });
+  const stopped = () => new ConnectError(`service at ${options.url} has stopped`, Code.Unavailable);
+  return {
+    unary: (...args) => (options.open() ? transport.unary(...args) : Promise.reject(stopped())),
+    stream: (...args) => (options.open() ? transport.stream(...args) : Promise.reject(stopped())),
   };
 }

@@ -3,6 +3,7 @@ import { createLogger } from "../src/log.js";
 import type { Database } from "../src/db/database.js";
 import { createPgliteDatabase } from "../src/db/pglite.js";
 import { analyzeGrownTables, maintainPeriodically, vacuumTables } from "../src/db/pglite-maintenance.js";
+import { fastPath } from "../src/fast-path/index.js";
 
 // PGlite runs no autovacuum; a service vacuums its outbox (and tables like it) and analyzes its
 // grown tables itself.
@@ -55,7 +56,8 @@ describe("maintaining tables on PGlite", () => {
       } finally {
         await maintenance?.stop();
       }
-      expect(before.length).toBeGreaterThan(0);
+      // Only the fast path prepares statements (PGlite's own query() runs each unnamed).
+      if (fastPath("pglite")) expect(before.length).toBeGreaterThan(0);
       expect(await prepared()).toEqual(expect.arrayContaining(before));
       expect(maintainPeriodically({ ...db, kind: "postgres" }, "public", ["churn"], createLogger("silent"))).toBeUndefined();
     });

@@ -1,6 +1,6 @@
 import { protocol } from "@electric-sql/pglite";
 import { describe, expect, it } from "vitest";
-import { bindExecuteSync } from "../src/db/pglite-protocol.js";
+import { bindExecuteSync } from "../src/fast-path/pglite-protocol.js";
 
 // The messages written in one buffer are byte for byte those PGlite's own serializer writes.
 describe("bindExecuteSync", () => {

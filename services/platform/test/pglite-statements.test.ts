@@ -1,8 +1,9 @@
 import type { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Database, pgConstraint, pgErrorCode } from "../src/db/database.js";
-import { openPglite, pgliteDatabase } from "../src/db/pglite.js";
-import { PgliteStatements } from "../src/db/pglite-statements.js";
+import { openPglite } from "../src/db/pglite.js";
+import { fastPgliteDatabase } from "../src/fast-path/pglite-database.js";
+import { PgliteStatements } from "../src/fast-path/pglite-statements.js";
 
 // The platform's PGlite Database prepares each statement once (named) and then only binds and
 // executes it. Its results and errors must be those of PGlite's own query(), which parses and
@@ -13,7 +14,8 @@ let db: Database;
 
 beforeAll(async () => {
   pglite = await openPglite(undefined);
-  db = pgliteDatabase(pglite);
+  // The fast path's database whatever FAST_PATH says: these cases are about it.
+  db = fastPgliteDatabase(pglite, {});
   await db.exec(`
     CREATE EXTENSION IF NOT EXISTS btree_gist;
     CREATE TABLE things (

@@ -41,6 +41,8 @@ export function createNatsBus(options: NatsBusOptions): EventBus {
   const wireStream = (subject: string) => `${streamNamespace(prefix)}${streamOf(subject)}`;
   const wireDurable = (durable: string) => `${prefix}-${durable}`;
   let connection: NatsConnection | undefined;
+  /** Between a "disconnect" status and the "reconnect" that follows it (nats.js's public status events). */
+  let disconnected = false;
   let closed = false;
   const ensuredStreams = new Map<string, Promise<void>>();
   const waiters: Array<() => void> = [];
@@ -68,6 +70,8 @@ export function createNatsBus(options: NatsBusOptions): EventBus {
         for (const wake of waiters.splice(0)) wake();
         void (async () => {
           for await (const status of nc.status()) {
+            if (status.type === "disconnect") disconnected = true;
+            else if (status.type === "reconnect") disconnected = false;
             if (status.type === "disconnect" || status.type === "reconnect") {
               logger.warn({ status: status.type }, "NATS connection status");
             }
@@ -223,7 +227,7 @@ export function createNatsBus(options: NatsBusOptions): EventBus {
       };
     },
     healthy() {
-      return connection !== undefined && !connection.isClosed() && connection.info !== undefined && !reconnecting(connection);
+      return connection !== undefined && !connection.isClosed() && connection.info !== undefined && !disconnected;
     },
     async close() {
       closed = true;
@@ -233,10 +237,4 @@ export function createNatsBus(options: NatsBusOptions): EventBus {
       else void connecting.then((nc) => nc.close()).catch(() => undefined);
     },
   };
-}
-
-function reconnecting(nc: NatsConnection): boolean {
-  // nats.js exposes no public "is connected" flag; a pending reconnect shows as a missing server.
-  const protocol = (nc as unknown as { protocol?: { connected?: boolean } }).protocol;
-  return protocol?.connected === false;
 }

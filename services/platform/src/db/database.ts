@@ -41,7 +41,7 @@ export interface Statement {
 export interface Transaction extends Queryable {
   /**
    * A statement whose result nobody reads (the outbox's insert), run when the transaction
-   * commits, after its other statements: on PostgreSQL in the COMMIT's round trip. If it fails,
+   * commits, after its other statements. If it fails,
    * the transaction rolls back and the commit throws its error.
    */
   atCommit(statement: Statement): void;

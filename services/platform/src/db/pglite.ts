@@ -5,10 +5,9 @@ import { PGlite, type Results } from "@electric-sql/pglite";
 import { btree_gin } from "@electric-sql/pglite/contrib/btree_gin";
 import { btree_gist } from "@electric-sql/pglite/contrib/btree_gist";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import { fastPath } from "../fast-path/index.js";
+import { fastPgliteDatabase } from "../fast-path/pglite-database.js";
 import type { Database, QueryOptions, QueryResult, Queryable, Row, Statement, Transaction } from "./database.js";
-import { TransactionBatches } from "./pglite-batches.js";
-import { PgliteStatements } from "./pglite-statements.js";
-import { PgliteTransaction } from "./pglite-transaction.js";
 import { ReadCache } from "./read-cache.js";
 
 /**
@@ -26,63 +25,56 @@ export const PGLITE_TEMPLATE_TAR = `${PGLITE_TEMPLATE_DIR}.tar`;
  */
 export const PGLITE_START_PARAMS = [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB", "-c", "wal_buffers=1MB"];
 
-/** Statements that change no table's shape: the prepared statements stay. */
-const MAINTENANCE = /^\s*(VACUUM|ANALYZE)\b/i;
+/** Statements worth caching the results of: reads. */
+const READ = /^\s*(SELECT|WITH|VALUES)\b/i;
 
-/** Statements worth preparing: the ones PostgreSQL plans. */
-const PREPARABLE = /^\s*(SELECT|INSERT|UPDATE|DELETE|WITH|VALUES)\b/i;
+/** A statement's result as the stores see it; as node-postgres counts: rows written, or for a SELECT the rows read (PGlite says 0 then). */
+function queryResult<R>(result: Results<unknown>): QueryResult<R> {
+  return { rows: result.rows as R[], rowCount: Math.max(result.affectedRows ?? 0, result.rows.length) };
+}
 
-/**
- * Statements through the cache of named prepared statements, holding PGlite's locks as its
- * `query()` does: outside a transaction both its transaction and query locks, inside one (whose
- * caller holds the first) the query lock. Outside a transaction, reads marked cacheable go
- * through the read cache and every other statement counts as a write to it; a transaction
- * counts as one write as a whole (see pgliteDatabase).
- */
-function queryable(db: PGlite, statements: PgliteStatements, tx: PgliteTransaction | undefined, reads: ReadCache | undefined): Queryable {
-  const run = async <R>(sql: string, params: readonly unknown[] | undefined): Promise<QueryResult<R>> => {
-    const preparable = PREPARABLE.test(sql);
-    let result: Results<unknown>;
-    if (tx?.closed) throw new Error("Transaction is closed");
-    if (tx && !preparable && (params ?? []).length === 0) {
-      // Schema changes and settings in a transaction (TRUNCATE, SET LOCAL): as a script.
-      result = (await db.runExclusive(() => statements.script(sql, tx))).at(-1) ?? { rows: [], fields: [] };
-    } else if (tx) {
-      result = await db.runExclusive(() => statements.run(sql, params ?? [], tx));
-      if (!preparable) statements.forgetAll();
-    } else if (MAINTENANCE.test(sql)) {
-      result = await db.query(sql, params as unknown[] | undefined);
-    } else if (!preparable) {
-      // Schema changes and settings: run as PGlite does, and drop the prepared statements,
-      // whose result types a schema change may have changed.
-      result = await db.query(sql, params as unknown[] | undefined).finally(() => statements.forgetAll());
-    } else {
-      await db._checkReady();
-      result = await db._runExclusiveTransaction(() => db.runExclusive(() => statements.run(sql, params ?? [])));
-    }
-    // As node-postgres counts: rows written, or for a SELECT the rows read (PGlite says 0 then).
-    return { rows: result.rows as R[], rowCount: Math.max(result.affectedRows ?? 0, result.rows.length) };
-  };
+/** Statements through PGlite's own `query` and `exec`, on the database or in one of its transactions. */
+function stockQueryable(db: Pick<PGlite, "query" | "exec">, reads: ReadCache | undefined): Queryable {
+  const run = async <R>(sql: string, params: readonly unknown[] | undefined) => queryResult<R>(await db.query(sql, params as unknown[] | undefined));
   return {
     query<R = Row>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<QueryResult<R>> {
       if (reads === undefined) return run<R>(sql, params);
-      if (options?.cacheable && PREPARABLE.test(sql)) return reads.read(sql, params ?? [], () => run<R>(sql, params));
+      if (options?.cacheable && READ.test(sql)) return reads.read(sql, params ?? [], () => run<R>(sql, params));
       return reads.write(() => run<R>(sql, params));
     },
     async exec(sql: string): Promise<void> {
-      const execute = async () => {
-        if (tx) {
-          await db.runExclusive(() => statements.script(sql, tx));
-          return;
-        }
-        try {
-          await db.exec(sql);
-        } finally {
-          // Migrations change tables, and with them what a prepared statement may return.
-          statements.forgetAll();
-        }
-      };
-      await (reads ? reads.write(execute) : execute());
+      await (reads ? reads.write(() => db.exec(sql)) : db.exec(sql));
+    },
+  };
+}
+
+/**
+ * An open PGlite as the stores' Database through PGlite's public API alone (FAST_PATH without
+ * `pglite`): `query`, `exec` and `transaction`. This process is the database's only writer, and
+ * every write goes through here, so cacheable reads may be answered from a read cache that every
+ * write empties.
+ */
+function stockPgliteDatabase(db: PGlite, options: PgliteDatabaseOptions): Database {
+  const reads = options.readCache === false ? undefined : new ReadCache();
+  const direct = stockQueryable(db, reads);
+  return {
+    kind: "pglite",
+    query: direct.query,
+    exec: direct.exec,
+    background: direct,
+    transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+      const run = () =>
+        db.transaction(async (pgTx) => {
+          const inTransaction = stockQueryable(pgTx, undefined);
+          const atCommit: Statement[] = [];
+          const result = await fn({ ...inTransaction, atCommit: (statement) => void atCommit.push(statement) });
+          for (const { sql, params, options: queryOptions } of atCommit) await inTransaction.query(sql, params, queryOptions);
+          return result;
+        });
+      return reads ? reads.write(run) : run();
+    },
+    async close() {
+      await db.close();
     },
   };
 }
@@ -149,47 +141,12 @@ export interface PgliteDatabaseOptions {
 }
 
 /**
- * An open PGlite as the stores' Database, its statements prepared once each. This process is
- * the database's only writer, and every write goes through here, so cacheable reads may be
- * answered from a read cache that every write empties.
+ * An open PGlite as the stores' Database: its statements prepared once each and its
+ * transactions run in batches (fast-path/pglite-database.ts), or through PGlite's own API
+ * (FAST_PATH without `pglite`).
  */
 export function pgliteDatabase(db: PGlite, options: PgliteDatabaseOptions = {}): Database {
-  const statements = new PgliteStatements(db);
-  const reads = options.readCache === false ? undefined : new ReadCache();
-  const direct = queryable(db, statements, undefined, reads);
-  const batches = new TransactionBatches();
-  return {
-    kind: "pglite",
-    query: direct.query,
-    exec: direct.exec,
-    background: direct,
-    transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
-      const run = async () => {
-        await db._checkReady();
-        return db._runExclusiveTransaction(async () => {
-          const tx = new PgliteTransaction(db);
-          const inTransaction = queryable(db, statements, tx, undefined);
-          const atCommit: Statement[] = [];
-          let result: T;
-          try {
-            result = await fn({ ...inTransaction, atCommit: (statement) => void atCommit.push(statement) });
-            // Each in a call of its own: sending them in the COMMIT's call measured no faster.
-            for (const { sql, params, options } of atCommit) await inTransaction.query(sql, params, options);
-          } catch (error) {
-            await tx.rollback();
-            throw error;
-          }
-          await tx.commit();
-          return result;
-        });
-      };
-      const batched = () => batches.run(run);
-      return reads ? reads.write(batched) : batched();
-    },
-    async close() {
-      await db.close();
-    },
-  };
+  return fastPath("pglite") ? fastPgliteDatabase(db, options) : stockPgliteDatabase(db, options);
 }
 
 /** Initializes the template folder and writes its tar (the build runs this once). */

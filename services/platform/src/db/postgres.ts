@@ -168,7 +168,7 @@ export async function createPostgresDatabase(options: PostgresOptions): Promise<
         options.onError?.(error);
       };
       client.on("error", onError);
-      const steps = new PgTransaction(pg, client, types, unnameRefused);
+      const steps = new PgTransaction(client, unnameRefused);
       const tx: Transaction = {
         ...wrap((config) => steps.run(config), true),
         atCommit: ({ sql, params, options: queryOptions }) => steps.atCommit(queryConfig(sql, params, queryOptions)),

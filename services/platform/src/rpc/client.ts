@@ -1,8 +1,9 @@
 import type { DescService } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, type CallOptions, type Client, type Transport } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
+import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
+import { connectUnaryTransport, fastPath } from "../fast-path/index.js";
 import { unavailableInTransit } from "./errors.js";
-import { connectUnaryTransport } from "./connect-unary-client.js";
+import { MAX_MESSAGE_BYTES } from "./limits.js";
 import { orgHeaders, type OrgContext } from "./org-context.js";
 
 /** Connect's gRPC transport (HTTP/2 session pool, every RPC kind). */
@@ -10,12 +11,27 @@ export function connectGrpcTransport(baseUrl: string): Transport {
   return createGrpcTransport({ baseUrl, defaultTimeoutMs: 10_000, pingIntervalMs: 30_000, acceptCompression: [] });
 }
 
+/** Connect's own transport for the Connect protocol in binary over HTTP/1.1 (Node's keep-alive agent). */
+export function connectHttp1Transport(baseUrl: string): Transport {
+  return createConnectTransport({
+    baseUrl,
+    httpVersion: "1.1",
+    useBinaryFormat: true,
+    defaultTimeoutMs: 10_000,
+    acceptCompression: [],
+    readMaxBytes: MAX_MESSAGE_BYTES,
+    writeMaxBytes: MAX_MESSAGE_BYTES,
+  });
+}
+
 /**
- * The transport to another component: unary Connect calls over kept-alive HTTP/1.1
- * connections (see connect-unary-client.ts and gateway/bench/rpc-clients.ts for why), Connect's
- * gRPC transport for streams; a call that fails in transit is UNAVAILABLE.
+ * The transport to another component: unary Connect calls in binary over kept-alive HTTP/1.1
+ * connections, through the fast path's client (FAST_PATH's `rpc`, see fast-path/index.ts) with
+ * Connect's gRPC transport for streams, or through Connect's own transport; a call that fails in
+ * transit is UNAVAILABLE.
  */
 export function serviceTransport(baseUrl: string, service = baseUrl): Transport {
+  if (!fastPath("rpc")) return unavailableInTransit(connectHttp1Transport(baseUrl), service);
   let streams: Transport | undefined;
   const transport = connectUnaryTransport(baseUrl, { defaultTimeoutMs: 10_000, fallback: () => (streams ??= connectGrpcTransport(baseUrl)) });
   return unavailableInTransit(transport, service);

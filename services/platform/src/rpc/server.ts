@@ -5,13 +5,11 @@ import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { HealthService } from "@voiceops/proto/voiceops/health/v1/health_service_pb";
 import { dualProtocolServer } from "../http-server.js";
-import { CLIENT_IDLE_MS } from "./connect-unary-client.js";
-import { connectUnaryHandler } from "./connect-unary-server.js";
+import { CLIENT_IDLE_MS, collectImplementations, connectUnaryHandler, fastPath } from "../fast-path/index.js";
 import type { Logger } from "../log.js";
-import { grpcUnaryHandler, HTTP2_WINDOW_BYTES } from "./grpc-unary.js";
 import { authenticate, authorize, observe, validate } from "./interceptors.js";
 import { idempotency, type IdempotencyOptions } from "../idempotency/interceptor.js";
-import { collectImplementations } from "./local.js";
+import { MAX_MESSAGE_BYTES } from "./limits.js";
 import { registerReflection } from "./reflection.js";
 
 export interface RpcServerOptions {
@@ -27,7 +25,7 @@ export interface RpcServerOptions {
   health: () => Promise<Record<string, string>>;
   /** Where calls carrying an idempotency key keep it (the service's database). */
   idempotency?: IdempotencyOptions;
-  /** Serve unary gRPC on the direct path (default); false leaves every call to Connect (benchmarks). */
+  /** Serve unary binary Connect over HTTP/1.1 on the fast path (FAST_PATH's `rpc`, the default); false leaves every call to Connect. */
   directUnary?: boolean;
 }
 
@@ -66,10 +64,13 @@ export function serviceRoutes(options: Pick<RpcServerOptions, "name" | "routes" 
   };
 }
 
+/** HTTP/2 flow-control windows: large enough that no unary message waits for a WINDOW_UPDATE. */
+const HTTP2_WINDOW_BYTES = 8 * 1024 * 1024;
+
 /**
  * Serves Connect, gRPC and gRPC-Web on one port, over HTTP/2 and HTTP/1.1, with the platform
- * interceptors. Unary calls in binary gRPC (HTTP/2) and binary Connect (HTTP/1.1, what the
- * gateway and the services send each other) take a direct path; Connect's handler serves the
+ * interceptors. With FAST_PATH's `rpc`, unary calls in binary Connect over HTTP/1.1 (what the
+ * gateway and the services send each other) take the fast path; Connect's handler serves the
  * rest.
  */
 export function startRpcServer(options: RpcServerOptions): Promise<RpcServer> {
@@ -78,16 +79,14 @@ export function startRpcServer(options: RpcServerOptions): Promise<RpcServer> {
   const handler = connectNodeAdapter({
     // Calls travel over loopback or the cluster network; gzip costs more CPU than it saves.
     acceptCompression: [],
+    readMaxBytes: MAX_MESSAGE_BYTES,
+    writeMaxBytes: MAX_MESSAGE_BYTES,
     interceptors,
     routes,
   });
-  const direct = options.directUnary !== false;
-  const implementations = collectImplementations(routes);
-  const grpcUnary = direct ? grpcUnaryHandler(implementations, interceptors) : () => false;
-  const connectUnary = direct ? connectUnaryHandler(implementations, interceptors) : () => false;
-  const h2 = http2.createServer({ settings: { initialWindowSize: HTTP2_WINDOW_BYTES } }, (req, res) => {
-    if (!grpcUnary(req, res)) handler(req, res);
-  });
+  const direct = options.directUnary ?? fastPath("rpc");
+  const connectUnary = direct ? connectUnaryHandler(collectImplementations(routes), interceptors) : () => false;
+  const h2 = http2.createServer({ settings: { initialWindowSize: HTTP2_WINDOW_BYTES } }, handler);
   h2.on("session", (session) => {
     session.once("connect", () => session.setLocalWindowSize(HTTP2_WINDOW_BYTES));
   });

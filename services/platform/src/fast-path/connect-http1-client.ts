@@ -2,9 +2,10 @@ import net from "node:net";
 import { fromBinary, toBinary, type DescMessage, type DescMethodUnary, type MessageInitShape } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Transport, type UnaryResponse } from "@connectrpc/connect";
 import { codeFromHttpStatus, errorFromJsonBytes, trailerDemux } from "@connectrpc/connect/protocol-connect";
-import { canceled, HEADER_NAME, MAX_MESSAGE_BYTES, metadataInto, methodPaths, requestMessage, timedOut, unavailable } from "./unary-call.js";
+import { type Answer, type Fields, field, HEADER_VALUE, ResponseParser } from "./http1-response.js";
+import { canceled, HEADER_NAME, metadataInto, methodPaths, requestMessage, timedOut, unavailable } from "./unary-call.js";
 
-// The client side of connect-unary-server.ts: unary Connect calls over a pool of kept-alive
+// The client side of connect-http1-server.ts: unary Connect calls over a pool of kept-alive
 // HTTP/1.1 connections, written and parsed here. Node's HTTP client and its agent cost a call
 // about twice as much CPU, Connect's own HTTP/1.1 transport about ten times
 // (gateway/bench/rpc-clients.ts). The calls made in one turn of the event loop go out
@@ -21,34 +22,10 @@ const PIPELINE_DEPTH = 8;
 const PIPELINE_BYTES = 16 * 1024;
 /** An idle connection is closed after this long (well before the server's keep-alive timeout). */
 export const CLIENT_IDLE_MS = 30_000;
-/** The longest response head (status line and headers) accepted. */
-const MAX_HEAD_BYTES = 64 * 1024;
-const CRLF2 = Buffer.from("\r\n\r\n");
-/** Characters an HTTP/1.1 header value may hold (no CR, LF, NUL or other controls but tab). */
-const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
-
-/** An answer's header fields as received, names in lower case (Headers are built only when asked for). */
-type Fields = [name: string, value: string][];
-
-interface Answer {
-  status: number;
-  fields: Fields;
-  body: Buffer;
-}
 
 interface Call {
   readonly settled: boolean;
   settle(error: Error | undefined, answer?: Answer): void;
-}
-
-/** The status line and headers of an answer, and how its body is delimited. */
-interface Head {
-  status: number;
-  fields: Fields;
-  length: number | undefined;
-  chunked: boolean;
-  /** The server closes the connection after this answer. */
-  close: boolean;
 }
 
 /** One kept-alive connection and the parser of the answers to the calls it carries, in order. */
@@ -59,11 +36,8 @@ class Connection {
   /** Requests to write at the end of this turn of the event loop, in one write. */
   #pending: Buffer[] = [];
   #pendingBytes = 0;
-  #buffer: Buffer = Buffer.alloc(0);
-  #head: Head | undefined;
+  readonly #answers = new ResponseParser();
   #gone = false;
-  #chunks: Buffer[] = [];
-  #chunked = 0;
 
   constructor(
     host: string,
@@ -123,16 +97,14 @@ class Connection {
 
   #receive(data: Buffer): void {
     if (this.calls.length === 0) return this.#end(new Error("data on an idle connection"));
-    this.#buffer = this.#buffer.length === 0 ? data : Buffer.concat([this.#buffer, data]);
     try {
+      this.#answers.push(data);
       while (this.calls.length > 0) {
-        const answer = this.#parse();
+        const answer = this.#answers.next();
         if (!answer) return;
         // Nothing may follow the answer to the last call sent (the call fails with the connection).
-        if (this.calls.length === 1 && this.#buffer.length > 0) throw new Error("protocol error: bytes after the answer");
+        if (this.calls.length === 1 && this.#answers.buffered > 0) throw new Error("protocol error: bytes after the answer");
         const call = this.calls.shift() as Call;
-        this.#head = undefined;
-        this.#chunks = [];
         // The answer first, then the calls sent after it, which the server will not answer.
         call.settle(undefined, answer);
         if (answer.close) return this.#end(new Error("connection closed before the answer"));
@@ -143,81 +115,6 @@ class Connection {
       this.#end(error as Error);
     }
   }
-
-  /** The complete answer once it has arrived (and the rest of the buffer), else undefined. */
-  #parse(): (Answer & { close: boolean }) | undefined {
-    if (!this.#head) {
-      const end = this.#buffer.indexOf(CRLF2);
-      if (end < 0) {
-        if (this.#buffer.length > MAX_HEAD_BYTES) throw new Error("protocol error: response head too large");
-        return undefined;
-      }
-      const lines = this.#buffer.toString("latin1", 0, end).split("\r\n");
-      const status = /^HTTP\/1\.[01] (\d{3})/.exec(lines[0] ?? "");
-      if (!status) throw new Error("protocol error: bad status line");
-      const fields: Fields = [];
-      for (let i = 1; i < lines.length; i++) {
-        const line = lines[i] ?? "";
-        const colon = line.indexOf(":");
-        if (colon <= 0) throw new Error("protocol error: bad header line");
-        const name = line.slice(0, colon).trim().toLowerCase();
-        const value = line.slice(colon + 1).trim();
-        if (!HEADER_NAME.test(name) || !HEADER_VALUE.test(value)) throw new Error("protocol error: bad header line");
-        fields.push([name, value]);
-      }
-      const code = Number(status[1]);
-      this.#buffer = this.#buffer.subarray(end + 4);
-      // An informational answer (100 Continue) precedes the real one.
-      if (code >= 100 && code < 200) return this.#parse();
-      const length = field(fields, "content-length");
-      const connection = field(fields, "connection")?.toLowerCase() ?? "";
-      this.#head = {
-        status: code,
-        fields,
-        length: length === undefined ? undefined : Number(length),
-        chunked: /\bchunked\b/i.test(field(fields, "transfer-encoding") ?? ""),
-        close: connection.includes("close") || (lines[0] ?? "").startsWith("HTTP/1.0"),
-      };
-      if (this.#head.length !== undefined && !(Number.isSafeInteger(this.#head.length) && this.#head.length >= 0)) throw new Error("protocol error: bad content-length");
-      if ((this.#head.length ?? 0) > MAX_MESSAGE_BYTES) throw new Error(`answer larger than ${MAX_MESSAGE_BYTES} bytes`);
-      this.#chunks = [];
-      this.#chunked = 0;
-    }
-    const head = this.#head;
-    if (head.chunked) return this.#parseChunks(head);
-    if (head.length === undefined) throw new Error("protocol error: answer without a length");
-    if (this.#buffer.length < head.length) return undefined;
-    const body = this.#buffer.subarray(0, head.length);
-    this.#buffer = this.#buffer.subarray(head.length);
-    return { status: head.status, fields: head.fields, body, close: head.close };
-  }
-
-  #parseChunks(head: Head): (Answer & { close: boolean }) | undefined {
-    for (;;) {
-      const end = this.#buffer.indexOf("\r\n");
-      if (end < 0) return undefined;
-      const size = Number.parseInt(this.#buffer.toString("latin1", 0, end).split(";")[0] ?? "", 16);
-      if (!Number.isSafeInteger(size) || size < 0) throw new Error("protocol error: bad chunk size");
-      if (size === 0) {
-        // The last chunk, optional trailer fields, and the closing empty line.
-        const close = this.#buffer.indexOf(CRLF2, end);
-        if (close < 0) return undefined;
-        this.#buffer = this.#buffer.subarray(close + 4);
-        return { status: head.status, fields: head.fields, body: Buffer.concat(this.#chunks, this.#chunked), close: head.close };
-      }
-      if (this.#buffer.length < end + 2 + size + 2) return undefined;
-      this.#chunked += size;
-      if (this.#chunked > MAX_MESSAGE_BYTES) throw new Error(`answer larger than ${MAX_MESSAGE_BYTES} bytes`);
-      this.#chunks.push(this.#buffer.subarray(end + 2, end + 2 + size));
-      this.#buffer = this.#buffer.subarray(end + 2 + size + 2);
-    }
-  }
-}
-
-/** The value of a header field (the first, names in lower case), or undefined. */
-function field(fields: Fields, name: string): string | undefined {
-  for (const [key, value] of fields) if (key === name) return value;
-  return undefined;
 }
 
 /**

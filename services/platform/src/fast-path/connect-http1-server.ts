@@ -1,7 +1,8 @@
 import type http from "node:http";
 import { Code, ConnectError, type Interceptor, type MethodImplSpec } from "@connectrpc/connect";
 import { codeToHttpStatus, errorToJsonBytes, parseTimeout, trailerMux } from "@connectrpc/connect/protocol-connect";
-import { MAX_MESSAGE_BYTES, readBody, runUnary, tooLarge, unaryByPath, incomingHeaders } from "./unary-call.js";
+import { MAX_MESSAGE_BYTES } from "../rpc/limits.js";
+import { readBody, runUnary, tooLarge, unaryByPath, webHeaders } from "./unary-call.js";
 
 // Unary calls in the Connect protocol over HTTP/1.1 (binary messages), served straight off
 // Node's HTTP/1.1 server: what the gateway and the services send each other. Node's HTTP/1.1
@@ -32,7 +33,7 @@ export function connectUnaryHandler(specs: Map<string, MethodImplSpec>, intercep
         const { context, output, failure } = await runUnary(spec, interceptors, {
           protocolName: "connect",
           url: req.url ?? "",
-          header: incomingHeaders(headers),
+          header: webHeaders(headers),
           timeoutMs: timeout.timeoutMs,
           message: () => {
             if (!received) throw tooLarge();

@@ -80,7 +80,10 @@ export function readReplies(bytes: Uint8Array, began: boolean, fields: readonly 
   let skipping = began;
   for (let at = 0; at + 5 <= buffer.length; ) {
     const type = buffer[at] as number;
-    const end = at + 1 + buffer.readInt32BE(at + 1);
+    const length = buffer.readInt32BE(at + 1);
+    // A message's length counts itself: under 4 bytes, or past the end, the replies are not the backend's.
+    if (length < 4 || at + 1 + length > buffer.length) throw new Error("protocol error: malformed backend message");
+    const end = at + 1 + length;
     const body = at + 5;
     at = end;
     if (skipping) {
@@ -89,7 +92,7 @@ export function readReplies(bytes: Uint8Array, began: boolean, fields: readonly 
       else if (type === 0x45) error ??= databaseError(buffer, body, end);
       continue;
     }
-    if (type === 0x44 && error === undefined) rows.push(dataRow(buffer, body, fields, parsers));
+    if (type === 0x44 && error === undefined) rows.push(dataRow(buffer, body, end, fields, parsers));
     else if (type === 0x43) affectedRows += writtenRows(buffer.toString("utf8", body, end - 1));
     else if (type === 0x45) error ??= databaseError(buffer, body, end);
   }
@@ -97,12 +100,13 @@ export function readReplies(bytes: Uint8Array, began: boolean, fields: readonly 
   return { rows, affectedRows };
 }
 
-function dataRow(buffer: Buffer, at: number, fields: readonly Column[], parsers: Parsers): Record<string, unknown> {
+function dataRow(buffer: Buffer, at: number, end: number, fields: readonly Column[], parsers: Parsers): Record<string, unknown> {
   const row: Record<string, unknown> = {};
   const count = buffer.readInt16BE(at);
   let offset = at + 2;
   for (let i = 0; i < count; i++) {
-    const length = buffer.readInt32BE(offset);
+    const length = offset + 4 <= end ? buffer.readInt32BE(offset) : Number.NaN;
+    if (!(offset + 4 + Math.max(0, length) <= end)) throw new Error("protocol error: malformed data row");
     offset += 4;
     const field = fields[i];
     if (!field) throw new Error("A data row has more columns than its statement's row description");
@@ -150,6 +154,7 @@ function databaseError(buffer: Buffer, at: number, end: number): messages.Databa
   for (let offset = at; offset < end && buffer[offset] !== 0; ) {
     const code = String.fromCharCode(buffer[offset] as number);
     const stop = buffer.indexOf(0, offset + 1);
+    if (stop < 0 || stop >= end) break;
     values[code] = buffer.toString("utf8", offset + 1, stop);
     offset = stop + 1;
   }

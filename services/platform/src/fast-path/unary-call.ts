@@ -2,9 +2,8 @@ import { create, fromBinary, isMessage, toBinary, type DescMessage, type DescMet
 import type { Readable } from "node:stream";
 import { Code, ConnectError, createContextValues, type ContextValues, type HandlerContext, type Interceptor, type MethodImplSpec } from "@connectrpc/connect";
 import { invokeUnaryImplementation } from "@connectrpc/connect/protocol";
+import { MAX_MESSAGE_BYTES } from "../rpc/limits.js";
 
-/** The largest message a call carries either way. */
-export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 // Nothing aborts a call from outside unless the caller passes its own signal.
 const NEVER_ABORTED = new AbortController().signal;
 
@@ -20,108 +19,18 @@ export function unaryByPath(specs: Map<string, MethodImplSpec>): Map<string, Met
   return byPath;
 }
 
-/** Request metadata as web Headers, without HTTP/2 pseudo-headers. */
-export function webHeaders(headers: NodeHeaderValues): Headers {
-  const out = new Headers();
-  appendAll(out, headers);
-  return out;
-}
-
 type NodeHeaderValues = Record<string, string | string[] | undefined>;
 
-/** Headers' methods as methods (its declared type has them as read-only properties, which a subclass cannot override). */
-interface HeaderMethods {
-  get(name: string): string | null;
-  has(name: string): boolean;
-  set(name: string, value: string): void;
-  append(name: string, value: string): void;
-  delete(name: string): void;
-  getSetCookie(): string[];
-  forEach(callback: (value: string, key: string, parent: Headers) => void, thisArg?: unknown): void;
-  keys(): IterableIterator<string>;
-  values(): IterableIterator<string>;
-  entries(): IterableIterator<[string, string]>;
-  [Symbol.iterator](): IterableIterator<[string, string]>;
-}
-const HeadersBase = Headers as unknown as new () => HeaderMethods;
-
-/**
- * A request's metadata as web Headers, read straight from Node's header object until anything
- * but `get` or `has` is asked of it (then copied in, as webHeaders would have). Filling Headers
- * costs about 0.25 µs a field, and a served call's handlers read a handful of its dozen fields.
- */
-class IncomingHeaders extends HeadersBase {
-  #raw: NodeHeaderValues | undefined;
-
-  constructor(raw: NodeHeaderValues) {
-    super();
-    this.#raw = raw;
-  }
-
-  #filled(): this {
-    const raw = this.#raw;
-    if (raw !== undefined) {
-      this.#raw = undefined;
-      appendAll(this, raw);
-    }
-    return this;
-  }
-
-  override get(name: string): string | null {
-    const raw = this.#raw;
-    // A name that is not a token goes to Headers, which refuses it.
-    if (raw === undefined || !HEADER_NAME.test(name)) return super.get(name);
-    const value = raw[name.toLowerCase()];
-    return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
-  }
-  override has(name: string): boolean {
-    return this.get(name) !== null;
-  }
-  override set(name: string, value: string): void {
-    this.#filled();
-    super.set(name, value);
-  }
-  override append(name: string, value: string): void {
-    this.#filled();
-    super.append(name, value);
-  }
-  override delete(name: string): void {
-    this.#filled();
-    super.delete(name);
-  }
-  override getSetCookie(): string[] {
-    return this.#filled() && super.getSetCookie();
-  }
-  override forEach(callback: (value: string, key: string, parent: Headers) => void, thisArg?: unknown): void {
-    this.#filled();
-    super.forEach(callback, thisArg);
-  }
-  override entries(): IterableIterator<[string, string]> {
-    return this.#filled() && super.entries();
-  }
-  override keys(): IterableIterator<string> {
-    return this.#filled() && super.keys();
-  }
-  override values(): IterableIterator<string> {
-    return this.#filled() && super.values();
-  }
-  override [Symbol.iterator](): IterableIterator<[string, string]> {
-    return this.#filled() && super[Symbol.iterator]();
-  }
-}
-
-function appendAll(out: Headers, headers: NodeHeaderValues): void {
+/** A served call's metadata (Node's header object) as web Headers, without HTTP/2 pseudo-headers. */
+export function webHeaders(headers: NodeHeaderValues): Headers {
+  const out = new Headers();
   for (const key in headers) {
     if (key.charCodeAt(0) === 58 /* ":" */) continue;
     const value = headers[key];
     if (Array.isArray(value)) for (const item of value) out.append(key, item);
     else if (value !== undefined) out.append(key, value);
   }
-}
-
-/** A served call's metadata (see IncomingHeaders), without HTTP/2 pseudo-headers. */
-export function incomingHeaders(headers: NodeHeaderValues): Headers {
-  return new IncomingHeaders(headers) as unknown as Headers;
+  return out;
 }
 
 export interface UnaryRequest {
