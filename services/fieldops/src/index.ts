@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { ServiceModule } from "@voiceops/platform";
+import { envInt, type ServiceModule } from "@voiceops/platform";
 import { FieldopsService } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
 import { fieldopsConsumers } from "./consumers.js";
 import { alertHandlers } from "./handlers/alerts.js";
@@ -10,6 +10,7 @@ import { dispatchHandlers } from "./handlers/dispatches.js";
 import { providerHandlers } from "./handlers/providers.js";
 import { peerLookups } from "./handlers/references.js";
 import { scheduleHandlers } from "./handlers/schedules.js";
+import { slotHoldHandlers } from "./handlers/slot-holds.js";
 import { technicianHandlers } from "./handlers/technicians.js";
 import { fieldopsStores } from "./store/index.js";
 
@@ -26,6 +27,7 @@ export const fieldopsService: ServiceModule = {
   migrationsDir: fileURLToPath(new URL("../migrations", import.meta.url)),
   routes(context) {
     const lookups = peerLookups(context);
+    const holdSeconds = envInt("SLOT_HOLD_SECONDS", 300, { min: 1, max: 86_400 }, context.env);
     // Every RPC of the service, or it does not compile.
     const impl: ServiceImpl<typeof FieldopsService> = {
       ...providerHandlers(context, stores),
@@ -35,6 +37,7 @@ export const fieldopsService: ServiceModule = {
       ...alertHandlers(context, stores, lookups),
       ...appointmentTypeHandlers(context, stores),
       ...appointmentHandlers(context, stores, lookups),
+      ...slotHoldHandlers(context, stores, holdSeconds),
     };
     return (router) => router.service(FieldopsService, impl);
   },

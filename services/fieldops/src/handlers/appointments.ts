@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { type Timestamp, timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
 import { DateTime } from "luxon";
 import {
@@ -9,8 +9,6 @@ import {
   localDate,
   newEvent,
   orgOf,
-  pgErrorCode,
-  PgErrorCode,
   notFound,
   shiftDate,
   required,
@@ -20,7 +18,6 @@ import {
   badFormat,
   type DomainEvent,
   type OrgContext,
-  type Queryable,
   type ServiceContext,
   type Violation,
   withDefaults,
@@ -41,33 +38,18 @@ import {
   type ListAppointmentsRequest,
   type ManageAppointmentRequest,
 } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
-import { freeSlots, rankForBooking } from "../scheduling/availability.js";
-import { candidateSlots, daysBetween, heldSpan, localDateRange, type SlotRules, type Span } from "../scheduling/slots.js";
-import { slotInterval, type AppointmentTypeRow } from "../store/appointment-types.js";
+import { freeSlots } from "../scheduling/availability.js";
+import { candidateSlots, daysBetween, heldSpan, localDateRange } from "../scheduling/slots.js";
+import type { AppointmentTypeRow } from "../store/appointment-types.js";
 import { appointmentStatusOf, appointmentStatusText, toAppointment, type AppointmentRow, type NewAppointment } from "../store/appointments.js";
 import type { FieldopsStores } from "../store/index.js";
+import type { SlotHoldRow } from "../store/slot-holds.js";
+import { type BookingPlan, bookingRules, rulesOf } from "./booking.js";
 import { unknownTechnician } from "./schedules.js";
 import type { PeerLookups } from "./references.js";
 
 const MAX_RANGE_DAYS = 31;
 const FINISHED = new Set(["completed", "cancelled", "no_show"]);
-/** Tries of one booking whose transaction PostgreSQL aborted as a deadlock before it answers. */
-const MAX_DEADLOCK_TRIES = 3;
-
-function slotTaken(): ConnectError {
-  return new ConnectError("Slot no longer available", Code.AlreadyExists);
-}
-
-function rulesOf(type: AppointmentTypeRow): SlotRules {
-  return {
-    durationMinutes: type.duration_minutes,
-    intervalMinutes: slotInterval(type),
-    bufferBeforeMinutes: type.buffer_before_minutes,
-    bufferAfterMinutes: type.buffer_after_minutes,
-    minNoticeMinutes: type.min_notice_minutes,
-    maxDaysAhead: type.max_days_ahead,
-  };
-}
 
 /**
  * Writes instants as RFC 3339 with the zone's offset at each, to the second, as luxon does; the
@@ -106,95 +88,38 @@ function appointmentEvent(orgId: string, row: AppointmentRow, previous?: Appoint
   return newEvent(orgId, "fieldops.appointment.updated", AppointmentUpdatedSchema, create(AppointmentUpdatedSchema, { appointment, previousStatus }));
 }
 
-/** A bookable start: its slot, what it holds, and who may take it, best first (null = the business). */
-interface BookingPlan {
-  slot: Span;
-  held: Span;
-  candidates: (string | null)[];
+function holdGone(): ConnectError {
+  return new ConnectError("Slot hold expired or unknown", Code.FailedPrecondition);
+}
+
+/** A held slot as a booking plan: its time, its claim, its technician. */
+function planOfHold(hold: SlotHoldRow): BookingPlan {
+  return {
+    slot: { start: hold.start_at.getTime(), end: hold.end_at.getTime() },
+    held: { start: hold.held_from.getTime(), end: hold.held_to.getTime() },
+    candidates: [hold.technician_id],
+  };
+}
+
+/** A booking of a hold books what is held: a type, start or technician other than the hold's is a violation. */
+function holdMismatches(hold: SlotHoldRow, req: BookAppointmentRequest, technicianId: string | undefined): Violation[] {
+  const violations: Violation[] = [];
+  if (req.appointmentTypeId.toLowerCase() !== hold.appointment_type_id) {
+    violations.push(invalidValue("appointment_type_id", "the hold is for another appointment type", req.appointmentTypeId));
+  }
+  if (req.start && timestampDate(req.start).getTime() !== hold.start_at.getTime()) {
+    violations.push(invalidValue("start", "the hold is for another start", timestampDate(req.start).toISOString()));
+  }
+  if (technicianId !== undefined && technicianId !== hold.technician_id) {
+    violations.push(invalidValue("technician_id", "the hold is for another technician", technicianId));
+  }
+  return violations;
 }
 
 export function appointmentHandlers(service: ServiceContext, stores: FieldopsStores, lookups: PeerLookups) {
   const { db, clock } = service;
-  const { appointments, appointmentTypes } = stores;
-
-  /** The active appointment type of a request, or a violation on appointment_type_id. */
-  async function activeType(orgId: string, id: string, violations: Violation[]): Promise<AppointmentTypeRow | undefined> {
-    const type = await appointmentTypes.get(db, orgId, id);
-    if (type?.is_active) return type;
-    violations.push(type ? invalidValue("appointment_type_id", "the appointment type is not active", id) : referenceNotFound("appointment_type_id", "appointment type", id));
-    return undefined;
-  }
-
-  /**
-   * Checks that `start` is a slot of the type (422 on `start` otherwise) and that somebody is
-   * free then (409 otherwise), preferring `keep` (a rescheduled appointment's technician).
-   */
-  async function planBooking(
-    tx: Queryable,
-    org: OrgContext,
-    type: AppointmentTypeRow,
-    start: Date,
-    options: { technicianId?: string; ignoreAppointmentId?: string; keep?: string | null },
-  ): Promise<BookingPlan> {
-    const now = clock.now();
-    const rules = rulesOf(type);
-    const day = DateTime.fromJSDate(start, { zone: org.timezone }).startOf("day");
-    const daySpan = { start: day.toMillis(), end: day.plus({ days: 1 }).toMillis() };
-    const slot = candidateSlots(org.businessHours, org.timezone, daySpan, rules, now).find((candidate) => candidate.start === start.getTime());
-    if (!slot) {
-      throw invalidArgument([
-        invalidValue(
-          "start",
-          "not a slot of this appointment type: inside business hours, on the slot grid, after the minimum notice and within max_days_ahead",
-          start.toISOString(),
-        ),
-      ]);
-    }
-    const held = heldSpan(slot, rules);
-    const snapshot = await appointments.snapshot(tx, org.orgId, {
-      from: new Date(Math.min(daySpan.start, held.start)),
-      to: new Date(Math.max(daySpan.end, held.end)),
-      requiredSkills: type.required_skills,
-      technicianId: options.technicianId,
-      ignoreAppointmentId: options.ignoreAppointmentId,
-    });
-    if (options.technicianId !== undefined && !snapshot.technicians.some((technician) => technician.id === options.technicianId)) {
-      throw invalidArgument([
-        snapshot.askedTechnicianExists
-          ? invalidValue("technician_id", "the technician is not active or lacks a required skill of the appointment type", options.technicianId)
-          : unknownTechnician("technician_id", options.technicianId),
-      ]);
-    }
-    const free = freeSlots(snapshot, [slot], rules, org.timezone, now)[0];
-    if (!free) throw slotTaken();
-    if (!snapshot.hasTechnicians) return { slot, held, candidates: [null] };
-    const ranked = rankForBooking(snapshot, free.technicianIds, daySpan);
-    const keep = options.keep ? ranked.indexOf(options.keep) : -1;
-    if (keep > 0) ranked.unshift(...ranked.splice(keep, 1));
-    return { slot, held, candidates: ranked };
-  }
-
-  /**
-   * Runs `attempt` with each candidate in turn, each in its own transaction, until one commits;
-   * the exclusion constraint refusing every one of them (taken meanwhile) is a 409.
-   */
-  async function firstThatFits<T>(candidates: (string | null)[], attempt: (technicianId: string | null) => Promise<T>): Promise<T> {
-    for (const technicianId of candidates) {
-      for (let tries = 1; ; tries++) {
-        try {
-          return await attempt(technicianId);
-        } catch (error) {
-          const code = pgErrorCode(error);
-          // Bookings of one slot at the same instant can wait on each other's rows under the
-          // exclusion constraint until PostgreSQL aborts one (40P01); its slot may still be free.
-          if (code === PgErrorCode.deadlockDetected && tries < MAX_DEADLOCK_TRIES) continue;
-          if (code !== PgErrorCode.exclusionViolation) throw error;
-          break;
-        }
-      }
-    }
-    throw slotTaken();
-  }
+  const { appointments, appointmentTypes, slotHolds } = stores;
+  const { activeType, planBooking, firstThatFits, claimAppointment } = bookingRules(service, stores);
 
   function newAppointment(
     type: AppointmentTypeRow,
@@ -236,7 +161,7 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
           notes: old.notes,
           rescheduled_from_id: old.id,
         });
-        const booked = await appointments.insert(tx, org.orgId, values, now);
+        const booked = await claimAppointment(tx, org.orgId, values, now);
         const payload = create(AppointmentRescheduledSchema, { appointment: toAppointment(booked), previous: toAppointment(cancelled) });
         emit(newEvent(org.orgId, "fieldops.appointment.rescheduled", AppointmentRescheduledSchema, payload));
         return booked;
@@ -267,6 +192,7 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
       const snapshot = await appointments.snapshot(db, org.orgId, {
         from: new Date(first ? heldSpan(first, rules).start : now.getTime()),
         to: new Date(last ? heldSpan(last, rules).end : now.getTime() + 1),
+        now,
         requiredSkills: type.required_skills,
         technicianId,
       });
@@ -285,21 +211,27 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
       const org = orgOf(ctx);
       const violations: Violation[] = [];
       const technicianId = req.technicianId?.toLowerCase();
-      const [type, request] = await Promise.all([
+      const [type, request, hold] = await Promise.all([
         activeType(org.orgId, req.appointmentTypeId, violations),
         req.serviceRequestId === undefined ? undefined : lookups.serviceRequest(org, req.serviceRequestId),
+        req.holdId === undefined ? undefined : slotHolds.getLive(db, org.orgId, req.holdId, clock.now()),
       ]);
       if (req.serviceRequestId !== undefined && !request) violations.push(referenceNotFound("service_request_id", "service request", req.serviceRequestId));
       if (req.contactId === undefined && !req.contact) violations.push(required("contact_id", "contact_id or contact"));
-      if (!req.start) violations.push(required("start"));
-      if (violations.length > 0 || !type || !req.start) throw invalidArgument(violations);
-      const plan = await planBooking(db, org, type, timestampDate(req.start), { technicianId });
+      if (!req.start && req.holdId === undefined) violations.push(required("start", "start, or hold_id"));
+      if (hold) violations.push(...holdMismatches(hold, req, technicianId));
+      if (violations.length > 0 || !type) throw invalidArgument(violations);
+      if (req.holdId !== undefined && !hold) throw holdGone();
+      const plan = hold ? planOfHold(hold) : await planBooking(db, org, type, timestampDate(req.start as Timestamp), { technicianId });
       const contact = await lookups.upsertContact(
         org,
         req.contactId !== undefined ? { contactId: req.contactId } : { name: req.contact?.name, phoneNumber: req.contact?.phoneNumber, email: req.contact?.email },
       );
       const row = await firstThatFits(plan.candidates, (candidate) =>
         service.write(async (tx, emit) => {
+          const now = clock.now();
+          // The hold ends with the booking, in its transaction: its claim gives way to the appointment's.
+          if (hold && !(await slotHolds.take(tx, org.orgId, hold.id, now))) throw holdGone();
           const values = newAppointment(type, plan, candidate, {
             contact_id: contact.id,
             contact_name: contact.name ?? null,
@@ -308,7 +240,7 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
             notes: blankToNull(req.notes),
             rescheduled_from_id: null,
           });
-          const booked = await appointments.insert(tx, org.orgId, values, clock.now());
+          const booked = await claimAppointment(tx, org.orgId, values, now);
           emit(appointmentEvent(org.orgId, booked));
           return booked;
         }),

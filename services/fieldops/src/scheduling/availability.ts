@@ -13,7 +13,7 @@ const BUSINESS = "";
 /**
  * The candidate slots somebody is free for. Resources are the snapshot's technicians, or the
  * business itself when the organization has none. A resource is busy over its active
- * appointments' held time (buffers included) and, while it has an active dispatch, from the
+ * appointments' and live slot holds' held time (buffers included) and, while it has an active dispatch, from the
  * dispatch's creation to the end of today (the organization's local day): an emergency takes
  * the rest of the day, tomorrow stays bookable. A slot holds its own buffers too.
  */
@@ -23,6 +23,7 @@ export function freeSlots(snapshot: SchedulingSnapshot, candidates: Span[], rule
   for (const appointment of snapshot.appointments) {
     busy.get(appointment.technician_id ?? BUSINESS)?.push({ start: appointment.heldFrom, end: appointment.heldTo });
   }
+  for (const hold of snapshot.holds) busy.get(hold.technician_id ?? BUSINESS)?.push({ start: hold.heldFrom, end: hold.heldTo });
   const endOfToday = endOfLocalDay(orgZone, 0, now).getTime();
   for (const dispatch of snapshot.dispatches) {
     busy.get(dispatch.technician_id)?.push({ start: Math.min(dispatch.since, now.getTime()), end: endOfToday });

@@ -69,6 +69,8 @@ export interface SchedulingSnapshot {
   technicians: { id: string; name: string }[];
   /** Active appointments of those technicians (or of the business: technician_id null) whose held time meets the range; epoch ms. */
   appointments: { technician_id: string | null; heldFrom: number; heldTo: number; start: number }[];
+  /** Live slot holds of those technicians (or of the business) whose held time meets the range; epoch ms. */
+  holds: { technician_id: string | null; heldFrom: number; heldTo: number }[];
   /** Active dispatches of those technicians: who and since when (epoch ms). */
   dispatches: { technician_id: string; since: number }[];
 }
@@ -76,6 +78,8 @@ export interface SchedulingSnapshot {
 export interface SnapshotQuery {
   from: Date;
   to: Date;
+  /** Holds expiring by now do not count. */
+  now: Date;
   requiredSkills: string[];
   technicianId?: string;
   /** An appointment being rescheduled: its own time does not count as busy. */
@@ -83,12 +87,12 @@ export interface SnapshotQuery {
 }
 
 interface SnapshotRow {
-  kind: "technician" | "any_technician" | "asked_technician" | "appointments" | "dispatch";
+  kind: "technician" | "any_technician" | "asked_technician" | "appointments" | "holds" | "dispatch";
   /** The technician (null: the business itself). */
   resource: string | null;
   name: string | null;
   since_ms: number | string | null;
-  /** held-from,held-to,start,... in epoch ms. */
+  /** held-from,held-to,start,... in epoch ms (holds: held-from,held-to,...). */
   spans: string | null;
 }
 
@@ -134,12 +138,19 @@ export class AppointmentStore {
            AND (a.technician_id IS NULL OR a.technician_id IN (SELECT id FROM techs))
          GROUP BY a.technician_id
        UNION ALL
+       SELECT 'holds', h.technician_id, NULL, NULL,
+              string_agg(concat_ws(',', floor(extract(epoch FROM lower(h.blocked)) * 1000)::int8, ceil(extract(epoch FROM upper(h.blocked)) * 1000)::int8), ',')
+         FROM fieldops.slot_holds h
+         WHERE h.org_id = $1 AND h.blocked && tstzrange($2, $3) AND h.expires_at > $7
+           AND (h.technician_id IS NULL OR h.technician_id IN (SELECT id FROM techs))
+         GROUP BY h.technician_id
+       UNION ALL
        SELECT 'dispatch', d.technician_id, NULL, extract(epoch FROM d.created_at) * 1000, NULL
          FROM fieldops.dispatches d
          WHERE d.org_id = $1 AND d.${ACTIVE_DISPATCH} AND d.technician_id IN (SELECT id FROM techs)`,
-      [orgId, query.from, query.to, query.requiredSkills, query.technicianId ?? null, query.ignoreAppointmentId ?? null],
+      [orgId, query.from, query.to, query.requiredSkills, query.technicianId ?? null, query.ignoreAppointmentId ?? null, query.now],
     );
-    const snapshot: SchedulingSnapshot = { hasTechnicians: false, askedTechnicianExists: false, technicians: [], appointments: [], dispatches: [] };
+    const snapshot: SchedulingSnapshot = { hasTechnicians: false, askedTechnicianExists: false, technicians: [], appointments: [], holds: [], dispatches: [] };
     for (const row of result.rows) {
       if (row.kind === "technician") snapshot.technicians.push({ id: row.resource as string, name: row.name ?? "" });
       else if (row.kind === "any_technician") snapshot.hasTechnicians = true;
@@ -148,6 +159,11 @@ export class AppointmentStore {
         const numbers = (row.spans ?? "").split(",");
         for (let i = 0; i + 2 < numbers.length; i += 3) {
           snapshot.appointments.push({ technician_id: row.resource, heldFrom: Number(numbers[i]), heldTo: Number(numbers[i + 1]), start: Number(numbers[i + 2]) });
+        }
+      } else if (row.kind === "holds") {
+        const numbers = (row.spans ?? "").split(",");
+        for (let i = 0; i + 1 < numbers.length; i += 2) {
+          snapshot.holds.push({ technician_id: row.resource, heldFrom: Number(numbers[i]), heldTo: Number(numbers[i + 1]) });
         }
       } else snapshot.dispatches.push({ technician_id: row.resource as string, since: Number(row.since_ms) });
     }

@@ -4,6 +4,7 @@ import { AppointmentStore } from "./appointments.js";
 import { DispatchStore } from "./dispatches.js";
 import { ServiceProviderStore } from "./providers.js";
 import { ScheduleStore } from "./schedules.js";
+import { SlotHoldStore } from "./slot-holds.js";
 import { TechnicianStore } from "./technicians.js";
 
 /** The field-operations service's stores, made once per service and handed to every handler group and consumer. */
@@ -15,6 +16,7 @@ export interface FieldopsStores {
   alerts: AlertStore;
   appointmentTypes: AppointmentTypeStore;
   appointments: AppointmentStore;
+  slotHolds: SlotHoldStore;
 }
 
 export function fieldopsStores(): FieldopsStores {
@@ -26,5 +28,6 @@ export function fieldopsStores(): FieldopsStores {
     alerts: new AlertStore(),
     appointmentTypes: new AppointmentTypeStore(),
     appointments: new AppointmentStore(),
+    slotHolds: new SlotHoldStore(),
   };
 }
