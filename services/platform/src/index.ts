@@ -44,3 +44,8 @@ export * from "./http-server.js";
 export * from "./updates.js";
 export * from "./validation/phone-input.js";
 export * from "./db/page.js";
+export * from "./idempotency/keys.js";
+export * from "./idempotency/records.js";
+export * from "./idempotency/interceptor.js";
+export * from "./idempotency/answers.js";
+export * from "./idempotency/prune.js";

@@ -1,4 +1,4 @@
-import type { ConnectRouter, Transport } from "@connectrpc/connect";
+import type { ConnectRouter, HandlerContext, Transport } from "@connectrpc/connect";
 import type { EventBus, Subscription } from "./bus/bus.js";
 import { systemClock, type Clock } from "./clock.js";
 import { DEFAULT_EVENT_RETENTION_DAYS } from "./config.js";
@@ -10,6 +10,9 @@ import type { DomainEvent } from "./events/envelope.js";
 import { pruneLedgerPeriodically } from "./events/ledger.js";
 import { enqueueEvents } from "./events/outbox.js";
 import { OutboxRelay } from "./events/relay.js";
+import { claimOf } from "./idempotency/interceptor.js";
+import { idempotencyTtlSeconds, pruneKeysPeriodically } from "./idempotency/prune.js";
+import { markStatement } from "./idempotency/records.js";
 import type { Logger } from "./log.js";
 import type { ObjectStore } from "./objects/store.js";
 import { serviceTransport } from "./rpc/client.js";
@@ -19,6 +22,9 @@ import { databaseState } from "./runtime.js";
 
 /** Records an event to publish when the surrounding transaction commits. */
 export type Emit = (event: DomainEvent) => void;
+
+/** The work of one write transaction. */
+export type WriteFn<T> = (tx: Queryable, emit: Emit) => Promise<T>;
 
 /** What a service's handlers and consumers get to work with. */
 export interface ServiceContext {
@@ -38,9 +44,12 @@ export interface ServiceContext {
   peer(name: string): Transport;
   /**
    * Runs fn in one transaction. Events it emits are written to the outbox in that same
-   * transaction, so they are published if and only if the change is committed.
+   * transaction, so they are published if and only if the change is committed. A handler
+   * passes its call's context first: when the call runs under an idempotency key, the same
+   * transaction marks the key committed, so a retry can never make the change a second time.
    */
-  write<T>(fn: (tx: Queryable, emit: Emit) => Promise<T>): Promise<T>;
+  write<T>(fn: WriteFn<T>): Promise<T>;
+  write<T>(call: HandlerContext, fn: WriteFn<T>): Promise<T>;
 }
 
 /**
@@ -189,11 +198,15 @@ export function createServiceContext(module: ServiceModule, runtime: Omit<Servic
     internalToken: runtime.internalToken,
     env: runtime.env,
     peer: (name) => runtime.peers.transport(name),
-    async write(fn) {
+    async write<T>(first: HandlerContext | WriteFn<T>, second?: WriteFn<T>): Promise<T> {
+      const fn = typeof first === "function" ? first : second;
+      if (!fn) throw new Error("write needs a function");
+      const claim = typeof first === "function" ? undefined : claimOf(first);
       const events: DomainEvent[] = [];
       const result = await db.transaction(async (tx) => {
         const value = await fn(tx, (event) => events.push(event));
         enqueueEvents(tx, module.schema, events);
+        if (claim) tx.atCommit(markStatement(claim));
         return value;
       });
       if (events.length > 0) relay.nudge();
@@ -205,6 +218,7 @@ export function createServiceContext(module: ServiceModule, runtime: Omit<Servic
 export async function startService(module: ServiceModule, runtime: ServiceRuntime): Promise<RunningService> {
   const logger = runtime.logger.child({ service: module.name });
   const { db, bus } = runtime;
+  const ttlSeconds = idempotencyTtlSeconds(runtime.env);
   await migrate(db, module.schema, readMigrations(module.migrationsDir));
   // Every write of events nudges the relay; its poll is for rows another replica committed or
   // a crash left claimed. On PGlite this process is the only writer, so a slow poll covers the
@@ -220,6 +234,7 @@ export async function startService(module: ServiceModule, runtime: ServiceRuntim
     internalToken: runtime.internalToken,
     logger,
     routes: module.routes(context),
+    idempotency: { db, logger, ttlSeconds },
     health: async () => ({ database: await databaseState(db), bus: bus.healthy() ? "ok" : "down" }),
   };
   const server = await startRpcServer({ ...rpc, host: runtime.host, port: runtime.port });
@@ -236,6 +251,7 @@ export async function startService(module: ServiceModule, runtime: ServiceRuntim
   const maintenance = maintainPeriodically(db, module.schema, [`${module.schema}.outbox`, ...(module.churnTables ?? [])], logger);
   // By the system's time, not the service clock: event ids carry the system's time.
   const ledger = pruneLedgerPeriodically(db, module.schema, runtime.eventRetentionDays ?? DEFAULT_EVENT_RETENTION_DAYS, logger);
+  const keys = pruneKeysPeriodically(db, ttlSeconds, logger);
   let draining = false;
   const background = await module.background?.(context);
   return {
@@ -257,6 +273,7 @@ export async function startService(module: ServiceModule, runtime: ServiceRuntim
       await relay.stop();
       await maintenance?.stop();
       await ledger.stop();
+      await keys.stop();
     },
   };
 }

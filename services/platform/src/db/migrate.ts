@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Database } from "./database.js";
+import { IDEMPOTENCY_TABLE, IDEMPOTENCY_TABLE_NAME } from "../idempotency/records.js";
 
 // One lock for every schema: extensions are database-wide, so two services migrating at once
 // could race on CREATE EXTENSION. Migrations are rare and short; serializing them is cheap.
@@ -10,7 +11,8 @@ const SCHEMA_NAME = /^[a-z][a-z0-9_]*$/;
 
 /**
  * The tables every service schema has besides its own: the migration ledger, the
- * transactional outbox and the ledger of consumed events.
+ * transactional outbox and the ledger of consumed events; and the database's one table of
+ * idempotency keys, which every service's writes mark (idempotency/records.ts).
  */
 function platformTables(schema: string): string {
   return `
@@ -35,6 +37,7 @@ function platformTables(schema: string): string {
       processed_at timestamptz NOT NULL DEFAULT now(),
       PRIMARY KEY (consumer, event_id)
     );
+    ${IDEMPOTENCY_TABLE}
   `;
 }
 
@@ -60,7 +63,8 @@ export function readMigrations(dir: string): Migration[] {
 async function upToDate(db: Database, schema: string, migrations: Migration[]): Promise<boolean> {
   try {
     const result = await db.query<{ tables: boolean; versions: number[] | null }>(
-      `SELECT to_regclass('${schema}.outbox') IS NOT NULL AND to_regclass('${schema}.processed_events') IS NOT NULL AS tables,
+      `SELECT to_regclass('${schema}.outbox') IS NOT NULL AND to_regclass('${schema}.processed_events') IS NOT NULL
+                AND to_regclass('${IDEMPOTENCY_TABLE_NAME}') IS NOT NULL AS tables,
               (SELECT array_agg(version) FROM ${schema}.schema_migrations) AS versions`,
     );
     const row = result.rows[0];

@@ -1,4 +1,5 @@
 import { Code, ConnectError, createContextKey, type HandlerContext } from "@connectrpc/connect";
+import { derivedKey, IdempotencyMetadata } from "../idempotency/keys.js";
 import { decodeBusinessHours, encodeBusinessHours, type WeeklyHours } from "../business-hours.js";
 
 export type Role = "owner" | "admin" | "member";
@@ -15,6 +16,11 @@ export interface OrgContext {
   businessHours: WeeklyHours;
   role: Role;
   requestId: string;
+  /**
+   * The idempotency key the call runs under (set by the idempotency interceptor): the calls it
+   * makes to other services carry keys derived from it, one per call in the order it makes them.
+   */
+  idempotency?: { key: string; calls: number };
 }
 
 /** Metadata (HTTP/2 header) names of the org context and the internal token. */
@@ -46,7 +52,7 @@ export function orgContextFromHeaders(headers: Headers): OrgContext | undefined 
 
 /** Headers that carry an org context (and the internal token) on an outgoing call. */
 export function orgHeaders(org: OrgContext, internalToken: string): Record<string, string> {
-  return {
+  const headers: Record<string, string> = {
     [MetadataKeys.orgId]: org.orgId,
     [MetadataKeys.timezone]: org.timezone,
     [MetadataKeys.country]: org.country,
@@ -55,6 +61,10 @@ export function orgHeaders(org: OrgContext, internalToken: string): Record<strin
     [MetadataKeys.requestId]: org.requestId,
     [MetadataKeys.internalToken]: internalToken,
   };
+  // A retry of the call makes the same peer calls in the same order, so each finds its own key
+  // again and is answered from it instead of running twice.
+  if (org.idempotency) headers[IdempotencyMetadata.key] = derivedKey(org.idempotency.key, ++org.idempotency.calls);
+  return headers;
 }
 
 /**

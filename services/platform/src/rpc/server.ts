@@ -10,6 +10,7 @@ import { connectUnaryHandler } from "./connect-unary-server.js";
 import type { Logger } from "../log.js";
 import { grpcUnaryHandler, HTTP2_WINDOW_BYTES } from "./grpc-unary.js";
 import { authenticate, authorize, observe, validate } from "./interceptors.js";
+import { idempotency, type IdempotencyOptions } from "../idempotency/interceptor.js";
 import { collectImplementations } from "./local.js";
 import { registerReflection } from "./reflection.js";
 
@@ -24,6 +25,8 @@ export interface RpcServerOptions {
   routes: (router: ConnectRouter) => void;
   /** Dependency states reported by the health RPC. */
   health: () => Promise<Record<string, string>>;
+  /** Where calls carrying an idempotency key keep it (the service's database). */
+  idempotency?: IdempotencyOptions;
   /** Serve unary gRPC on the direct path (default); false leaves every call to Connect (benchmarks). */
   directUnary?: boolean;
 }
@@ -38,9 +41,14 @@ export interface RpcServer {
   close(deadlineMs?: number): Promise<void>;
 }
 
-/** The interceptors every call to a service runs through, over the network or in process. */
-export function serverInterceptors(options: Pick<RpcServerOptions, "name" | "logger" | "internalToken">): Interceptor[] {
-  return [observe(options.name, options.logger), authenticate(options.internalToken), authorize(), validate()];
+/**
+ * The interceptors every call to a service runs through, over the network or in process; with
+ * `idempotency`, calls carrying an idempotency key claim it once they are known to be valid.
+ */
+export function serverInterceptors(options: Pick<RpcServerOptions, "name" | "logger" | "internalToken" | "idempotency">): Interceptor[] {
+  const interceptors = [observe(options.name, options.logger), authenticate(options.internalToken), authorize(), validate()];
+  if (options.idempotency) interceptors.push(idempotency(options.idempotency));
+  return interceptors;
 }
 
 /** The service's own routes plus the health RPC and server reflection (for grpcurl, buf curl...). */
