@@ -1,10 +1,21 @@
 import { ConnectError } from "@connectrpc/connect";
 import { create, type DescMessage, type DescMethod, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
-import { methodRules, type Clock, type Logger, type PeerRegistry, type Violation } from "@voiceops/platform";
-import { fastApiEntry, type ValidationEntry } from "../http/fastapi-errors.js";
+import {
+  IdempotencyMetadata,
+  idempotencyMetadata,
+  idempotencyRefusalOf,
+  isReplayed,
+  methodRules,
+  type Clock,
+  type Logger,
+  type PeerRegistry,
+  type Violation,
+} from "@voiceops/platform";
+import { fastApiEntry, refusal, type ValidationEntry } from "../http/fastapi-errors.js";
 import type { Principal } from "../identity/store.js";
 import { principalHeaders, rpcFailure, serviceOfMethod } from "../transcoder/rpc-call.js";
 import { ToolFailure } from "./errors.js";
+import type { ToolIdempotency } from "./idempotency.js";
 import type { ToolParam } from "./schemas.js";
 
 /** What the tools need of the gateway. */
@@ -23,6 +34,10 @@ export interface McpDeps {
  */
 export class ToolContext {
   private readonly headers: Record<string, string>;
+  /** RPC calls made so far: a keyed call's step (idempotencyMetadata). */
+  private calls = 0;
+  /** Whether an answer came from an idempotency key's kept answers. */
+  replayed = false;
 
   constructor(
     readonly deps: McpDeps,
@@ -30,6 +45,7 @@ export class ToolContext {
     readonly requestId: string,
     readonly tool: string,
     private readonly params: ToolParam[],
+    private readonly idempotency?: ToolIdempotency,
   ) {
     this.headers = principalHeaders(principal, requestId, deps.internalToken);
   }
@@ -42,10 +58,17 @@ export class ToolContext {
     }
     try {
       const transport = this.deps.peers.transport(serviceOfMethod(method));
-      const response = await transport.unary(method, undefined, this.deps.timeoutMs ?? 15_000, this.headers, create(method.input, init));
+      // Every call of a keyed tool carries a key of its own, in call order, so a retry making the
+      // same calls finds each one's kept answer (reads ignore keys).
+      const headers = this.idempotency ? { ...this.headers, ...idempotencyMetadata(this.idempotency.key, this.idempotency.fingerprint, this.calls) } : this.headers;
+      this.calls++;
+      const response = await transport.unary(method, undefined, this.deps.timeoutMs ?? 15_000, headers, create(method.input, init));
+      if (isReplayed(response.header)) this.replayed = true;
       return response.message as MessageShape<O>;
     } catch (error) {
       const connectError = ConnectError.from(error);
+      if (idempotencyRefusalOf(connectError) === "mismatch") throw new ToolFailure(422, [refusal(["idempotency_key"], connectError.rawMessage)]);
+      if (connectError.metadata.get(IdempotencyMetadata.replayed) === "true") this.replayed = true;
       const failure = rpcFailure(connectError, (violations) => this.entriesOf(method.input, violations), []);
       const where = { err: connectError, requestId: this.requestId, tool: this.tool, rpc: method.name };
       if (failure.log === "warn") this.deps.logger.warn(where, "rpc call of a tool failed in transit");

@@ -1,5 +1,5 @@
 import { DateTime } from "luxon";
-import { isOpenAt, localDate, openingIntervalsOn, shiftDate, WEEKDAYS, type WeeklyHours } from "@voiceops/platform";
+import { endOfLocalDay, isOpenAt, localDate, openingIntervalsOn, shiftDate, WEEKDAYS, type WeeklyHours } from "@voiceops/platform";
 import { KnowledgeService, SearchKnowledgeBaseRequestSchema, SearchKnowledgeBaseResponseSchema } from "@voiceops/proto/voiceops/comms/v1/knowledge_service_pb";
 import { BusinessHoursSchema } from "@voiceops/proto/voiceops/mcp/v1/agent_tools_pb";
 import { param } from "../schemas.js";
@@ -35,8 +35,10 @@ function nextChange(hours: WeeklyHours, zone: string, now: Date): number | undef
     else merged.push({ ...interval });
   }
   const at = now.getTime();
+  // Open up to the last day looked at: no closing within the week.
+  const horizon = endOfLocalDay(zone, WEEK_DAYS - 1, now).getTime();
   const current = merged.find((i) => i.start <= at && at < i.end);
-  if (current) return current.end;
+  if (current) return current.end < horizon ? current.end : undefined;
   return merged.find((i) => i.start > at)?.start;
 }
 
@@ -52,7 +54,7 @@ export const getBusinessHours = defineTool({
     const { timezone, businessHours } = ctx.principal;
     const now = ctx.deps.clock.now();
     const change = nextChange(businessHours, timezone, now);
-    const iso = (ms: number) => DateTime.fromMillis(ms, { zone: timezone }).toISO({ suppressMilliseconds: true }) ?? "";
+    const iso = (ms: number) => DateTime.fromMillis(ms, { zone: timezone }).startOf("second").toISO({ suppressMilliseconds: true }) ?? "";
     return {
       timezone,
       localTime: iso(now.getTime()),

@@ -59,17 +59,16 @@ export const saveContact = defineTool({
       const { contact } = await ctx.call(CrmService.method.updateContact, { contactId: id, contact: fields, updateMask: create(FieldMaskSchema, { paths: given }) });
       return contact;
     };
-    const existing = await contactByPhone(ctx, phone);
-    if (existing) return given.length > 0 ? ((await update(existing.id)) ?? existing) : existing;
+    // Created first, updated when the number is taken: one order of calls whatever the data,
+    // so a retry under an idempotency key makes the same calls and finds their answers.
     try {
       const { contact } = await ctx.call(CrmService.method.createContact, { phoneNumber: phone, ...Object.fromEntries(given.map((name) => [name, input[name]])) });
       return present(contact);
     } catch (error) {
-      // Created meanwhile by another call: update that one.
       if (!(error instanceof ToolFailure) || error.status !== 409) throw error;
-      const raced = await contactByPhone(ctx, phone);
-      if (!raced) throw error;
-      return given.length > 0 ? ((await update(raced.id)) ?? raced) : raced;
+      const existing = await contactByPhone(ctx, phone);
+      if (!existing) throw error;
+      return given.length > 0 ? ((await update(existing.id)) ?? existing) : existing;
     }
   },
 });

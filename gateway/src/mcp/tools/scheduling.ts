@@ -6,9 +6,11 @@ import {
   BookAppointmentRequestSchema,
   CheckAvailabilityRequestSchema,
   CheckAvailabilityResponseSchema,
+  CreateSlotHoldRequestSchema,
   FieldopsService,
   ListAppointmentTypesResponseSchema,
   ManageAppointmentRequestSchema,
+  SlotHoldSchema,
 } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
 import { AgentToolArgumentsSchema } from "@voiceops/proto/voiceops/mcp/v1/agent_tools_pb";
 import type { ToolContext } from "../context.js";
@@ -61,13 +63,27 @@ export const findSlots = defineTool({
   },
 });
 
+export const holdSlot = defineTool({
+  name: "hold_slot",
+  title: "Hold a slot",
+  description:
+    "Keeps a slot find_slots offered free for a few minutes (until expires_at) while the caller decides or gives their details: nobody else can book or hold it meanwhile. Then book it with book_appointment and the hold's id. A slot taken meanwhile is a conflict: find slots again.",
+  kind: "write",
+  params: ["appointment_type_id", "start", "technician_id"].map((name) => param(CreateSlotHoldRequestSchema, name)),
+  output: SlotHoldSchema,
+  run: async (ctx, args) =>
+    present((await ctx.call(FieldopsService.method.createSlotHold, args.of(CreateSlotHoldRequestSchema) as MessageInitShape<typeof CreateSlotHoldRequestSchema>)).hold),
+});
+
 export const bookAppointment = defineTool({
   name: "book_appointment",
   title: "Book an appointment",
   description:
-    "Books a slot for the caller: the appointment_type_id and start of a slot find_slots offered, and contact_id or contact {name, phone_number, email} (found or created by phone, then email). Link the service request it is for with service_request_id. A slot taken meanwhile is a conflict: find slots again.",
+    "Books a slot for the caller: hold_id of the slot held with hold_slot (with its appointment_type_id; start may then be left out), or the appointment_type_id and start of a slot find_slots offered; and contact_id or contact {name, phone_number, email} (found or created by phone, then email). Link the service request it is for with service_request_id. A slot taken meanwhile, or an expired hold, is a conflict: find slots again.",
   kind: "write",
-  params: ["appointment_type_id", "start", "contact_id", "contact", "technician_id", "service_request_id", "notes"].map((name) => param(BookAppointmentRequestSchema, name)),
+  params: ["hold_id", "appointment_type_id", "start", "contact_id", "contact", "technician_id", "service_request_id", "notes"].map((name) =>
+    param(BookAppointmentRequestSchema, name),
+  ),
   output: AppointmentSchema,
   run: async (ctx, args) =>
     present((await ctx.call(FieldopsService.method.bookAppointment, args.of(BookAppointmentRequestSchema) as MessageInitShape<typeof BookAppointmentRequestSchema>)).appointment),
