@@ -62,7 +62,7 @@ describe("MCP endpoint: protocol", () => {
     const { owner } = await tenant();
     const client = await connect({ "x-api-key": owner.apiKey ?? "" });
     const { tools } = await client.listTools();
-    const openapi = await (await fetch(`${baseUrl}/openapi.json`)).json();
+    const openapi = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as any;
     const schemaOf = (name: string) => tools.find((t) => t.name === name)?.inputSchema.properties as Record<string, any>;
     const parameter = (path: string, verb: string, name: string) => openapi.paths[path][verb].parameters.find((p: { name: string }) => p.name === name).schema;
     const body = (path: string) => openapi.paths[path].post.requestBody.content["application/json"].schema.properties;
@@ -89,10 +89,11 @@ describe("MCP endpoint: protocol", () => {
     });
     const post = (headers: Record<string, string>) =>
       fetch(`${baseUrl}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body: initialize });
-    for (const headers of [{}, { "x-api-key": "vo_not_a_key" }, { authorization: "Bearer vo_not_a_key" }, { authorization: "Basic abc" }]) {
+    const refused: Record<string, string>[] = [{}, { "x-api-key": "vo_not_a_key" }, { authorization: "Bearer vo_not_a_key" }, { authorization: "Basic abc" }];
+    for (const headers of refused) {
       const response = await post(headers);
       expect(response.status, JSON.stringify(headers)).toBe(401);
-      expect((await response.json()).detail).toEqual(expect.any(String));
+      expect(((await response.json()) as { detail: unknown }).detail).toEqual(expect.any(String));
     }
     await expect(connect({})).rejects.toThrow();
     const { owner } = await tenant();
