@@ -160,7 +160,7 @@ describe("business knowledge", () => {
       text: "A drain cleaning costs 149 dollars. We serve Springfield and Shelbyville.",
     });
     expect(source.status).toBe(201);
-    await eventually(async () => ((await t.owner.get(`/api/knowledge-base/sources/${source.body.id}`)).body.status === "ready" ? true : undefined));
+    await eventually(async () => ((await t.owner.get(`/api/knowledge-base/sources/${source.body.id}`)).body.status === "ready" ? true : undefined), 90_000, 200);
     const found = await call(agent, "search_knowledge_base", { query: "drain cleaning price", limit: 3 });
     expect(found.results[0]).toMatchObject({ source_id: source.body.id });
     expect(found.results[0].content).toContain("149 dollars");
