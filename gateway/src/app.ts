@@ -10,7 +10,7 @@ import { rateLimits } from "./http/rate-limit.js";
 import { requestContext } from "./http/request-context.js";
 import type { PrincipalCache } from "./identity/principal-cache.js";
 import { ToolCatalog } from "./mcp/catalog.js";
-import { bearerApiKey, mcpEndpoint } from "./mcp/server.js";
+import { bearerApiKey, mcpBody, mcpBodyErrors, mcpEndpoint } from "./mcp/server.js";
 import { buildOpenApi } from "./openapi/document.js";
 import { routeDispatcher } from "./transcoder/mount.js";
 import type { Route } from "./transcoder/routes.js";
@@ -69,7 +69,7 @@ export function createPublicApp(deps: PublicAppDeps) {
 
   // Agent tools over MCP: authenticated and limited as /api is; the transport reads the body.
   const tools = new ToolCatalog({ peers: deps.peers, internalToken: deps.internalToken, logger: deps.logger, clock: deps.clock });
-  app.all("/mcp", nameRoute("/mcp"), bearerApiKey, authenticate(deps.cache), limits.byKey, mcpEndpoint(tools));
+  app.all("/mcp", nameRoute("/mcp"), bearerApiKey, authenticate(deps.cache), limits.byKey, ...mcpBody(), mcpEndpoint(tools), mcpBodyErrors);
 
   // Authentication and body parsing run only on known routes, so an unknown path is a 404.
   const guard: RequestHandler[] = [authenticate(deps.cache), limits.byKey, ...jsonBody("1mb")];

@@ -129,6 +129,7 @@ describe("MCP endpoint: protocol", () => {
       JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "save_caller_memory", arguments: { phone_number: [[[[]]]], summary: { a: { b: {} } } } } }),
       JSON.stringify(Array.from({ length: 150 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "tools/list" }))),
       `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":${"[".repeat(5000)}${"]".repeat(5000)}}`,
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { padding: "x".repeat(1_100_000) } }),
     ];
     for (const body of bodies) {
       const response = await fetch(`${baseUrl}/mcp`, { method: "POST", headers, body });
