@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { AdminClient, isolatedDatabase, newTenant, testEnv } from "@voiceops/platform/testing";
 import { chunkDocument } from "../../services/comms/src/knowledge/chunk.js";
+import { readKnowledgeConfig } from "../../services/comms/src/knowledge/config.js";
 import { documentKind } from "../../services/comms/src/knowledge/document-kinds.js";
 import { extractDocument } from "../../services/comms/src/knowledge/extract.js";
 import { wordsOf } from "../../services/comms/src/store/knowledge-search.js";
@@ -50,7 +51,7 @@ const documents = await Promise.all(
     const bytes = fixture(name);
     const kind = documentKind(bytes, undefined, name);
     if (!kind) throw new Error(`unsupported fixture ${name}`);
-    return { name, chunks: chunkDocument((await extractDocument(bytes, kind)).blocks) };
+    return { name, chunks: chunkDocument((await extractDocument(bytes, kind, readKnowledgeConfig({}).extraction.document)).blocks) };
   }),
 );
 const domainWords = [...new Set(documents.flatMap((d) => d.chunks.flatMap((c) => wordsOf(c.content))))];

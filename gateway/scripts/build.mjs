@@ -31,6 +31,15 @@ export const ENTRIES = {
   ...Object.fromEntries(SERVICES.map((name) => [name, `services/${name}/src/main.ts`])),
 };
 
+/**
+ * Bundles that are not started by name but by the code in another: the embedded database
+ * template's maker, and the knowledge base's text-extraction process (a child of comms).
+ */
+const HELPERS = {
+  template: "services/platform/src/db/pglite.ts",
+  "knowledge-extract": "services/comms/src/knowledge/extract-child.ts",
+};
+
 /** Folders and files whose change makes dist/ stale. */
 const SOURCES = ["gateway/src", "services", "proto/gen", "package.json", "package-lock.json"];
 
@@ -58,7 +67,7 @@ export function isStale() {
   } catch {
     return true;
   }
-  for (const name of Object.keys(ENTRIES)) if (!existsFile(join(DIST, `${name}.js`))) return true;
+  for (const name of [...Object.keys(ENTRIES), ...Object.keys(HELPERS)]) if (!existsFile(join(DIST, `${name}.js`))) return true;
   return SOURCES.some((source) => newestMtime(join(ROOT, source)) > built);
 }
 
@@ -146,7 +155,7 @@ export async function build() {
   mkdirSync(DIST, { recursive: true });
   await esbuild.build({
     absWorkingDir: ROOT,
-    entryPoints: [...Object.entries(ENTRIES).map(([out, source]) => ({ out, in: source })), { out: "template", in: "services/platform/src/db/pglite.ts" }],
+    entryPoints: Object.entries({ ...ENTRIES, ...HELPERS }).map(([out, source]) => ({ out, in: source })),
     outdir: DIST,
     bundle: true,
     platform: "node",
@@ -156,6 +165,8 @@ export async function build() {
     // Top-level await in the entry points, and the names of classes and functions kept for logs.
     keepNames: true,
     legalComments: "none",
+    // Code that starts one of these bundles tells it is running from dist/ by this.
+    define: { VOICEOPS_BUNDLED: "true" },
     logLevel: "warning",
     plugins: [thirdPartyExternal, sourceUrls],
   });

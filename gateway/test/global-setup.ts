@@ -20,6 +20,7 @@ export async function setup(project: TestProject) {
   project.provide("internalApiKey", env.INTERNAL_API_KEY ?? "");
   project.provide("serviceUrls", Object.fromEntries(system.services.map((s) => [s.name, s.url])));
   project.provide("mode", `${system.db.kind}+${system.bus.kind}`);
+  project.provide("serverPid", process.pid);
   process.stdout.write(`test system: ${system.db.kind} storage, ${system.bus.kind} bus, ${distributed ? "gRPC over loopback" : "in-process calls"}\n`);
 }
 

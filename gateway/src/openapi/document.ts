@@ -3,7 +3,8 @@ import { fieldRules } from "@voiceops/platform";
 import { API_VERSION } from "../health.js";
 import { serviceNameOf } from "../transcoder/mount.js";
 import type { Route, UploadSpec } from "../transcoder/routes.js";
-import { apiHeaders, ERROR_SCHEMAS, errorResponses, HEADERS, SHARED_RESPONSES } from "./errors.js";
+import { IDEMPOTENT_VERBS } from "../transcoder/idempotency.js";
+import { apiHeaders, ERROR_SCHEMAS, errorResponses, HEADERS, PARAMETERS, SHARED_RESPONSES } from "./errors.js";
 import { exampleOf } from "./examples.js";
 import { HEALTH_SCHEMAS, healthPaths } from "./health-paths.js";
 import { commentOf, outputMessageTypes, SchemaBuilder, type Schema } from "./schemas.js";
@@ -67,10 +68,11 @@ export function buildOpenApi(routes: Route[]) {
     return Object.keys(content).length > 0 ? { required: true, content } : undefined;
   }
 
-  function successResponse(route: Route): Schema {
-    if (route.successStatus === 204) return { description: "No Content", headers: apiHeaders() };
+  function successResponse(route: Route, takesKey: boolean): Schema {
+    const headers = takesKey ? apiHeaders("Idempotent-Replayed") : apiHeaders();
+    if (route.successStatus === 204) return { description: "No Content", headers };
     const schema = route.responseBody ? nonNull(schemas.field(route.responseBody, "output")) : schemas.ref(route.method.output, "output");
-    return { description: "Successful Response", headers: apiHeaders(), content: { "application/json": { schema, example: example(schema) } } };
+    return { description: "Successful Response", headers, content: { "application/json": { schema, example: example(schema) } } };
   }
 
   const paths: Record<string, Record<string, unknown>> = {};
@@ -83,6 +85,7 @@ export function buildOpenApi(routes: Route[]) {
     tags.set(tag, tagComments);
 
     const body = requestBody(route);
+    const takesKey = IDEMPOTENT_VERBS.has(route.verb);
     const description = route.description || commentOf(`${route.service.typeName}.${route.method.name}`);
     paths[route.template] ??= {};
     paths[route.template]![route.verb] = {
@@ -94,9 +97,10 @@ export function buildOpenApi(routes: Route[]) {
         ...route.pathFields.map((field) => parameter(field, "path")),
         ...route.queryFields.map((field) => parameter(field, "query")),
         ...route.headerFields.map((header) => parameter(header.field, "header", header.header)),
+        ...(takesKey ? [{ $ref: "#/components/parameters/IdempotencyKey" }] : []),
       ],
       ...(body ? { requestBody: body } : {}),
-      responses: { [String(route.successStatus)]: successResponse(route), ...errorResponses(route, body !== undefined) },
+      responses: { [String(route.successStatus)]: successResponse(route, takesKey), ...errorResponses(route, body !== undefined, takesKey) },
       security: [{ ApiKeyAuth: [] }],
     };
   }
@@ -108,7 +112,7 @@ export function buildOpenApi(routes: Route[]) {
       title: "Voice-Assistant Business Operations API",
       version: API_VERSION,
       description:
-        'Contacts, leads, service requests, technicians, conversations, calls, messages, activities and statistics of one organization, chosen by the API key (X-API-Key). Errors are {"detail": "..."}; validation errors (422) are HTTPValidationError, one entry per failing field. Every response carries X-Request-Id; every /api response carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset, and a 429 Retry-After. A request the HTTP server cannot read (a malformed request line, headers over 16 KB, a timeout while it is sent) is answered 400, 431 or 408 with {"detail": "..."} before it reaches any route.',
+        'Contacts, leads, service requests, technicians, conversations, calls, messages, activities and statistics of one organization, chosen by the API key (X-API-Key). Errors are {"detail": "..."}; validation errors (422) are HTTPValidationError, one entry per failing field. Every response carries X-Request-Id; every /api response carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset, and a 429 Retry-After. Every POST, PUT, PATCH and DELETE takes an optional Idempotency-Key: a retry with the same key and request answers the kept answer with Idempotent-Replayed: true and runs nothing. A request the HTTP server cannot read (a malformed request line, headers over 16 KB, a timeout while it is sent) is answered 400, 431 or 408 with {"detail": "..."} before it reaches any route.',
     },
     servers: [{ url: "/", description: "The server that serves this document" }],
     tags: [
@@ -119,6 +123,7 @@ export function buildOpenApi(routes: Route[]) {
     components: {
       schemas: schemas.components,
       responses: SHARED_RESPONSES,
+      parameters: PARAMETERS,
       headers: HEADERS,
       securitySchemes: { ApiKeyAuth: { type: "apiKey", in: "header", name: "X-API-Key", description: "The organization's API key." } },
     },

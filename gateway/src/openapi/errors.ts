@@ -46,7 +46,25 @@ export const HEADERS: Record<string, Json> = {
   "RateLimit-Remaining": { description: "Requests left in the current window.", schema: { type: "integer" } },
   "RateLimit-Reset": { description: "Seconds until the window resets.", schema: { type: "integer" } },
   "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer" } },
+  "Idempotent-Replayed": {
+    description: "`true` when the answer is the one kept for this request's Idempotency-Key, replayed: the request did not run again.",
+    schema: { type: "string", enum: ["true"] },
+  },
 };
+
+/** The Idempotency-Key request header of every POST, PUT, PATCH and DELETE (CONTRACT.md "Idempotent requests"). */
+export const PARAMETERS: Record<string, Json> = {
+  IdempotencyKey: {
+    name: "Idempotency-Key",
+    in: "header",
+    required: false,
+    description:
+      'Makes a retry safe: 1 to 255 visible ASCII characters, bare or in double quotes (`"abc"` is `abc`). The first request with a key runs; its answer is kept for IDEMPOTENCY_TTL_HOURS (default 24) unless it is 401, 403, 422, 429 or 5xx (the key is then free again). The same key with the same method, path (with query) and body again answers the kept status and body with `Idempotent-Replayed: true` and runs nothing; with another method, path or body: 422 on `["header", "idempotency-key"]`; while the first request still runs: 409 with Retry-After: 1. Keys belong to the organization.',
+    schema: { type: "string", minLength: 1, maxLength: 257 },
+  },
+};
+
+const IN_FLIGHT = "A request with this Idempotency-Key is still being processed";
 
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
@@ -93,7 +111,7 @@ const shared = (name: keyof typeof SHARED_RESPONSES & string) => ({ $ref: `#/com
  * its shape implies (roles, path parameters, a body, an upload) and those its handler declares
  * in MethodRules.errors.
  */
-export function errorResponses(route: Route, takesBody: boolean): Record<string, Json> {
+export function errorResponses(route: Route, takesBody: boolean, takesKey = false): Record<string, Json> {
   const responses: Record<string, Json> = {};
   responses["401"] = shared("Unauthorized");
   if (route.roles.length > 0) responses["403"] = detail(`Requires the ${route.roles.join(" or ")} role.`, `This operation requires the ${route.roles.join(" or ")} role`);
@@ -101,6 +119,13 @@ export function errorResponses(route: Route, takesBody: boolean): Record<string,
   for (const error of methodRules(route.method)?.errors ?? []) declared.set(error.status, error.description);
   if (route.pathFields.length > 0 && !declared.has(404)) responses["404"] = shared("NotFound");
   for (const [status, description] of declared) responses[String(status)] = detail(description || "Error.", description ? description.replace(/\.$/, "") : "Error");
+  if (takesKey) {
+    // Also when the route has a 409 of its own: a key whose first request still runs.
+    const own = declared.get(409);
+    const example = own ? own.replace(/\.$/, "") : IN_FLIGHT;
+    const description = `${own ? `${own.replace(/\.$/, "")}. Or: ` : ""}${IN_FLIGHT} (Idempotency-Key; retry after Retry-After seconds), or its first request ran but its answer was lost (it will not run again).`;
+    responses["409"] = detail(description, example, apiHeaders("Retry-After", "Idempotent-Replayed"));
+  }
   if (route.upload) {
     responses["413"] = detail(`File larger than ${route.upload.maxBytes} bytes, or a JSON body larger than ${JSON_BODY_LIMIT}.`, "Request body too large");
     responses["415"] = detail(`A file of another type than ${route.upload.contentTypes.join(", ")}, or a body in an unsupported encoding.`, "Unsupported media type");
@@ -108,7 +133,12 @@ export function errorResponses(route: Route, takesBody: boolean): Record<string,
     responses["413"] = shared("BodyTooLarge");
     responses["415"] = shared("UnsupportedEncoding");
   }
-  responses["422"] = shared("ValidationError");
+  responses["422"] = takesKey
+    ? {
+        ...SHARED_RESPONSES.ValidationError,
+        description: `${SHARED_RESPONSES.ValidationError?.description} Also a malformed Idempotency-Key, or a key already used for a different request (loc ["header", "idempotency-key"]).`,
+      }
+    : shared("ValidationError");
   responses["429"] = shared("TooManyRequests");
   responses["431"] = shared("HeaderTooLarge");
   responses["503"] = shared("Unavailable");

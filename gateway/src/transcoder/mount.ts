@@ -1,9 +1,11 @@
+import { createHash } from "node:crypto";
 import { ConnectError } from "@connectrpc/connect";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import type { Logger, ObjectStore, PeerRegistry } from "@voiceops/platform";
+import { idempotencyMetadata, isReplayed, type Logger, type ObjectStore, type PeerRegistry } from "@voiceops/platform";
 import { sendDetail, sendJson, sendValidation } from "../http/errors.js";
 import { refusal } from "../http/fastapi-errors.js";
 import { writeField, writeMessage } from "./json-codec.js";
+import { markReplay, REPLAYED_HEADER, requestKey, routeFingerprint, sendKeyRefusal, uploadFingerprint } from "./idempotency.js";
 import { decodeRequest, entriesOf } from "./request.js";
 import { allowHeader, RouteTable } from "./route-table.js";
 import type { Route } from "./routes.js";
@@ -34,11 +36,21 @@ function sendRpcError(res: Response, route: Route, error: ConnectError, logger: 
   else sendValidation(res, failure.detail);
 }
 
-/** Calls the route's RPC with a decoded message and answers with its result or error. */
-function callRoute(route: Route, message: unknown, req: Request, res: Response, next: NextFunction, deps: TranscoderDeps): Promise<boolean> {
+/** An Idempotency-Key and the fingerprint of the request it came with. */
+interface KeyedRequest {
+  key: string;
+  fingerprint: string;
+}
+
+/**
+ * Calls the route's RPC with a decoded message and answers with its result or error. Resolves
+ * true when the call ran and succeeded (false for an error, or an answer replayed from a key).
+ */
+function callRoute(route: Route, message: unknown, req: Request, res: Response, next: NextFunction, deps: TranscoderDeps, keyed?: KeyedRequest): Promise<boolean> {
   const principal = req.principal;
   if (!principal) throw new Error("callRoute needs an authenticated request");
   const headers = principalHeaders(principal, req.requestId, deps.internalToken);
+  if (keyed) Object.assign(headers, idempotencyMetadata(keyed.key, keyed.fingerprint));
   let transport;
   try {
     transport = deps.peers.transport(serviceNameOf(route));
@@ -54,16 +66,24 @@ function callRoute(route: Route, message: unknown, req: Request, res: Response, 
     .unary(route.method, undefined, deps.timeoutMs ?? 15_000, headers, message as never)
     .then(
       (response) => {
+        // The same transcoding of the same kept message: same status, body and Location.
+        const replayed = keyed !== undefined && isReplayed(response.header);
+        if (replayed) res.setHeader(REPLAYED_HEADER, "true");
         if (route.successStatus === 204) {
           res.status(204).end();
-          return true;
+          return !replayed;
         }
         const output = response.message as Record<string, unknown>;
         sendJson(res, route.successStatus, route.responseBody ? writeField(route.responseBody, output) : writeMessage(route.method.output, output));
-        return true;
+        return !replayed;
       },
       (error: unknown) => {
-        sendRpcError(res, route, ConnectError.from(error), deps.logger, req);
+        const failure = ConnectError.from(error);
+        if (keyed !== undefined) {
+          markReplay(res, failure.metadata);
+          if (sendKeyRefusal(res, failure)) return false;
+        }
+        sendRpcError(res, route, failure, deps.logger, req);
         return false;
       },
     )
@@ -78,11 +98,13 @@ function callRoute(route: Route, message: unknown, req: Request, res: Response, 
  * other fields come from the form's parts (or the query string of a raw body), and the stored
  * object is removed again when the call does not succeed.
  */
-function handleUpload(route: Route, req: Request, res: Response, next: NextFunction, deps: TranscoderDeps): void {
+function handleUpload(route: Route, req: Request, res: Response, next: NextFunction, deps: TranscoderDeps, idempotencyKey: string | undefined): void {
   const spec = route.upload;
   const principal = req.principal;
   if (!spec || !principal) return next(new Error("handleUpload needs an upload route and a principal"));
-  receiveUpload(route, req, deps.objects, principal.orgId).then(
+  // Under a key, the file and form are hashed as they stream in: the request's fingerprint.
+  const digest = idempotencyKey === undefined ? undefined : createHash("sha256");
+  receiveUpload(route, req, deps.objects, principal.orgId, digest).then(
     async (upload) => {
       const multipart = (req.headers["content-type"] ?? "").toLowerCase().startsWith("multipart/form-data");
       const formRoute: Route = { ...route, body: undefined, queryFields: spec.formFields };
@@ -100,7 +122,9 @@ function handleUpload(route: Route, req: Request, res: Response, next: NextFunct
         return sendValidation(res, multipart ? errors.map((e) => (e.loc[0] === "query" ? { ...e, loc: ["body", ...e.loc.slice(1)] } : e)) : errors);
       }
       message[spec.field.localName] = upload.file;
-      if (!(await callRoute(route, message, req, res, next, deps))) await discard();
+      const keyed = idempotencyKey === undefined || !digest ? undefined : { key: idempotencyKey, fingerprint: uploadFingerprint(req, digest.digest("base64url")) };
+      // A replayed answer names the file its first request stored: this one is not needed.
+      if (!(await callRoute(route, message, req, res, next, deps, keyed))) await discard();
     },
     (error: unknown) => {
       if (!(error instanceof UploadRefused)) return next(error);
@@ -183,7 +207,9 @@ function serveRoute(route: Route, req: Request, res: Response, next: NextFunctio
   if (route.roles.length > 0 && !route.roles.includes(principal.role)) {
     return sendDetail(res, 403, `This operation requires the ${route.roles.join(" or ")} role`);
   }
-  if (isUploadRequest(route, req)) return handleUpload(route, req, res, next, deps);
+  const key = requestKey(route, req, res);
+  if (key === false) return;
+  if (isUploadRequest(route, req)) return handleUpload(route, req, res, next, deps, key);
   const { message, errors } = decodeRequest(route, {
     params: req.params as Record<string, string>,
     query: req.query as Record<string, unknown>,
@@ -192,5 +218,12 @@ function serveRoute(route: Route, req: Request, res: Response, next: NextFunctio
     country: principal.country,
   });
   if (errors.length > 0) return sendValidation(res, errors);
-  void callRoute(route, message, req, res, next, deps);
+  if (key === undefined) {
+    void callRoute(route, message, req, res, next, deps);
+    return;
+  }
+  routeFingerprint(req).then(
+    (fingerprint) => callRoute(route, message, req, res, next, deps, { key, fingerprint }),
+    (error: unknown) => next(error),
+  );
 }

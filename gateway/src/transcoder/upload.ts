@@ -1,9 +1,11 @@
 import { create } from "@bufbuild/protobuf";
 import busboy from "busboy";
 import type { Request } from "express";
+import { createHash, type Hash } from "node:crypto";
 import { PassThrough, type Readable } from "node:stream";
 import { newId, ObjectTooLargeError, type ObjectStore } from "@voiceops/platform";
 import { UploadedFileSchema, type UploadedFile } from "@voiceops/proto/voiceops/api/v1/upload_pb";
+import { hashingStream } from "./idempotency.js";
 import type { Route, UploadSpec } from "./routes.js";
 
 // File uploads of routes that declare UploadRules: the body (raw, or the "file" part of a
@@ -76,7 +78,7 @@ function uploaded(key: string, contentType: string, filename: string, bytes: num
  * organization. Throws UploadRefused for a wrong type (415), a file over the limit (413) or a
  * form without its file (422); nothing stays stored after a refusal.
  */
-export async function receiveUpload(route: Route, req: Request, objects: ObjectStore, orgId: string): Promise<ReceivedUpload> {
+export async function receiveUpload(route: Route, req: Request, objects: ObjectStore, orgId: string, digest?: Hash): Promise<ReceivedUpload> {
   const spec = route.upload;
   if (!spec) throw new Error(`${route.template} takes no upload`);
   const type = mediaType(req.headers["content-type"]);
@@ -85,11 +87,17 @@ export async function receiveUpload(route: Route, req: Request, objects: ObjectS
 
   if (type === "multipart/form-data" && spec.multipart) {
     if (length !== undefined && length > spec.maxBytes + MULTIPART_OVERHEAD) throw new UploadRefused(413, `File larger than ${spec.maxBytes} bytes`);
-    return receiveMultipart(spec, req, objects, key);
+    return receiveMultipart(spec, req, objects, key, digest);
   }
   if (spec.raw && typeAccepted(spec, type)) {
     if (length !== undefined && length > spec.maxBytes) throw new UploadRefused(413, `File larger than ${spec.maxBytes} bytes`);
-    const bytes = await store(objects, key, req, type, spec.maxBytes);
+    let body: Readable = req;
+    if (digest) {
+      digest.update(`raw\n${type}\n`);
+      body = req.pipe(hashingStream(digest));
+      req.on("error", (error) => body.destroy(error));
+    }
+    const bytes = await store(objects, key, body, type, spec.maxBytes);
     return { file: uploaded(key, type, "", bytes), fields: {} };
   }
   throw new UploadRefused(415, `Unsupported media type ${type || "(none)"}: send ${describeAccepted(spec, route)}`);
@@ -103,10 +111,16 @@ function describeAccepted(spec: UploadSpec, route: Route): string {
   return ways.join(", ");
 }
 
-function receiveMultipart(spec: UploadSpec, req: Request, objects: ObjectStore, key: string): Promise<ReceivedUpload> {
+/**
+ * The multipart form's file into the store, its other parts as fields. With `digest`, the
+ * form is hashed by its parts (names, values, the file's name, type and bytes), not by the
+ * boundary a client picks anew for each request: a retry of the same form is the same request.
+ */
+function receiveMultipart(spec: UploadSpec, req: Request, objects: ObjectStore, key: string, digest: Hash | undefined): Promise<ReceivedUpload> {
   return new Promise((resolve, reject) => {
     const fields: Record<string, string> = {};
     let file: Promise<UploadedFile> | undefined;
+    let fileDigest: string | undefined;
     let failed = false;
     let parser: busboy.Busboy;
     try {
@@ -129,15 +143,21 @@ function receiveMultipart(spec: UploadSpec, req: Request, objects: ObjectStore, 
       }
       const declared = (info.mimeType ?? "").toLowerCase();
       const filename = info.filename ?? "";
+      // The file's bytes get a hash of their own, so the order in which they and later parts
+      // are seen does not change the digest.
+      const fileHash = digest ? createHash("sha256") : undefined;
       if (!typeAccepted(spec, declared) && !extensionAccepted(spec, filename)) {
         stream.resume();
         fail(new UploadRefused(415, `Unsupported file type ${declared || "(none)"}`));
         return;
       }
       // The store consumes through a pass-through, so a refusal never stalls busboy's stream.
-      const body = new PassThrough();
+      const body = fileHash ? hashingStream(fileHash) : new PassThrough();
       stream.pipe(body);
-      file = store(objects, key, body, declared, spec.maxBytes).then((bytes) => uploaded(key, declared, filename, bytes));
+      file = store(objects, key, body, declared, spec.maxBytes).then((bytes) => {
+        fileDigest = fileHash && `file\n${JSON.stringify([filename, declared])}\n${fileHash.digest("base64url")}`;
+        return uploaded(key, declared, filename, bytes);
+      });
       file.catch((error: unknown) => {
         stream.resume();
         fail(error);
@@ -146,6 +166,7 @@ function receiveMultipart(spec: UploadSpec, req: Request, objects: ObjectStore, 
     parser.on("field", (name, value, info) => {
       if (info.valueTruncated) return fail(new UploadRefused(422, `Form field ${name} is too long`));
       fields[name] = value;
+      digest?.update(`field\n${JSON.stringify([name, value])}\n`);
     });
     parser.on("partsLimit", () => fail(new UploadRefused(422, "Too many form parts")));
     parser.on("fieldsLimit", () => fail(new UploadRefused(422, "Too many form fields")));
@@ -154,9 +175,19 @@ function receiveMultipart(spec: UploadSpec, req: Request, objects: ObjectStore, 
       if (failed) return;
       if (!file) return fail(new UploadRefused(422, "Field required", ["body", "file"]));
       file.then(
-        (stored) => resolve({ file: stored, fields }),
+        (stored) => {
+          if (fileDigest) digest?.update(fileDigest);
+          resolve({ file: stored, fields });
+        },
         (error: unknown) => fail(error),
       );
+    });
+    // A body sent without a length (chunked) is counted as it comes: parts that are not the file
+    // (discarded by the parser, or truncated fields) may not make it longer than a file could be.
+    let received = 0;
+    req.on("data", (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > spec.maxBytes + MULTIPART_OVERHEAD) fail(new UploadRefused(413, `File larger than ${spec.maxBytes} bytes`));
     });
     req.on("error", (error) => fail(error));
     req.pipe(parser);

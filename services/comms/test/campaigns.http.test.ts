@@ -414,6 +414,20 @@ describe("POST /api/campaigns/{id}/contacts/upload (CSV)", () => {
     expect(expectStatus(await t.owner.get(`/api/campaigns/${campaign.id}`), 200).counts.total).toBe(10_000);
   });
 
+  it("refuses a row with too many columns, a value too long or a 9 MB field, naming the row, and imports nothing", async () => {
+    const t = await tenant();
+    const campaign = await createCampaign(t.owner);
+    const refusal = async (text: string) => {
+      const res = await upload(t.owner, campaign.id, text);
+      expect422(res, [{ loc: ["body", "file"], type: "value_error" }]);
+      return JSON.stringify(res.body);
+    };
+    expect(await refusal(`phone_number,name\n+15550213001,Ann\n+15550213002,${"x,".repeat(200)}\n`)).toContain("Row 3 has more than 100 columns");
+    expect(await refusal(`phone_number,note\n+15550213003,${"y".repeat(8193)}\n`)).toContain("Row 2 has a value longer than 8,192 characters");
+    expect(await refusal(`phone_number,note\n+15550213004,"${"z".repeat(9 * 1024 * 1024)}"\n`)).toContain("A row is longer than");
+    expect(expectStatus(await t.owner.get(`/api/campaigns/${campaign.id}`), 200).counts.total).toBe(0);
+  });
+
   it("answers 422 without a phone column or for malformed CSV, 415 for another type, 413 above 10 MB, 404 and 409 as for JSON", async () => {
     const [t, other] = await Promise.all([tenant(), tenant()]);
     const campaign = await createCampaign(t.owner);

@@ -40,35 +40,47 @@ const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
   return c >>> 0;
 });
 
-function crc32(data: Buffer): number {
+export function crc32(data: Buffer): number {
   let crc = 0xffffffff;
   for (const byte of data) crc = (CRC_TABLE[(crc ^ byte) & 0xff] as number) ^ (crc >>> 8);
   return (crc ^ 0xffffffff) >>> 0;
 }
 
-/** A zip archive of the given files, stored without compression. */
-export function makeZip(files: Record<string, string>): Buffer {
+/** One file of a zip archive: its bytes as stored, and what they stand for. */
+export interface ZipEntry {
+  name: string;
+  /** The bytes in the archive (raw deflate when `deflated`). */
+  data: Buffer;
+  deflated: boolean;
+  crc: number;
+  /** The size the archive declares for the file once inflated. */
+  size: number;
+}
+
+/** A zip archive of the given entries. */
+export function zipOf(entries: ZipEntry[]): Buffer {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
   let offset = 0;
-  for (const [name, text] of Object.entries(files)) {
-    const data = Buffer.from(text, "utf8");
+  for (const { name, data, deflated, crc, size } of entries) {
     const nameBytes = Buffer.from(name, "utf8");
-    const crc = crc32(data);
+    const method = deflated ? 8 : 0;
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(method, 8);
     local.writeUInt32LE(crc, 14);
     local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(data.length, 22);
+    local.writeUInt32LE(size, 22);
     local.writeUInt16LE(nameBytes.length, 26);
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE(20, 4);
     central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(method, 10);
     central.writeUInt32LE(crc, 16);
     central.writeUInt32LE(data.length, 20);
-    central.writeUInt32LE(data.length, 24);
+    central.writeUInt32LE(size, 24);
     central.writeUInt16LE(nameBytes.length, 28);
     central.writeUInt32LE(offset, 42);
     locals.push(local, nameBytes, data);
@@ -78,11 +90,21 @@ export function makeZip(files: Record<string, string>): Buffer {
   const directory = Buffer.concat(centrals);
   const end = Buffer.alloc(22);
   end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(Object.keys(files).length, 8);
-  end.writeUInt16LE(Object.keys(files).length, 10);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
   end.writeUInt32LE(directory.length, 12);
   end.writeUInt32LE(offset, 16);
   return Buffer.concat([...locals, directory, end]);
+}
+
+/** A zip archive of the given files, stored without compression. */
+export function makeZip(files: Record<string, string>): Buffer {
+  return zipOf(
+    Object.entries(files).map(([name, text]) => {
+      const data = Buffer.from(text, "utf8");
+      return { name, data, deflated: false, crc: crc32(data), size: data.length };
+    }),
+  );
 }
 
 function xml(text: string): string {
@@ -91,8 +113,8 @@ function xml(text: string): string {
 
 export type DocxParagraph = { heading: 1 | 2; text: string } | { text: string };
 
-/** A DOCX (Word) document of headings and paragraphs. */
-export function makeDocx(paragraphs: DocxParagraph[]): Buffer {
+/** The XML parts of a DOCX (Word) document of headings and paragraphs, by name. */
+export function docxParts(paragraphs: DocxParagraph[]): Record<string, string> {
   const W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main";
   const body = paragraphs
     .map((p) => {
@@ -101,11 +123,16 @@ export function makeDocx(paragraphs: DocxParagraph[]): Buffer {
     })
     .join("");
   const styles = [1, 2].map((level) => `<w:style w:type="paragraph" w:styleId="Heading${level}"><w:name w:val="heading ${level}"/><w:basedOn w:val="Normal"/></w:style>`).join("");
-  return makeZip({
+  return {
     "[Content_Types].xml": `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/><Override PartName="/word/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.styles+xml"/></Types>`,
     "_rels/.rels": `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>`,
     "word/_rels/document.xml.rels": `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/></Relationships>`,
     "word/styles.xml": `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:styles xmlns:w="${W}"><w:style w:type="paragraph" w:default="1" w:styleId="Normal"><w:name w:val="Normal"/></w:style>${styles}</w:styles>`,
     "word/document.xml": `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="${W}"><w:body>${body}</w:body></w:document>`,
-  });
+  };
+}
+
+/** A DOCX (Word) document of headings and paragraphs. */
+export function makeDocx(paragraphs: DocxParagraph[]): Buffer {
+  return makeZip(docxParts(paragraphs));
 }

@@ -4,6 +4,7 @@ import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isBlockedAddress } from "../src/knowledge/address-policy.js";
 import { chunkDocument } from "../src/knowledge/chunk.js";
+import { readKnowledgeConfig } from "../src/knowledge/config.js";
 import { IngestionError } from "../src/knowledge/errors.js";
 import { documentKind, type Block } from "../src/knowledge/document-kinds.js";
 import { extractDocument } from "../src/knowledge/extract.js";
@@ -213,6 +214,9 @@ describe("fetching a URL", () => {
   });
 });
 
+/** The limits a service has by default. */
+const LIMITS = readKnowledgeConfig({}).extraction.document;
+
 describe("text extraction", () => {
   const text = (blocks: Block[]) => blocks.map((b) => b.text).join("\n");
 
@@ -223,7 +227,7 @@ describe("text extraction", () => {
       <h2>Extras</h2><ul><li>Camera inspection: $275</li><li>Hydro jetting: $595</li></ul>
       <table><tr><th>Service</th><th>Price</th></tr><tr><td>Toilet repair</td><td>$165</td></tr></table></main>
       <footer>Footerword</footer></body></html>`;
-    const doc = await extractDocument(Buffer.from(html), "html");
+    const doc = await extractDocument(Buffer.from(html), "html", LIMITS);
     expect(doc.title).toBe("Drain Pros | Prices");
     const all = text(doc.blocks);
     expect(all).toContain("Drain cleaning costs $189 for one access point.");
@@ -234,7 +238,7 @@ describe("text extraction", () => {
   });
 
   it("reads Markdown headings and joins wrapped lines", async () => {
-    const doc = await extractDocument(Buffer.from("# Policies\n\nWe accept\ncards and cash.\n\n## Warranty\n- one year\n- parts and labor\n"), "markdown");
+    const doc = await extractDocument(Buffer.from("# Policies\n\nWe accept\ncards and cash.\n\n## Warranty\n- one year\n- parts and labor\n"), "markdown", LIMITS);
     expect(doc.title).toBe("Policies");
     expect(doc.blocks).toEqual([
       { kind: "heading", level: 1, text: "Policies" },
@@ -246,7 +250,7 @@ describe("text extraction", () => {
 
   it("reads the text layer of a PDF, page by page, and its title", async () => {
     const pdf = makePdf([["Water heater flush: $159", "Anode rod inspection included"], ["Second page (with parentheses)"]], "Maintenance prices");
-    const doc = await extractDocument(pdf, "pdf");
+    const doc = await extractDocument(pdf, "pdf", LIMITS);
     expect(doc.title).toBe("Maintenance prices");
     const all = text(doc.blocks);
     expect(all).toContain("Water heater flush: $159");
@@ -260,7 +264,7 @@ describe("text extraction", () => {
       { heading: 2, text: "Renewal" },
       { text: "Renews every year." },
     ]);
-    const doc = await extractDocument(docx, "docx");
+    const doc = await extractDocument(docx, "docx", LIMITS);
     expect(doc.title).toBe("Service agreement");
     expect(doc.blocks).toEqual([
       { kind: "heading", level: 1, text: "Service agreement" },
@@ -271,10 +275,10 @@ describe("text extraction", () => {
   });
 
   it("refuses documents it cannot read, saying why", async () => {
-    await expect(extractDocument(Buffer.from("%PDF-1.4 this is not really a pdf"), "pdf")).rejects.toThrow(/the PDF could not be read/);
-    await expect(extractDocument(Buffer.from("PK not a zip"), "docx")).rejects.toThrow(/the DOCX file could not be read/);
-    await expect(extractDocument(makePdf([[]]), "pdf")).rejects.toThrow(/no text could be extracted from the PDF/);
-    await expect(extractDocument(Buffer.from("  \n\n "), "text")).rejects.toThrow("the document contains no text");
+    await expect(extractDocument(Buffer.from("%PDF-1.4 this is not really a pdf"), "pdf", LIMITS)).rejects.toThrow(/the PDF could not be read/);
+    await expect(extractDocument(Buffer.from("PK not a zip"), "docx", LIMITS)).rejects.toThrow(/the DOCX file could not be read/);
+    await expect(extractDocument(makePdf([[]]), "pdf", LIMITS)).rejects.toThrow(/no text could be extracted from the PDF/);
+    await expect(extractDocument(Buffer.from("  \n\n "), "text", LIMITS)).rejects.toThrow("the document contains no text");
   });
 
   it("tells the kind of a document from its media type, its name or its bytes", () => {
@@ -289,16 +293,16 @@ describe("text extraction", () => {
   });
 });
 
-describe("extraction in worker threads", () => {
-  it("extracts in a worker, stops one that takes too long, and keeps serving", async () => {
+describe("extraction in child processes", () => {
+  it("extracts in a child process, stops one that takes too long, and keeps serving", async () => {
     const pdf = makePdf([["Isolated extraction of a tidy little PDF"]], "Tidy");
-    const impatient = new ExtractionPool({ timeoutMs: 1, maxMemoryMb: 256, idleMs: 1_000, size: 1 });
+    const impatient = new ExtractionPool({ timeoutMs: 1, maxMemoryMb: 256, idleMs: 1_000, size: 1, document: LIMITS });
     try {
       await expect(impatient.extract(pdf, "pdf", "application/pdf")).rejects.toThrow("text extraction did not finish within 0.001 seconds");
     } finally {
       await impatient.close();
     }
-    const pool = new ExtractionPool({ timeoutMs: 120_000, maxMemoryMb: 256, idleMs: 1_000, size: 1 });
+    const pool = new ExtractionPool({ timeoutMs: 120_000, maxMemoryMb: 256, idleMs: 1_000, size: 1, document: LIMITS });
     try {
       const first = await pool.extract(pdf, "pdf", "application/pdf");
       expect(first).toEqual({ title: "Tidy", blocks: [{ kind: "paragraph", text: "Isolated extraction of a tidy little PDF" }] });

@@ -164,6 +164,38 @@ describe("one-off calls and daylight-saving time", () => {
     expect(await claim(t)).toEqual([]);
     await until(async () => (await callRequest(t, request.id)).status === "blocked");
   });
+
+  it("lists the number of a do_not_call report for a request never claimed or already ended, which is then never called", async () => {
+    const t = await sys.tenant({ timezone: ZONE });
+    const dncEntry = async (phone: string) => expectStatus(await t.owner.get(`/api/dnc/check/${encodeURIComponent(phone)}`), 200);
+    clock.set("2026-03-11T03:00:00Z"); // Tuesday 23:00 EDT: queued for 08:00
+    const queued = expectStatus(await t.owner.post("/api/campaigns/quick-call", { phone_number: "+15550400005" }), 202);
+    expect(queued).toMatchObject({ status: "queued", attempts: 0 });
+    expect((await dncEntry("+15550400005")).blocked).toBe(false);
+    await report(t, { callRequest: { id: queued.id, phoneNumber: queued.phone_number }, attempt: 0 } as ClaimedCall, "do_not_call");
+    const listed = await until(async () => {
+      const check = await dncEntry("+15550400005");
+      return check.blocked ? check : undefined;
+    });
+    expect(listed.entry).toMatchObject({ phone_number: "+15550400005", source: "disposition", reason: "Asked not to be called again", expires_at: null });
+    // The request's own bookkeeping stays; when it is due, the list blocks it.
+    expect(await callRequest(t, queued.id)).toMatchObject({ status: "queued", attempts: 0, disposition: null });
+    clock.set("2026-03-11T12:00:00Z");
+    expect(await claim(t)).toEqual([]);
+    await until(async () => (await callRequest(t, queued.id)).status === "blocked");
+
+    // A request that already ended with another disposition: a later do_not_call lists the number too.
+    const ended = expectStatus(await t.owner.post("/api/campaigns/quick-call", { phone_number: "+15550400006" }), 202);
+    const [call] = await claimCount(t, 1);
+    expect(call?.callRequest?.id).toBe(ended.id);
+    await report(t, call as ClaimedCall, "wrong_number");
+    await until(async () => (await callRequest(t, ended.id)).status === "completed");
+    expect((await dncEntry("+15550400006")).blocked).toBe(false);
+    await report(t, call as ClaimedCall, "do_not_call");
+    await until(async () => (await dncEntry("+15550400006")).blocked);
+    expect(await callRequest(t, ended.id)).toMatchObject({ status: "completed", disposition: "wrong_number" });
+    expect((await t.owner.post("/api/campaigns/quick-call", { phone_number: "+15550400006" })).status).toBe(409);
+  });
 });
 
 describe("a campaign on the clock", () => {

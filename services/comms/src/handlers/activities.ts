@@ -67,7 +67,7 @@ export function activityHandlers(
       violations.push(...references.violations);
       if (violations.length > 0) throw invalidArgument(violations);
       const sessionId = blankToNull(req.sessionId);
-      const row = await service.write(async (tx, emit) => {
+      const row = await service.write(ctx, async (tx, emit) => {
         const inserted = await activities.insert(tx, org.orgId, {
           activityType: type,
           description: blankToNull(req.description),

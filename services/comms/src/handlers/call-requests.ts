@@ -49,12 +49,12 @@ export function callRequestHandlers(service: ServiceContext, engine: OutboundEng
    * Stores a one-off call request in the organization's zone: due now inside the legal hours
    * (and announced at once), else at their next opening. 409 when the number is on the list.
    */
-  async function oneOff(org: OrgContext, call: { phoneNumber: string; contactId: string | null; agentPrompt: string | null; variables: JsonObject }) {
+  async function oneOff(ctx: HandlerContext, org: OrgContext, call: { phoneNumber: string; contactId: string | null; agentPrompt: string | null; variables: JsonObject }) {
     const now = service.clock.now();
     const opening = currentOrNextOpening(now, ONE_OFF_WINDOW, org.timezone);
     if (!opening) throw new ConnectError("the calling window never opens", Code.Internal);
     const open = opening.opensAt.getTime() <= now.getTime();
-    const row = await service.write(async (tx, emit) => {
+    const row = await service.write(ctx, async (tx, emit) => {
       if (await dnc.active(tx, org.orgId, call.phoneNumber, now)) throw onDncList();
       const [inserted] = await requests.insert(tx, [
         {
@@ -85,7 +85,7 @@ export function callRequestHandlers(service: ServiceContext, engine: OutboundEng
       if (violations.length > 0) throw invalidArgument(violations);
       // The field rule has checked the number already.
       const phoneNumber = normalizePhone(req.phoneNumber ?? "", org.country) as string;
-      return oneOff(org, { phoneNumber, contactId: null, agentPrompt: blankToNull(req.agentPrompt), variables: req.variables ?? {} });
+      return oneOff(ctx, org, { phoneNumber, contactId: null, agentPrompt: blankToNull(req.agentPrompt), variables: req.variables ?? {} });
     },
 
     async entityCall(req: EntityCallRequest, ctx: HandlerContext) {
@@ -102,7 +102,7 @@ export function callRequestHandlers(service: ServiceContext, engine: OutboundEng
       const variables: JsonObject = { ...(req.variables ?? {}) };
       if (contact.name && variables.name === undefined) variables.name = contact.name;
       if (leadId) variables.lead_id = leadId;
-      return oneOff(org, { phoneNumber: contact.phoneNumber, contactId: contact.id, agentPrompt: blankToNull(req.agentPrompt), variables });
+      return oneOff(ctx, org, { phoneNumber: contact.phoneNumber, contactId: contact.id, agentPrompt: blankToNull(req.agentPrompt), variables });
     },
 
     async listCallRequests(req: ListCallRequestsRequest, ctx: HandlerContext) {
@@ -121,7 +121,7 @@ export function callRequestHandlers(service: ServiceContext, engine: OutboundEng
 
     async cancelCallRequest(req: CancelCallRequestRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const row = await service.write(async (tx, emit) => {
+      const row = await service.write(ctx, async (tx, emit) => {
         const current = await requests.get(tx, org.orgId, req.callRequestId, "FOR UPDATE");
         if (!current) throw notFound("Call request");
         if (current.campaign_id) throw new ConnectError("A campaign's call is withdrawn by pausing or cancelling the campaign", Code.FailedPrecondition);

@@ -54,7 +54,7 @@ export function callHandlers(service: ServiceContext, deps: { calls: CallStore; 
 
     async deleteCall(req: DeleteCallRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const removed = await service.write(async (tx, emit) => {
+      const removed = await service.write(ctx, async (tx, emit) => {
         const result = await calls.deleteSession(tx, org.orgId, req.sessionId);
         if (result.activities === 0) throw notFound("Call");
         emitDeleted(org.orgId, result, emit);
@@ -70,7 +70,7 @@ export function callHandlers(service: ServiceContext, deps: { calls: CallStore; 
       if (!noTranscription && req.maxDuration === undefined && req.hoursBack === undefined) {
         throw invalidArgument([violation("", "required", "At least one filter is required: no_transcription, max_duration or hours_back")]);
       }
-      const removed = await service.write(async (tx, emit) => {
+      const removed = await service.write(ctx, async (tx, emit) => {
         const result = await calls.deleteMatching(tx, org.orgId, {
           noTranscription,
           maxDuration: req.maxDuration,
@@ -106,7 +106,7 @@ export function callHandlers(service: ServiceContext, deps: { calls: CallStore; 
         throw invalidArgument([invalidValue("audio.content_type", "the recording must be audio/*", audio.contentType)]);
       }
       const recording = { key: audio.objectKey, contentType: audio.contentType.toLowerCase(), bytes: Number(audio.bytes) };
-      const previous = await service.write(async (tx, emit) => {
+      const previous = await service.write(ctx, async (tx, emit) => {
         const changed = await calls.setRecording(tx, org.orgId, req.sessionId, recording);
         if (!changed) throw notFound("Call");
         emit(

@@ -39,7 +39,7 @@ import {
 } from "@voiceops/proto/voiceops/comms/v1/outbound_service_pb";
 import { clampWindow, DEFAULT_CAMPAIGN_WINDOW, parseClock, type CallingWindow, type WeekdayName } from "../outbound/calling-window.js";
 import { checkContactRow, type ContactRowInput } from "../outbound/contact-rows.js";
-import { columnIndex, CsvRefused, readUploadedCsv } from "../outbound/csv.js";
+import { columnIndex, CsvRefused, readCsvLimits, readUploadedCsv } from "../outbound/csv.js";
 import type { OutboundEngine } from "../outbound/engine.js";
 import type { NewCampaignContact } from "../store/campaigns.js";
 import { toCampaign, toCampaignContact, type CampaignRow } from "../store/outbound-rows.js";
@@ -73,6 +73,7 @@ function windowInput(input: CallingWindowInput | undefined, violations: Violatio
 /** Campaigns: create, list, read, start, pause, cancel, and their contacts. */
 export function campaignHandlers(service: ServiceContext, engine: OutboundEngine, crm: CrmLookup, nudge: () => void) {
   const { db } = service;
+  const csvLimits = readCsvLimits(service.env);
   const { campaigns, dnc } = engine.stores;
 
   async function present(row: CampaignRow) {
@@ -81,8 +82,8 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
   }
 
   /** Applies a status change under the campaign's lock; `from` lists the statuses it may leave. */
-  async function transition(orgId: string, id: string, change: (row: CampaignRow, tx: Queryable, emit: Emit) => Promise<CampaignRow>) {
-    const row = await service.write(async (tx, emit) => {
+  async function transition(ctx: HandlerContext, orgId: string, id: string, change: (row: CampaignRow, tx: Queryable, emit: Emit) => Promise<CampaignRow>) {
+    const row = await service.write(ctx, async (tx, emit) => {
       const current = await campaigns.get(tx, orgId, id, "FOR UPDATE");
       if (!current) throw notFound("Campaign");
       const changed = await change(current, tx, emit);
@@ -104,7 +105,7 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
       const window = windowInput(req.callingWindow, violations);
       if (violations.length > 0) throw invalidArgument(violations);
       const { maxAttempts, retryDelayMinutes, maxConcurrentCalls } = withDefaults(CreateCampaignRequestSchema, req, "maxAttempts", "retryDelayMinutes", "maxConcurrentCalls");
-      const row = await service.write((tx) =>
+      const row = await service.write(ctx, (tx) =>
         campaigns.insert(tx, org.orgId, {
           name: (req.name ?? "").trim(),
           agentPrompt: blankToNull(req.agentPrompt),
@@ -138,7 +139,7 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
 
     async startCampaign(req: StartCampaignRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      return transition(org.orgId, req.campaignId, async (row, tx) => {
+      return transition(ctx, org.orgId, req.campaignId, async (row, tx) => {
         if (row.status !== "draft" && row.status !== "paused") throw conflict(row, "started");
         if ((await campaigns.contactCount(tx, row.id)) === 0) throw new ConnectError("The campaign has no contacts to call", Code.FailedPrecondition);
         return campaigns.setStatus(tx, row.id, "running", { startedAt: service.clock.now(), timezone: org.timezone });
@@ -146,7 +147,7 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
     },
 
     async pauseCampaign(req: PauseCampaignRequest, ctx: HandlerContext) {
-      return transition(orgOf(ctx).orgId, req.campaignId, async (row, tx, emit) => {
+      return transition(ctx, orgOf(ctx).orgId, req.campaignId, async (row, tx, emit) => {
         if (row.status !== "running") throw conflict(row, "paused");
         const withdrawn = await campaigns.withdraw(tx, row.id, "pause");
         await announceWithdrawn(tx, emit, row.org_id, withdrawn);
@@ -155,7 +156,7 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
     },
 
     async cancelCampaign(req: CancelCampaignRequest, ctx: HandlerContext) {
-      return transition(orgOf(ctx).orgId, req.campaignId, async (row, tx, emit) => {
+      return transition(ctx, orgOf(ctx).orgId, req.campaignId, async (row, tx, emit) => {
         if (row.status === "completed" || row.status === "cancelled") throw conflict(row, "cancelled");
         const withdrawn = await campaigns.withdraw(tx, row.id, "cancel");
         await announceWithdrawn(tx, emit, row.org_id, withdrawn);
@@ -187,7 +188,7 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
       } else {
         inputs = req.contacts.map((row) => ({ ...row }));
       }
-      return importContacts(org.orgId, org.country, req.campaignId, inputs);
+      return importContacts(ctx, org.orgId, org.country, req.campaignId, inputs);
     },
 
     async listCampaignContacts(req: ListCampaignContactsRequest, ctx: HandlerContext) {
@@ -204,7 +205,7 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
   async function csvRows(file: UploadedFile): Promise<ContactRowInput[]> {
     let table;
     try {
-      table = await readUploadedCsv(service.objects, file, MAX_ROWS);
+      table = await readUploadedCsv(service.objects, file, MAX_ROWS, csvLimits);
     } catch (error) {
       if (error instanceof CsvRefused) throw invalidArgument([invalidValue("file", error.message)]);
       throw error;
@@ -255,7 +256,7 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
    * Checks rows (an input that is already a reason is an invalid row), drops repeated numbers,
    * marks numbers on the do-not-call list and stores the rest in one statement.
    */
-  async function importContacts(orgId: string, country: string, campaignId: string, inputs: (ContactRowInput | string)[]) {
+  async function importContacts(ctx: HandlerContext, orgId: string, country: string, campaignId: string, inputs: (ContactRowInput | string)[]) {
     const invalid: InvalidRow[] = [];
     const valid: Omit<NewCampaignContact, "status">[] = [];
     inputs.forEach((input, index) => {
@@ -270,7 +271,7 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
       seen.add(c.phoneNumber);
       return true;
     });
-    const added = await service.write(async (tx) => {
+    const added = await service.write(ctx, async (tx) => {
       const campaign = await campaigns.get(tx, orgId, campaignId, "FOR SHARE");
       if (!campaign) throw notFound("Campaign");
       assertOpen(campaign);

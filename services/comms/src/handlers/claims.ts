@@ -9,14 +9,14 @@ export function claimHandlers(service: ServiceContext, engine: OutboundEngine) {
   return {
     async claimCalls(req: ClaimCallsRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const { calls, claimedAt } = await engine.claim(org.orgId, withDefaults(ClaimCallsRequestSchema, req, "maxCalls").maxCalls);
+      const { calls, claimedAt } = await engine.claim(ctx, org.orgId, withDefaults(ClaimCallsRequestSchema, req, "maxCalls").maxCalls);
       return { calls, claimedAt: timestampFromDate(claimedAt) };
     },
 
     async renewCallLease(req: RenewCallLeaseRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       const leaseUntil = new Date(service.clock.now().getTime() + LEASE_MS);
-      const renewed = await service.write((tx) => engine.stores.requests.renewLease(tx, org.orgId, req.callRequestId.toLowerCase(), leaseUntil));
+      const renewed = await service.write(ctx, (tx) => engine.stores.requests.renewLease(tx, org.orgId, req.callRequestId.toLowerCase(), leaseUntil));
       if (!renewed) {
         if (!(await engine.stores.requests.get(service.db, org.orgId, req.callRequestId.toLowerCase()))) throw notFound("Call request");
         throw new ConnectError("The call request is not dialing: its lease cannot be renewed", Code.FailedPrecondition);

@@ -73,7 +73,7 @@ export function conversationHandlers(service: ServiceContext, store: Conversatio
         if (!e164) throw invalidArgument([badFormat("phone_number", "phone", req.phoneNumber)]);
         phone = e164;
       }
-      const row = await service.write(async (tx, emit) => {
+      const row = await service.write(ctx, async (tx, emit) => {
         const { row, created } = await store.upsert(tx, org.orgId, phone, channel, req.conversationState ?? {}, service.clock.now());
         emit(changed(org.orgId, created ? "created" : "updated", row));
         return row;
@@ -91,7 +91,7 @@ export function conversationHandlers(service: ServiceContext, store: Conversatio
     async deleteConversation(req: DeleteConversationRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       const id = req.conversationId.toLowerCase();
-      await service.write(async (tx, emit) => {
+      await service.write(ctx, async (tx, emit) => {
         if (!(await store.delete(tx, org.orgId, id))) throw notFound("Conversation");
         emit(newEvent(org.orgId, "comms.conversation.deleted", ConversationDeletedSchema, create(ConversationDeletedSchema, { conversationId: id })));
       });
@@ -114,7 +114,7 @@ export function conversationHandlers(service: ServiceContext, store: Conversatio
       const org = orgOf(ctx);
       const id = req.conversationId.toLowerCase();
       const role = enumToJson(MessageRoleSchema, req.role) ?? "";
-      const added = await service.write(async (tx, emit) => {
+      const added = await service.write(ctx, async (tx, emit) => {
         const result = await store.addMessage(tx, org.orgId, id, { role, content: req.content, metadata: req.metadata ?? {} }, service.clock.now());
         if (result === "missing") throw notFound("Conversation");
         if (result === "ended") throw new ConnectError("Conversation has ended", Code.FailedPrecondition);
@@ -133,7 +133,7 @@ export function conversationHandlers(service: ServiceContext, store: Conversatio
 
     async endConversation(req: EndConversationRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const row = await service.write(async (tx, emit) => {
+      const row = await service.write(ctx, async (tx, emit) => {
         const ended = await store.end(tx, org.orgId, req.conversationId.toLowerCase(), service.clock.now());
         if (!ended) throw notFound("Conversation");
         if (ended.changed) emit(changed(org.orgId, "ended", ended.row));
@@ -161,7 +161,7 @@ export function conversationHandlers(service: ServiceContext, store: Conversatio
     async clearCallerMemory(req: ClearCallerMemoryRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       const phone = callerPhone(org, req.phoneNumber);
-      const cleared = await service.write(async (tx, emit: Emit) => {
+      const cleared = await service.write(ctx, async (tx, emit: Emit) => {
         const rows = await store.clearMemory(tx, org.orgId, phone);
         for (const row of rows) emit(changed(org.orgId, "updated", row));
         return rows.length > 0;

@@ -18,7 +18,7 @@ import {
 } from "@voiceops/proto/voiceops/comms/v1/outbound_service_pb";
 import type { UploadedFile } from "@voiceops/proto/voiceops/api/v1/upload_pb";
 import { hasNul } from "../outbound/contact-rows.js";
-import { columnIndex, CsvRefused, readUploadedCsv } from "../outbound/csv.js";
+import { columnIndex, CsvRefused, readCsvLimits, readUploadedCsv } from "../outbound/csv.js";
 import { DISPOSITIONS, type DispositionOutcomeName } from "../outbound/dispositions.js";
 import type { OutboundEngine } from "../outbound/engine.js";
 import type { DncSourceName } from "../store/outbound-rows.js";
@@ -60,13 +60,14 @@ export function readPhoneList(values: readonly string[], country: string): { pho
 /** The do-not-call list and the dispositions. */
 export function dncHandlers(service: ServiceContext, engine: OutboundEngine) {
   const { db } = service;
+  const csvLimits = readCsvLimits(service.env);
   const { dnc } = engine.stores;
 
   /** The phone_number (or phone) column of an uploaded CSV file. */
   async function csvPhones(file: UploadedFile): Promise<string[]> {
     let table;
     try {
-      table = await readUploadedCsv(service.objects, file, MAX_NUMBERS);
+      table = await readUploadedCsv(service.objects, file, MAX_NUMBERS, csvLimits);
     } catch (error) {
       if (error instanceof CsvRefused) throw invalidArgument([invalidValue("file", error.message)]);
       throw error;
@@ -109,7 +110,7 @@ export function dncHandlers(service: ServiceContext, engine: OutboundEngine) {
         throw invalidArgument([tooFewItems(req.file ? "file" : "phone_numbers", [], 1, 0)]);
       }
       const { phones, repeated, invalid } = readPhoneList(values, org.country);
-      const added = await service.write(async (tx, emit) => {
+      const added = await service.write(ctx, async (tx, emit) => {
         const rows = await dnc.add(tx, org.orgId, { phoneNumbers: phones, reason: blankToNull(req.reason), source, expiresAt }, now);
         engine.dncAdded(emit, org.orgId, rows, sourceEnum);
         return rows;
@@ -120,7 +121,7 @@ export function dncHandlers(service: ServiceContext, engine: OutboundEngine) {
     async deleteDncEntry(req: DeleteDncEntryRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       const phoneNumber = normalizePhone(req.phone, org.country) as string;
-      const deleted = await service.write((tx) => dnc.delete(tx, org.orgId, phoneNumber));
+      const deleted = await service.write(ctx, (tx) => dnc.delete(tx, org.orgId, phoneNumber));
       if (!deleted) throw new ConnectError("The phone number is not on the do-not-call list", Code.NotFound);
       return {};
     },

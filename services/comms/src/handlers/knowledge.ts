@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import type { ServiceImpl } from "@connectrpc/connect";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import {
   blankToNull,
   invalidArgument,
@@ -74,8 +74,8 @@ export function knowledgeHandlers(service: ServiceContext, store: KnowledgeSourc
   const { db } = service;
   const search = new KnowledgeSearchStore();
 
-  async function createSource(orgId: string, source: NewSource) {
-    const row = await service.write(async (tx, emit) => {
+  async function createSource(ctx: HandlerContext, orgId: string, source: NewSource) {
+    const row = await service.write(ctx, async (tx, emit) => {
       const inserted = await store.insert(tx, orgId, source);
       emit(newEvent(orgId, "comms.knowledge_source.created", KnowledgeSourceCreatedSchema, create(KnowledgeSourceCreatedSchema, { source: toKnowledgeSource(inserted) })));
       return inserted;
@@ -124,10 +124,19 @@ export function knowledgeHandlers(service: ServiceContext, store: KnowledgeSourc
       if (violations.length > 0) throw invalidArgument(violations);
       if (req.type === "text") {
         const text = req.text ?? "";
-        return createSource(org.orgId, { type: "text", title, url: null, filename: null, contentType: null, bytes: Buffer.byteLength(text, "utf8"), body: text, objectKey: null });
+        return createSource(ctx, org.orgId, {
+          type: "text",
+          title,
+          url: null,
+          filename: null,
+          contentType: null,
+          bytes: Buffer.byteLength(text, "utf8"),
+          body: text,
+          objectKey: null,
+        });
       }
       const url = new URL((req.url ?? "").trim()).toString();
-      return createSource(org.orgId, { type: "url", title, url, filename: null, contentType: null, bytes: null, body: null, objectKey: null });
+      return createSource(ctx, org.orgId, { type: "url", title, url, filename: null, contentType: null, bytes: null, body: null, objectKey: null });
     },
 
     async uploadKnowledgeSource(req, ctx) {
@@ -140,7 +149,7 @@ export function knowledgeHandlers(service: ServiceContext, store: KnowledgeSourc
       // Uploads are stored under their organization's prefix; another key is not this caller's file.
       if (!file.objectKey.startsWith(`uploads/${org.orgId}/`)) throw invalidArgument([invalidValue("file", "not a file uploaded by this organization", null)]);
       const filename = blankToNull(file.filename);
-      return createSource(org.orgId, {
+      return createSource(ctx, org.orgId, {
         type: "file",
         title: blankToNull(req.title),
         url: null,
@@ -161,7 +170,7 @@ export function knowledgeHandlers(service: ServiceContext, store: KnowledgeSourc
 
     async deleteKnowledgeSource(req, ctx) {
       const org = orgOf(ctx);
-      const deleted = await service.write(async (tx, emit) => {
+      const deleted = await service.write(ctx, async (tx, emit) => {
         const row = await store.delete(tx, org.orgId, req.sourceId);
         if (!row) throw notFound("Knowledge source");
         emit(newEvent(org.orgId, "comms.knowledge_source.deleted", KnowledgeSourceDeletedSchema, create(KnowledgeSourceDeletedSchema, { sourceId: row.id })));

@@ -1,6 +1,6 @@
 // What a document is: its kind from its media type, name or first bytes, and the shapes text
 // extraction produces. Apart from extract.ts, whose parsers (HTML, PDF, DOCX) load only where
-// documents are extracted: the worker threads, not every process that accepts an upload.
+// documents are extracted: the extraction processes, not every process that accepts an upload.
 
 export type Block = { kind: "heading"; level: number; text: string } | { kind: "paragraph"; text: string };
 

@@ -1,9 +1,13 @@
 import { Readability } from "@mozilla/readability";
 import { parseHTML } from "linkedom";
 import mammoth from "mammoth";
-import { extractText, getDocumentProxy, getMeta } from "unpdf";
+import { getDocumentProxy, getMeta } from "unpdf";
 import type { Block, DocumentKind, ExtractedDocument } from "./document-kinds.js";
+import { type DocumentLimits, tooMuchText } from "./document-limits.js";
 import { IngestionError } from "./errors.js";
+import { checkHtml } from "./html-guard.js";
+import { checkPdf } from "./pdf-guard.js";
+import { checkZip } from "./zip-guard.js";
 
 // Text extraction: a document's bytes become a title and a list of blocks (headings and
 // paragraphs), which the chunker then packs into chunks along that structure.
@@ -180,7 +184,8 @@ function charsetOf(contentType: string | undefined, bytes: Uint8Array): string |
 }
 
 /** An HTML page: its main content (Mozilla Readability), or the whole body when that finds too little. */
-export function extractHtml(html: string): ExtractedDocument {
+export function extractHtml(html: string, limits: DocumentLimits): ExtractedDocument {
+  checkHtml(html, limits);
   const page = parseHTML(html).document as unknown as { title?: string; body?: DomNode; documentElement: DomNode };
   const pageTitle = collapse(page.title ?? "") || undefined;
   const whole = htmlBlocks(page.body ?? page.documentElement, true);
@@ -205,7 +210,19 @@ export function extractHtml(html: string): ExtractedDocument {
 
 // ---- PDF and DOCX ----
 
-async function extractPdf(bytes: Uint8Array): Promise<ExtractedDocument> {
+/** The text of one page, its items joined as unpdf's extractText joins them. */
+async function pageText(pdf: Awaited<ReturnType<typeof getDocumentProxy>>, number: number): Promise<string> {
+  const page = await pdf.getPage(number);
+  try {
+    const content = await page.getTextContent();
+    return content.items.map((item) => ("str" in item ? item.str + (item.hasEOL ? "\n" : "") : "")).join("");
+  } finally {
+    page.cleanup();
+  }
+}
+
+async function extractPdf(bytes: Buffer, limits: DocumentLimits): Promise<ExtractedDocument> {
+  await checkPdf(bytes, limits);
   let pdf;
   try {
     pdf = await getDocumentProxy(new Uint8Array(bytes), { isEvalSupported: false, useSystemFonts: false, verbosity: 0 });
@@ -213,7 +230,15 @@ async function extractPdf(bytes: Uint8Array): Promise<ExtractedDocument> {
     throw new IngestionError(`the PDF could not be read: ${error instanceof Error ? error.message : String(error)}`, false);
   }
   try {
-    const { text } = await extractText(pdf, { mergePages: false });
+    // Page by page, so that memory holds one page's content at a time and the text limit stops early.
+    const text: string[] = [];
+    let length = 0;
+    for (let number = 1; number <= pdf.numPages; number++) {
+      const page = await pageText(pdf, number);
+      length += page.length;
+      if (length > limits.maxTextChars) throw tooMuchText(limits);
+      text.push(page);
+    }
     let title: string | undefined;
     try {
       const meta = await getMeta(pdf);
@@ -228,10 +253,14 @@ async function extractPdf(bytes: Uint8Array): Promise<ExtractedDocument> {
   }
 }
 
-async function extractDocx(bytes: Uint8Array): Promise<ExtractedDocument> {
+/** Images are not read at all (mammoth would inline each as base64). */
+const NO_IMAGES = mammoth.images.imgElement(async () => ({ src: "" }));
+
+async function extractDocx(bytes: Buffer, limits: DocumentLimits): Promise<ExtractedDocument> {
+  await checkZip(bytes, limits);
   let html: string;
   try {
-    html = (await mammoth.convertToHtml({ buffer: Buffer.from(bytes) })).value;
+    html = (await mammoth.convertToHtml({ buffer: bytes }, { convertImage: NO_IMAGES })).value;
   } catch (error) {
     throw new IngestionError(`the DOCX file could not be read: ${error instanceof Error ? error.message : String(error)}`, false);
   }
@@ -242,7 +271,7 @@ async function extractDocx(bytes: Uint8Array): Promise<ExtractedDocument> {
 }
 
 /** Extracts the text of a document; throws an IngestionError when it cannot. */
-export async function extractDocument(bytes: Uint8Array, kind: DocumentKind, contentType?: string): Promise<ExtractedDocument> {
+export async function extractDocument(bytes: Buffer, kind: DocumentKind, limits: DocumentLimits, contentType?: string): Promise<ExtractedDocument> {
   let document: ExtractedDocument;
   switch (kind) {
     case "text":
@@ -255,15 +284,16 @@ export async function extractDocument(bytes: Uint8Array, kind: DocumentKind, con
       break;
     }
     case "html":
-      document = extractHtml(decodeText(bytes, charsetOf(contentType, bytes)));
+      document = extractHtml(decodeText(bytes, charsetOf(contentType, bytes)), limits);
       break;
     case "pdf":
-      document = await extractPdf(bytes);
+      document = await extractPdf(bytes, limits);
       break;
     case "docx":
-      document = await extractDocx(bytes);
+      document = await extractDocx(bytes, limits);
       break;
   }
+  if (textLength(document.blocks) > limits.maxTextChars) throw tooMuchText(limits);
   const blocks = document.blocks.map((block) => ({ ...block, text: block.text.replace(/\u0000/g, "") })).filter((block) => block.text.trim() !== "");
   if (blocks.length === 0) {
     throw new IngestionError(

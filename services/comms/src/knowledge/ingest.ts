@@ -21,9 +21,6 @@ interface LoadedDocument {
 
 /** Most an uploaded file may weigh (the gateway refuses larger ones). */
 export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
-/** Limits of text extraction, which runs in a worker thread of its own. */
-const EXTRACT_TIMEOUT_MS = 60_000;
-const EXTRACT_MEMORY_MB = 1_024;
 /** Words longer than this are not kept in the vocabulary (hashes, run-together junk). */
 const MAX_WORD_LENGTH = 40;
 
@@ -65,7 +62,8 @@ export class IngestionWorker implements Subscription {
     private readonly store: KnowledgeSourceStore,
     private readonly config: KnowledgeConfig,
   ) {
-    this.extraction = new ExtractionPool({ timeoutMs: EXTRACT_TIMEOUT_MS, maxMemoryMb: EXTRACT_MEMORY_MB, idleMs: 60_000, size: config.concurrency });
+    const { concurrency, ...extraction } = config.extraction;
+    this.extraction = new ExtractionPool({ ...extraction, idleMs: 60_000, size: concurrency });
   }
 
   start(): void {

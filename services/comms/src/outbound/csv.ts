@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import { parse } from "csv-parse";
-import type { ObjectStore } from "@voiceops/platform";
+import { envInt, type ObjectStore } from "@voiceops/platform";
 import type { UploadedFile } from "@voiceops/proto/voiceops/api/v1/upload_pb";
 
 /** A CSV file the API cannot read as a whole (no header, malformed, too many rows). */
@@ -13,18 +13,44 @@ export interface CsvTable {
   rows: string[][];
 }
 
+/** How wide a CSV upload may be; read from the environment (CSV_MAX_COLUMNS, CSV_MAX_FIELD_CHARS). */
+export interface CsvLimits {
+  maxColumns: number;
+  maxFieldChars: number;
+}
+
+export function readCsvLimits(env: Record<string, string | undefined>): CsvLimits {
+  return {
+    maxColumns: envInt("CSV_MAX_COLUMNS", 100, { min: 2, max: 10_000 }, env),
+    maxFieldChars: envInt("CSV_MAX_FIELD_CHARS", 8192, { min: 64, max: 1024 * 1024 }, env),
+  };
+}
+
+/** Most characters one row may have while the parser reads it: past this it stops, whatever the row holds. */
+function maxRowChars(limits: CsvLimits): number {
+  return Math.max(256 * 1024, limits.maxFieldChars * 4);
+}
+
 /**
  * Reads a CSV stream with a real parser (quotes, embedded commas and newlines, a BOM), keeping
  * at most `maxRows` data rows: one more refuses the whole file, so nothing is half imported.
+ * Rows, columns and values are bounded as they stream in: a row longer than the parser holds,
+ * one with too many columns or a value too long refuses the file at that row.
  */
-export async function readCsv(body: Readable, maxRows: number): Promise<CsvTable> {
-  const parser = parse({ bom: true, skip_empty_lines: true, relax_column_count: true, trim: true, max_record_size: 256 * 1024 });
+export async function readCsv(body: Readable, maxRows: number, limits: CsvLimits): Promise<CsvTable> {
+  const rowChars = maxRowChars(limits);
+  const parser = parse({ bom: true, skip_empty_lines: true, relax_column_count: true, trim: true, max_record_size: rowChars });
   body.on("error", (error) => parser.destroy(error));
   body.pipe(parser);
   let header: string[] | undefined;
   const rows: string[][] = [];
   try {
     for await (const record of parser as AsyncIterable<string[]>) {
+      const line = rows.length + (header ? 2 : 1);
+      if (record.length > limits.maxColumns) throw new CsvRefused(`Row ${line} has more than ${limits.maxColumns} columns`);
+      if (record.some((value) => value.length > limits.maxFieldChars)) {
+        throw new CsvRefused(`Row ${line} has a value longer than ${limits.maxFieldChars.toLocaleString("en-US")} characters`);
+      }
       if (!header) {
         header = record.map((name) => name.trim());
         continue;
@@ -37,6 +63,9 @@ export async function readCsv(body: Readable, maxRows: number): Promise<CsvTable
     body.unpipe(parser);
     body.resume();
     if (error instanceof CsvRefused) throw error;
+    if ((error as { code?: string }).code === "CSV_MAX_RECORD_SIZE") {
+      throw new CsvRefused(`A row is longer than ${rowChars.toLocaleString("en-US")} characters (a value is limited to ${limits.maxFieldChars.toLocaleString("en-US")})`);
+    }
     throw new CsvRefused(`Malformed CSV: ${error instanceof Error ? error.message : String(error)}`);
   }
   if (!header) throw new CsvRefused("The file is empty: a header row is required");
@@ -44,10 +73,10 @@ export async function readCsv(body: Readable, maxRows: number): Promise<CsvTable
 }
 
 /** Reads an uploaded CSV from the object store and removes it (it served its one request). */
-export async function readUploadedCsv(objects: ObjectStore, file: UploadedFile, maxRows: number): Promise<CsvTable> {
+export async function readUploadedCsv(objects: ObjectStore, file: UploadedFile, maxRows: number, limits: CsvLimits): Promise<CsvTable> {
   try {
     const stored = await objects.get(file.objectKey);
-    return await readCsv(stored.body, maxRows);
+    return await readCsv(stored.body, maxRows, limits);
   } finally {
     await objects.delete(file.objectKey).catch(() => undefined);
   }

@@ -1,4 +1,5 @@
 import { create, type JsonObject } from "@bufbuild/protobuf";
+import type { HandlerContext } from "@connectrpc/connect";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { newEvent, type Emit, type Queryable, type ServiceContext } from "@voiceops/platform";
 import { CampaignStatusChangedSchema, DncEntriesAddedSchema, OutboundCallFinishedSchema, OutboundCallRequestedSchema } from "@voiceops/proto/voiceops/comms/v1/outbound_events_pb";
@@ -239,11 +240,12 @@ export class OutboundEngine {
 
   /**
    * Leases up to `max` due requests of an organization to the voice runtime. Each is checked
-   * once more against its window and the do-not-call list at this moment.
+   * once more against its window and the do-not-call list at this moment. `call`: the RPC it
+   * serves, whose idempotency key the write marks.
    */
-  async claim(orgId: string, max: number): Promise<{ calls: ClaimedCall[]; claimedAt: Date }> {
+  async claim(call: HandlerContext, orgId: string, max: number): Promise<{ calls: ClaimedCall[]; claimedAt: Date }> {
     const now = this.now();
-    const calls = await this.context.write(async (tx, emit) => {
+    const calls = await this.context.write(call, async (tx, emit) => {
       const rows = await this.stores.requests.lockClaimable(tx, orgId, now, max * 2 + 10);
       const blocked = await this.blockedAmong(tx, rows, now);
       const claimed: ClaimedCall[] = [];
@@ -276,36 +278,38 @@ export class OutboundEngine {
    * Records the end of a call reported by the voice runtime (a CALL_ENDED activity): the
    * request is completed (failed for the `failed` disposition), its campaign contact is done,
    * retried later or failed, and a do_not_call disposition lists the number. A request that
-   * already ended, or was never claimed, is left as it is.
+   * already ended, or was never claimed, is left as it is; but a do_not_call disposition lists
+   * its number all the same (the person asked, whatever the request's bookkeeping says).
    */
   async recordResult(tx: Queryable, emit: Emit, orgId: string, result: CallResult): Promise<boolean> {
     const now = this.now();
     const peek = await this.stores.requests.get(tx, orgId, result.callRequestId);
     if (!peek) return false;
+    const disposition = dispositionOf(result.disposition);
     // Lock order: the campaign first, as pause and cancel do.
     if (peek.campaign_id) await this.stores.campaigns.get(tx, orgId, peek.campaign_id, "FOR SHARE");
     const request = await this.stores.requests.get(tx, orgId, result.callRequestId, "FOR UPDATE");
-    if (!request || (request.status !== "dialing" && request.status !== "queued") || request.attempts === 0) return false;
-    const disposition = dispositionOf(result.disposition);
+    if (!request || (request.status !== "dialing" && request.status !== "queued") || request.attempts === 0) {
+      if (disposition.outcome === "dnc") await this.listAskedNotToCall(tx, emit, orgId, peek.phone_number, now);
+      return false;
+    }
     const finished = await this.stores.requests.finish(tx, request.id, disposition.code === "failed" ? "failed" : "completed", now, {
       disposition: disposition.code,
       sessionId: result.sessionId || null,
     });
     this.finished(emit, finished);
-    if (disposition.outcome === "dnc") {
-      const added = await this.stores.dnc.add(
-        tx,
-        orgId,
-        { phoneNumbers: [request.phone_number], reason: "Asked not to be called again", source: "disposition", expiresAt: null },
-        now,
-      );
-      this.dncAdded(emit, orgId, added, DncSource.DISPOSITION);
-    }
+    if (disposition.outcome === "dnc") await this.listAskedNotToCall(tx, emit, orgId, request.phone_number, now);
     await this.afterResult(tx, finished, disposition.code, result.sessionId || null, now);
     return true;
   }
 
   // --- helpers -------------------------------------------------------------------------
+
+  /** Lists a number whose call ended with a do_not_call disposition. */
+  private async listAskedNotToCall(tx: Queryable, emit: Emit, orgId: string, phoneNumber: string, now: Date): Promise<void> {
+    const added = await this.stores.dnc.add(tx, orgId, { phoneNumbers: [phoneNumber], reason: "Asked not to be called again", source: "disposition", expiresAt: null }, now);
+    this.dncAdded(emit, orgId, added, DncSource.DISPOSITION);
+  }
 
   /** Moves a request's campaign contact on after its call ended with `code`. */
   private async afterResult(tx: Queryable, request: CallRequestRow, code: string, sessionId: string | null, now: Date): Promise<void> {

@@ -83,7 +83,7 @@ export function contactUpsertHandlers(service: ServiceContext, stores: CrmStores
     async upsertContact(req: UpsertContactRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       const violations = contactInput(org, req).violations;
-      const contact = await service.write((tx, emit) => upsertContact(tx, stores.contacts, org, req, emit, violations));
+      const contact = await service.write(ctx, (tx, emit) => upsertContact(tx, stores.contacts, org, req, emit, violations));
       return { contact: toContact(contact) };
     },
   } satisfies Partial<ServiceImpl<typeof CrmService>>;

@@ -73,7 +73,7 @@ export function contactHandlers(service: ServiceContext, stores: CrmStores) {
         violations.push(invalidValue("", "name or phone_number is required", null));
       }
       if (violations.length > 0) throw invalidArgument(violations);
-      const row = await service.write(async (tx, emit) => {
+      const row = await service.write(ctx, async (tx, emit) => {
         const inserted = await store.insert(tx, org.orgId, values);
         if (!inserted) {
           const phone = String(values.phone_number);
@@ -119,7 +119,7 @@ export function contactHandlers(service: ServiceContext, stores: CrmStores) {
         country: org.country,
       });
       if (violations.length > 0) throw invalidArgument(violations);
-      const row = await service.write(async (tx, emit) => {
+      const row = await service.write(ctx, async (tx, emit) => {
         // The contact must exist in the caller's org before anything else is judged: an unknown
         // id (or another org's) is a 404 even when the new phone number is taken here.
         const existing = await store.get(tx, org.orgId, req.contactId);
@@ -151,7 +151,7 @@ export function contactHandlers(service: ServiceContext, stores: CrmStores) {
 
     async deleteContact(req: DeleteContactRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      await service.write(async (tx, emit) => {
+      await service.write(ctx, async (tx, emit) => {
         const deleted = await store.delete(tx, org.orgId, [req.contactId]);
         if (deleted.contactIds.length === 0) throw notFound("Contact");
         emitDeletions(org.orgId, deleted, emit);
@@ -161,7 +161,7 @@ export function contactHandlers(service: ServiceContext, stores: CrmStores) {
 
     async bulkDeleteContacts(req: BulkDeleteContactsRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const deleted = await service.write(async (tx, emit) => {
+      const deleted = await service.write(ctx, async (tx, emit) => {
         const result = await store.delete(tx, org.orgId, [...new Set(req.ids.map((id) => id.toLowerCase()))]);
         emitDeletions(org.orgId, result, emit);
         return result.contactIds.length;

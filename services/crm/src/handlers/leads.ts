@@ -100,7 +100,7 @@ export function leadHandlers(service: ServiceContext, stores: CrmStores, pipelin
       // Every failing field is reported at once: the contact fields, the lost rule and (checked in
       // the transaction) a contact_id that is not in the org. Nothing is written when any fails.
       const violations = [...contactInput(org, req).violations, ...applyOutcome({ ...values }, undefined, "", "").violations];
-      const row = await service.write(async (tx, emit) => {
+      const row = await service.write(ctx, async (tx, emit) => {
         const contact = await upsertContact(tx, contacts, org, req, emit, violations);
         const { won } = applyOutcome(values, undefined, contact.id, "");
         if (won) await markCustomer(tx, org, contact.id, emit);
@@ -148,7 +148,7 @@ export function leadHandlers(service: ServiceContext, stores: CrmStores, pipelin
       const org = orgOf(ctx);
       const fields = updatedFields(LeadFieldsSchema, req.lead, req.updateMask, LEAD_INPUT_FIELDS);
       const { values } = columnValues<LeadValues>(LeadFieldsSchema, req.lead ?? create(LeadFieldsSchema), fields);
-      const row = await service.write(async (tx, emit) => {
+      const row = await service.write(ctx, async (tx, emit) => {
         const previous = await readLead(tx, org.orgId, req.leadId);
         if (fields.length === 0) return previous;
         const { violations, won } = applyOutcome(values, previous, previous.contact_id, "lead.");
@@ -164,7 +164,7 @@ export function leadHandlers(service: ServiceContext, stores: CrmStores, pipelin
 
     async deleteLead(req: DeleteLeadRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      await service.write(async (tx, emit) => {
+      await service.write(ctx, async (tx, emit) => {
         const deleted = await leads.delete(tx, org.orgId, req.leadId);
         if (!deleted) throw notFound("Lead");
         emit(newEvent(org.orgId, "crm.lead.deleted", LeadDeletedSchema, create(LeadDeletedSchema, { leadId: req.leadId, contactId: deleted.contact_id })));

@@ -17,7 +17,7 @@ export function portalTokenHandlers(service: ServiceContext, stores: CrmStores) 
       const { expiresInDays } = withDefaults(CreatePortalTokenRequestSchema, req, "expiresInDays");
       const expiresAt = new Date(now.getTime() + expiresInDays * DAY_MS);
       const { secret, hash } = newSecret("pt_");
-      await service.write(async (tx, emit) => {
+      await service.write(ctx, async (tx, emit) => {
         const contact = await contacts.get(tx, org.orgId, req.contactId);
         if (!contact) throw notFound("Contact");
         const revokedTokenIds = await tokens.revokeActive(tx, org.orgId, contact.id, now);
@@ -36,7 +36,7 @@ export function portalTokenHandlers(service: ServiceContext, stores: CrmStores) 
 
     async revokePortalToken(req: RevokePortalTokenRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      await service.write(async (tx, emit) => {
+      await service.write(ctx, async (tx, emit) => {
         const contact = await contacts.get(tx, org.orgId, req.contactId);
         if (!contact) throw notFound("Contact");
         const tokenIds = await tokens.revokeActive(tx, org.orgId, contact.id, service.clock.now());

@@ -79,7 +79,7 @@ export function alertHandlers(service: ServiceContext, stores: FieldopsStores, l
       const org = orgOf(ctx);
       const values = alertValues(req.alert);
       await checkLinks(org, values);
-      const row = await service.write(async (tx, emit) => {
+      const row = await service.write(ctx, async (tx, emit) => {
         const inserted = await alerts.insert(tx, org.orgId, values, clock.now());
         emit(alertEvent(org.orgId, "created", inserted));
         return inserted;
@@ -99,7 +99,7 @@ export function alertHandlers(service: ServiceContext, stores: FieldopsStores, l
       // An unknown alert is a 404 before any check of what the body links to.
       if (!(await alerts.get(db, org.orgId, req.alertId))) throw notFound("Urgent alert");
       await checkLinks(org, values);
-      const row = await service.write(async (tx, emit) => {
+      const row = await service.write(ctx, async (tx, emit) => {
         const replaced = await alerts.replace(tx, org.orgId, req.alertId, values, clock.now());
         if (!replaced) throw notFound("Urgent alert");
         emit(alertEvent(org.orgId, "updated", replaced));
@@ -110,7 +110,7 @@ export function alertHandlers(service: ServiceContext, stores: FieldopsStores, l
 
     async deleteUrgentAlert(req: DeleteUrgentAlertRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      await service.write(async (tx, emit) => {
+      await service.write(ctx, async (tx, emit) => {
         const alertId = await alerts.delete(tx, org.orgId, req.alertId);
         if (!alertId) throw notFound("Urgent alert");
         emit(newEvent(org.orgId, "fieldops.urgent_alert.deleted", UrgentAlertDeletedSchema, create(UrgentAlertDeletedSchema, { alertId })));

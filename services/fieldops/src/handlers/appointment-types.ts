@@ -53,7 +53,7 @@ export function appointmentTypeHandlers(service: ServiceContext, stores: Fieldop
     async createAppointmentType(req: CreateAppointmentTypeRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       const values = createValues(req);
-      const row = await service.write(async (tx, emit) => {
+      const row = await service.write(ctx, async (tx, emit) => {
         const inserted = await store.insert(tx, org.orgId, values, clock.now());
         emit(typeEvent(org.orgId, "created", inserted));
         return inserted;
@@ -65,7 +65,7 @@ export function appointmentTypeHandlers(service: ServiceContext, stores: Fieldop
       const org = orgOf(ctx);
       const fields = updatedFields(AppointmentTypeFieldsSchema, req.appointmentType, req.updateMask, APPOINTMENT_TYPE_FIELDS);
       const input = req.appointmentType ?? create(AppointmentTypeFieldsSchema);
-      const row = await service.write(async (tx, emit) => {
+      const row = await service.write(ctx, async (tx, emit) => {
         const current = await store.get(tx, org.orgId, req.appointmentTypeId, { forUpdate: true });
         if (!current) throw notFound("Appointment type");
         if (fields.length === 0) return current;
@@ -79,7 +79,7 @@ export function appointmentTypeHandlers(service: ServiceContext, stores: Fieldop
 
     async deleteAppointmentType(req: DeleteAppointmentTypeRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      await service.write(async (tx, emit) => {
+      await service.write(ctx, async (tx, emit) => {
         if (!(await store.delete(tx, org.orgId, req.appointmentTypeId, clock.now()))) throw notFound("Appointment type");
         const payload = create(AppointmentTypeDeletedSchema, { appointmentTypeId: req.appointmentTypeId.toLowerCase() });
         emit(newEvent(org.orgId, "fieldops.appointment_type.deleted", AppointmentTypeDeletedSchema, payload));

@@ -119,7 +119,7 @@ function holdMismatches(hold: SlotHoldRow, req: BookAppointmentRequest, technici
 export function appointmentHandlers(service: ServiceContext, stores: FieldopsStores, lookups: PeerLookups) {
   const { db, clock } = service;
   const { appointments, appointmentTypes, slotHolds } = stores;
-  const { activeType, planBooking, firstThatFits, claimAppointment } = bookingRules(service, stores);
+  const { activeType, planBooking, claimFirstThatFits } = bookingRules(service, stores);
 
   function newAppointment(
     type: AppointmentTypeRow,
@@ -138,35 +138,32 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
     };
   }
 
-  async function reschedule(org: OrgContext, req: ManageAppointmentRequest, current: AppointmentRow): Promise<AppointmentRow> {
+  async function reschedule(ctx: HandlerContext, org: OrgContext, req: ManageAppointmentRequest, current: AppointmentRow): Promise<AppointmentRow> {
     if (!req.start) throw invalidArgument([required("start", "the new start of a rescheduled appointment")]);
     const start = timestampDate(req.start);
     const type = await appointmentTypes.get(db, org.orgId, current.appointment_type_id);
     if (!type?.is_active) throw new ConnectError("The appointment type is no longer bookable", Code.FailedPrecondition);
     const plan = await planBooking(db, org, type, start, { ignoreAppointmentId: current.id, keep: current.technician_id });
-    return firstThatFits(plan.candidates, (technicianId) =>
-      service.write(async (tx, emit) => {
-        // One transaction: the old one is cancelled and the new one booked, or neither.
-        const old = await appointments.get(tx, org.orgId, current.id, { forUpdate: true });
-        if (!old) throw notFound("Appointment");
-        if (FINISHED.has(old.status)) throw new ConnectError(`The appointment is ${old.status} and cannot change`, Code.FailedPrecondition);
-        const now = clock.now();
-        const cancelled = await appointments.setStatus(tx, org.orgId, old.id, "cancelled", "rescheduled", now);
-        if (!cancelled) throw notFound("Appointment");
-        const values = newAppointment(type, plan, technicianId, {
-          contact_id: old.contact_id,
-          contact_name: old.contact_name,
-          contact_phone: old.contact_phone,
-          service_request_id: old.service_request_id,
-          notes: old.notes,
-          rescheduled_from_id: old.id,
-        });
-        const booked = await claimAppointment(tx, org.orgId, values, now);
-        const payload = create(AppointmentRescheduledSchema, { appointment: toAppointment(booked), previous: toAppointment(cancelled) });
-        emit(newEvent(org.orgId, "fieldops.appointment.rescheduled", AppointmentRescheduledSchema, payload));
-        return booked;
-      }),
-    );
+    // One transaction: the old one is cancelled and the new one booked, or neither.
+    return claimFirstThatFits(ctx, org.orgId, plan, async (tx, emit, technicianId, now) => {
+      const old = await appointments.get(tx, org.orgId, current.id, { forUpdate: true });
+      if (!old) throw notFound("Appointment");
+      if (FINISHED.has(old.status)) throw new ConnectError(`The appointment is ${old.status} and cannot change`, Code.FailedPrecondition);
+      const cancelled = await appointments.setStatus(tx, org.orgId, old.id, "cancelled", "rescheduled", now);
+      if (!cancelled) throw notFound("Appointment");
+      const values = newAppointment(type, plan, technicianId, {
+        contact_id: old.contact_id,
+        contact_name: old.contact_name,
+        contact_phone: old.contact_phone,
+        service_request_id: old.service_request_id,
+        notes: old.notes,
+        rescheduled_from_id: old.id,
+      });
+      const booked = await appointments.insert(tx, org.orgId, values, now);
+      const payload = create(AppointmentRescheduledSchema, { appointment: toAppointment(booked), previous: toAppointment(cancelled) });
+      emit(newEvent(org.orgId, "fieldops.appointment.rescheduled", AppointmentRescheduledSchema, payload));
+      return booked;
+    });
   }
 
   return {
@@ -227,24 +224,21 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
         org,
         req.contactId !== undefined ? { contactId: req.contactId } : { name: req.contact?.name, phoneNumber: req.contact?.phoneNumber, email: req.contact?.email },
       );
-      const row = await firstThatFits(plan.candidates, (candidate) =>
-        service.write(async (tx, emit) => {
-          const now = clock.now();
-          // The hold ends with the booking, in its transaction: its claim gives way to the appointment's.
-          if (hold && !(await slotHolds.take(tx, org.orgId, hold.id, now))) throw holdGone();
-          const values = newAppointment(type, plan, candidate, {
-            contact_id: contact.id,
-            contact_name: contact.name ?? null,
-            contact_phone: contact.phoneNumber ?? null,
-            service_request_id: request?.id ?? null,
-            notes: blankToNull(req.notes),
-            rescheduled_from_id: null,
-          });
-          const booked = await claimAppointment(tx, org.orgId, values, now);
-          emit(appointmentEvent(org.orgId, booked));
-          return booked;
-        }),
-      );
+      const row = await claimFirstThatFits(ctx, org.orgId, plan, async (tx, emit, candidate, now) => {
+        // The hold ends with the booking, in its transaction: its claim gives way to the appointment's.
+        if (hold && !(await slotHolds.take(tx, org.orgId, hold.id, now))) throw holdGone();
+        const values = newAppointment(type, plan, candidate, {
+          contact_id: contact.id,
+          contact_name: contact.name ?? null,
+          contact_phone: contact.phoneNumber ?? null,
+          service_request_id: request?.id ?? null,
+          notes: blankToNull(req.notes),
+          rescheduled_from_id: null,
+        });
+        const booked = await appointments.insert(tx, org.orgId, values, now);
+        emit(appointmentEvent(org.orgId, booked));
+        return booked;
+      });
       return { appointment: toAppointment(row) };
     },
 
@@ -253,7 +247,7 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
       const current = await appointments.get(db, org.orgId, req.appointmentId);
       if (!current) throw notFound("Appointment");
       if (FINISHED.has(current.status)) throw new ConnectError(`The appointment is ${current.status} and cannot change`, Code.FailedPrecondition);
-      if (req.action === AppointmentAction.RESCHEDULE) return { appointment: toAppointment(await reschedule(org, req, current)) };
+      if (req.action === AppointmentAction.RESCHEDULE) return { appointment: toAppointment(await reschedule(ctx, org, req, current)) };
       const target = {
         [AppointmentAction.CANCEL]: "cancelled",
         [AppointmentAction.CONFIRM]: "confirmed",
@@ -261,7 +255,7 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
         [AppointmentAction.NO_SHOW]: "no_show",
       }[req.action as number];
       if (!target) throw invalidArgument([notAllowed("action", null, ["reschedule", "cancel", "confirm", "complete", "no_show"])]);
-      const row = await service.write(async (tx, emit) => {
+      const row = await service.write(ctx, async (tx, emit) => {
         const locked = await appointments.get(tx, org.orgId, current.id, { forUpdate: true });
         if (!locked) throw notFound("Appointment");
         if (FINISHED.has(locked.status)) throw new ConnectError(`The appointment is ${locked.status} and cannot change`, Code.FailedPrecondition);

@@ -1,4 +1,4 @@
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import { DateTime } from "luxon";
 import {
   invalidArgument,
@@ -6,6 +6,7 @@ import {
   type OrgContext,
   pgErrorCode,
   PgErrorCode,
+  type Emit,
   type Queryable,
   referenceNotFound,
   type ServiceContext,
@@ -14,7 +15,6 @@ import {
 import { freeSlots, rankForBooking } from "../scheduling/availability.js";
 import { candidateSlots, heldSpan, type SlotRules, type Span } from "../scheduling/slots.js";
 import { slotInterval, type AppointmentTypeRow } from "../store/appointment-types.js";
-import type { AppointmentRow, NewAppointment } from "../store/appointments.js";
 import type { FieldopsStores } from "../store/index.js";
 import { unknownTechnician } from "./schedules.js";
 
@@ -48,7 +48,7 @@ export interface BookingPlan {
 
 export function bookingRules(service: ServiceContext, stores: FieldopsStores) {
   const { db, clock } = service;
-  const { appointments, appointmentTypes, slotHolds } = stores;
+  const { appointments, appointmentTypes, reservations } = stores;
 
   /** The active appointment type of a request, or a violation on appointment_type_id. */
   async function activeType(orgId: string, id: string, violations: Violation[]): Promise<AppointmentTypeRow | undefined> {
@@ -110,18 +110,29 @@ export function bookingRules(service: ServiceContext, stores: FieldopsStores) {
   }
 
   /**
-   * Runs `attempt` with each candidate in turn, each in its own transaction, until one commits;
-   * the exclusion constraint refusing every one of them (taken meanwhile) is a 409.
+   * Claims the plan's time for its candidates in turn, each in its own transaction, until one
+   * commits: `claim` runs after ReservationStore.prepareClaim (the resource's turn, expired holds
+   * in the way cleared), with that candidate and the instant of the claim. The exclusion
+   * constraint refusing every candidate (taken meanwhile) is a 409.
    */
-  async function firstThatFits<T>(candidates: (string | null)[], attempt: (technicianId: string | null) => Promise<T>): Promise<T> {
-    for (const technicianId of candidates) {
+  async function claimFirstThatFits<T>(
+    ctx: HandlerContext,
+    orgId: string,
+    plan: BookingPlan,
+    claim: (tx: Queryable, emit: Emit, technicianId: string | null, now: Date) => Promise<T>,
+  ): Promise<T> {
+    for (const technicianId of plan.candidates) {
       for (let tries = 1; ; tries++) {
         try {
-          return await attempt(technicianId);
+          return await service.write(ctx, async (tx, emit) => {
+            const now = clock.now();
+            await reservations.prepareClaim(tx, orgId, technicianId, new Date(plan.held.start), new Date(plan.held.end), now);
+            return claim(tx, emit, technicianId, now);
+          });
         } catch (error) {
           const code = pgErrorCode(error);
-          // Claims of one slot at the same instant can wait on each other's rows under the
-          // exclusion constraint until PostgreSQL aborts one (40P01); its slot may still be free.
+          // Claims of one resource take turns, so a deadlock is rare (another transaction's
+          // locks); the slot may still be free.
           if (code === PgErrorCode.deadlockDetected && tries < MAX_DEADLOCK_TRIES) continue;
           if (code !== PgErrorCode.exclusionViolation) throw error;
           break;
@@ -131,14 +142,5 @@ export function bookingRules(service: ServiceContext, stores: FieldopsStores) {
     throw slotTaken();
   }
 
-  /**
-   * Inserts an active appointment inside `tx`, after clearing the expired holds in its way; a
-   * live hold or appointment overlapping it: 23P01.
-   */
-  async function claimAppointment(tx: Queryable, orgId: string, values: NewAppointment, now: Date): Promise<AppointmentRow> {
-    await slotHolds.clearExpired(tx, orgId, values.technician_id, values.held_from, values.held_to, now);
-    return appointments.insert(tx, orgId, values, now);
-  }
-
-  return { activeType, planBooking, firstThatFits, claimAppointment };
+  return { activeType, planBooking, claimFirstThatFits };
 }

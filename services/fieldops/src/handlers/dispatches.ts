@@ -104,7 +104,7 @@ export function dispatchHandlers(service: ServiceContext, stores: FieldopsStores
       if (!request) violations.push(referenceNotFound("service_request_id", "service request", req.serviceRequestId));
       if (technicianId !== undefined && !technician) violations.push(unknownTechnician("technician_id", req.technicianId ?? technicianId));
       if (violations.length > 0 || !request) throw invalidArgument(violations);
-      const row = await service.write(async (tx, emit) => {
+      const row = await service.write(ctx, async (tx, emit) => {
         const now = clock.now();
         const active = await dispatches.activeIdsForRequest(tx, org.orgId, request.id);
         if (active.length > 0) throw new ConnectError(`The service request already has an active dispatch: ${active[0]}`, Code.AlreadyExists);
@@ -162,7 +162,7 @@ export function dispatchHandlers(service: ServiceContext, stores: FieldopsStores
       const org = orgOf(ctx);
       const fields = updatedFields(DispatchFieldsSchema, req.dispatch, req.updateMask, DISPATCH_FIELDS);
       const input = req.dispatch ?? create(DispatchFieldsSchema);
-      const row = await service.write(async (tx, emit) => {
+      const row = await service.write(ctx, async (tx, emit) => {
         const current = await dispatches.get(tx, org.orgId, req.dispatchId, { forUpdate: true });
         if (!current) throw notFound("Dispatch");
         if (FINISHED.has(current.status)) throw finishedDispatch(current);
@@ -200,7 +200,7 @@ export function dispatchHandlers(service: ServiceContext, stores: FieldopsStores
 
     async cancelDispatch(req: CancelDispatchRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      await service.write(async (tx, emit) => {
+      await service.write(ctx, async (tx, emit) => {
         const current = await dispatches.get(tx, org.orgId, req.dispatchId, { forUpdate: true });
         if (!current) throw notFound("Dispatch");
         // Cancelling a cancelled dispatch again succeeds; a completed one cannot be cancelled.

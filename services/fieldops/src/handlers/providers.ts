@@ -93,8 +93,8 @@ export async function updateProvider(
  * Deletes a provider (a technician): refused (409) while on an active dispatch; the on-call
  * schedules that have not ended are cancelled, each with its event. Resolves the stored id.
  */
-export function removeProvider(service: ServiceContext, stores: FieldopsStores, org: OrgContext, id: string, entity: string): Promise<string> {
-  return service.write(async (tx, emit) => {
+export function removeProvider(ctx: HandlerContext, service: ServiceContext, stores: FieldopsStores, org: OrgContext, id: string, entity: string): Promise<string> {
+  return service.write(ctx, async (tx, emit) => {
     const row = await stores.technicians.lock(tx, org.orgId, id);
     if (!row) throw notFound(entity);
     if (await stores.technicians.hasActiveDispatch(tx, org.orgId, row.id)) {
@@ -128,7 +128,7 @@ export function providerHandlers(service: ServiceContext, stores: FieldopsStores
 
     async createServiceProvider(req: CreateServiceProviderRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const row = await service.write((tx, emit) => insertProvider(tx, emit, store, org, CreateServiceProviderRequestSchema, req));
+      const row = await service.write(ctx, (tx, emit) => insertProvider(tx, emit, store, org, CreateServiceProviderRequestSchema, req));
       return { provider: toServiceProvider(row) };
     },
 
@@ -141,14 +141,14 @@ export function providerHandlers(service: ServiceContext, stores: FieldopsStores
 
     async updateServiceProvider(req: UpdateServiceProviderRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const row = await service.write((tx, emit) =>
+      const row = await service.write(ctx, (tx, emit) =>
         updateProvider(tx, emit, store, org, { id: req.providerId, fields: req.provider, mask: req.updateMask, message: "provider", entity: "Service provider" }),
       );
       return { provider: toServiceProvider(row) };
     },
 
     async deleteServiceProvider(req: DeleteServiceProviderRequest, ctx: HandlerContext) {
-      await removeProvider(service, stores, orgOf(ctx), req.providerId, "Service provider");
+      await removeProvider(ctx, service, stores, orgOf(ctx), req.providerId, "Service provider");
       return {};
     },
   } satisfies Partial<ServiceImpl<typeof FieldopsService>>;

@@ -75,7 +75,7 @@ export function scheduleHandlers(service: ServiceContext, stores: FieldopsStores
       const org = orgOf(ctx);
       const start = instant(req.startAt);
       const end = instant(req.endAt);
-      const row = await service.write(async (tx, emit) => {
+      const row = await service.write(ctx, async (tx, emit) => {
         const violations: Violation[] = [];
         // Locked until commit: overlap checks of one technician never interleave.
         const technician = await technicians.lock(tx, org.orgId, req.technicianId);
@@ -97,7 +97,7 @@ export function scheduleHandlers(service: ServiceContext, stores: FieldopsStores
       const org = orgOf(ctx);
       const fields = updatedFields(OnCallScheduleFieldsSchema, req.schedule, req.updateMask, SCHEDULE_FIELDS);
       const input = req.schedule ?? create(OnCallScheduleFieldsSchema);
-      const row = await service.write(async (tx, emit) => {
+      const row = await service.write(ctx, async (tx, emit) => {
         const before = await schedules.get(tx, org.orgId, req.scheduleId);
         if (!before) throw notFound("On-call schedule");
         if (before.status !== "scheduled") throw new ConnectError("The on-call schedule is cancelled and cannot be changed", Code.FailedPrecondition);
@@ -137,7 +137,7 @@ export function scheduleHandlers(service: ServiceContext, stores: FieldopsStores
 
     async cancelOnCallSchedule(req: CancelOnCallScheduleRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      await service.write(async (tx, emit) => {
+      await service.write(ctx, async (tx, emit) => {
         const cancelled = await schedules.cancel(tx, org.orgId, req.scheduleId, clock.now());
         if (cancelled) emit(scheduleEvent(org.orgId, "cancelled", cancelled));
         // Cancelling a cancelled schedule again succeeds; an unknown one is a 404.

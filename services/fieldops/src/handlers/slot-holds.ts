@@ -11,9 +11,9 @@ import { bookingRules } from "./booking.js";
 
 /** `holdSeconds`: how long a hold lasts (SLOT_HOLD_SECONDS). */
 export function slotHoldHandlers(service: ServiceContext, stores: FieldopsStores, holdSeconds: number) {
-  const { db, clock } = service;
+  const { db } = service;
   const { slotHolds } = stores;
-  const { activeType, planBooking, firstThatFits } = bookingRules(service, stores);
+  const { activeType, planBooking, claimFirstThatFits } = bookingRules(service, stores);
 
   return {
     async createSlotHold(req: CreateSlotHoldRequest, ctx: HandlerContext) {
@@ -23,31 +23,28 @@ export function slotHoldHandlers(service: ServiceContext, stores: FieldopsStores
       if (violations.length > 0 || !type || !req.start) throw invalidArgument(violations);
       // The same checks and choice of technician as a booking; the claim is the hold's.
       const plan = await planBooking(db, org, type, timestampDate(req.start), { technicianId: req.technicianId?.toLowerCase() });
-      const row = await firstThatFits(plan.candidates, (technicianId) =>
-        service.write(async (tx) => {
-          const now = clock.now();
-          return slotHolds.insert(
-            tx,
-            org.orgId,
-            {
-              appointment_type_id: type.id,
-              technician_id: technicianId,
-              start_at: new Date(plan.slot.start),
-              end_at: new Date(plan.slot.end),
-              held_from: new Date(plan.held.start),
-              held_to: new Date(plan.held.end),
-              expires_at: new Date(now.getTime() + holdSeconds * 1000),
-            },
-            now,
-          );
-        }),
+      const row = await claimFirstThatFits(ctx, org.orgId, plan, (tx, _emit, technicianId, now) =>
+        slotHolds.insert(
+          tx,
+          org.orgId,
+          {
+            appointment_type_id: type.id,
+            technician_id: technicianId,
+            start_at: new Date(plan.slot.start),
+            end_at: new Date(plan.slot.end),
+            held_from: new Date(plan.held.start),
+            held_to: new Date(plan.held.end),
+            expires_at: new Date(now.getTime() + holdSeconds * 1000),
+          },
+          now,
+        ),
       );
       return { hold: toSlotHold(row) };
     },
 
     async deleteSlotHold(req: DeleteSlotHoldRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const released = await service.write((tx) => slotHolds.take(tx, org.orgId, req.holdId));
+      const released = await service.write(ctx, (tx) => slotHolds.take(tx, org.orgId, req.holdId));
       if (!released) throw notFound("Slot hold");
       return {};
     },

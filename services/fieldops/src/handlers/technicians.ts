@@ -39,7 +39,7 @@ export function technicianHandlers(service: ServiceContext, stores: FieldopsStor
 
     async createTechnician(req: CreateTechnicianRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const row = await service.write(async (tx, emit) => reread(tx, org, (await insertProvider(tx, emit, stores.providers, org, CreateTechnicianRequestSchema, req)).id));
+      const row = await service.write(ctx, async (tx, emit) => reread(tx, org, (await insertProvider(tx, emit, stores.providers, org, CreateTechnicianRequestSchema, req)).id));
       return { technician: toTechnician(row) };
     },
 
@@ -52,7 +52,7 @@ export function technicianHandlers(service: ServiceContext, stores: FieldopsStor
 
     async updateTechnician(req: UpdateTechnicianRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const row = await service.write(async (tx, emit) => {
+      const row = await service.write(ctx, async (tx, emit) => {
         const updated = await updateProvider(tx, emit, stores.providers, org, {
           id: req.technicianId,
           fields: req.technician,
@@ -66,7 +66,7 @@ export function technicianHandlers(service: ServiceContext, stores: FieldopsStor
     },
 
     async deleteTechnician(req: DeleteTechnicianRequest, ctx: HandlerContext) {
-      const id = await removeProvider(service, stores, orgOf(ctx), req.technicianId, "Technician");
+      const id = await removeProvider(ctx, service, stores, orgOf(ctx), req.technicianId, "Technician");
       return { id, deleted: true };
     },
 

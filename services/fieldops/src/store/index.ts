@@ -3,6 +3,7 @@ import { AppointmentTypeStore } from "./appointment-types.js";
 import { AppointmentStore } from "./appointments.js";
 import { DispatchStore } from "./dispatches.js";
 import { ServiceProviderStore } from "./providers.js";
+import { ReservationStore } from "./reservations.js";
 import { ScheduleStore } from "./schedules.js";
 import { SlotHoldStore } from "./slot-holds.js";
 import { TechnicianStore } from "./technicians.js";
@@ -17,6 +18,7 @@ export interface FieldopsStores {
   appointmentTypes: AppointmentTypeStore;
   appointments: AppointmentStore;
   slotHolds: SlotHoldStore;
+  reservations: ReservationStore;
 }
 
 export function fieldopsStores(): FieldopsStores {
@@ -29,5 +31,6 @@ export function fieldopsStores(): FieldopsStores {
     appointmentTypes: new AppointmentTypeStore(),
     appointments: new AppointmentStore(),
     slotHolds: new SlotHoldStore(),
+    reservations: new ReservationStore(),
   };
 }

@@ -35,22 +35,8 @@ const COLUMNS = "id, org_id, appointment_type_id, technician_id, start_at, end_a
  * refused (23P01).
  */
 export class SlotHoldStore {
-  /**
-   * Deletes the holds of a resource (technician, or null: the business) that expired by `now`
-   * and meet [from, to): a constraint cannot read the clock, so their claims stand until then.
-   * Every claim on a resource's time calls this first, in its own transaction.
-   */
-  async clearExpired(db: Queryable, orgId: string, technicianId: string | null, from: Date, to: Date, now: Date): Promise<void> {
-    await db.query(
-      `DELETE FROM fieldops.slot_holds
-       WHERE org_id = $1 AND technician_id IS NOT DISTINCT FROM $2::uuid AND blocked && tstzrange($3, $4) AND expires_at <= $5`,
-      [orgId, technicianId, from, to, now],
-    );
-  }
-
-  /** Inserts a hold after clearing expired ones in its way; an overlap with a live claim: 23P01. */
+  /** Inserts a hold (after ReservationStore.prepareClaim); an overlap with a live claim: 23P01. */
   async insert(db: Queryable, orgId: string, values: NewSlotHold, now: Date): Promise<SlotHoldRow> {
-    await this.clearExpired(db, orgId, values.technician_id, values.held_from, values.held_to, now);
     const result = await db.query<SlotHoldRow>(
       `INSERT INTO fieldops.slot_holds (id, org_id, appointment_type_id, technician_id, start_at, end_at, blocked, expires_at, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, tstzrange($7, $8), $9, $10) RETURNING ${COLUMNS}`,

@@ -35,7 +35,7 @@ export function listingHandlers(service: ServiceContext, stores: JobsStores) {
       const { values, violations } = columnValues<ListingValues>(CreateServiceListingRequestSchema, req, LISTING_FIELDS, { overrides: { name: requiredText } });
       if (violations.length > 0 || values.name === undefined) throw invalidArgument(violations);
       const name = values.name;
-      const row = await service.write(async (tx, emit) => {
+      const row = await service.write(ctx, async (tx, emit) => {
         const inserted = await store.insert(tx, org.orgId, { ...values, name });
         const listing = toServiceListing(inserted);
         emit(newEvent(org.orgId, "jobs.service_listing.created", ServiceListingChangedSchema, create(ServiceListingChangedSchema, { listingId: inserted.id, listing })));
@@ -59,7 +59,7 @@ export function listingHandlers(service: ServiceContext, stores: JobsStores) {
         overrides: { name: requiredText },
       });
       if (violations.length > 0) throw invalidArgument(violations);
-      const row = await service.write(async (tx, emit) => {
+      const row = await service.write(ctx, async (tx, emit) => {
         if (Object.keys(values).length === 0) {
           // Nothing to change: answer the listing as it is, without touching updated_at.
           const existing = await store.get(tx, org.orgId, req.listingId);
@@ -77,7 +77,7 @@ export function listingHandlers(service: ServiceContext, stores: JobsStores) {
 
     async deleteServiceListing(req, ctx) {
       const org = orgOf(ctx);
-      await service.write(async (tx, emit) => {
+      await service.write(ctx, async (tx, emit) => {
         const deletedId = await store.delete(tx, org.orgId, req.listingId);
         if (!deletedId) throw notFound("Service listing");
         emit(newEvent(org.orgId, "jobs.service_listing.deleted", ServiceListingChangedSchema, create(ServiceListingChangedSchema, { listingId: deletedId })));

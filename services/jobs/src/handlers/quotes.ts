@@ -21,7 +21,7 @@ export function quoteHandlers(service: ServiceContext, stores: JobsStores) {
   return {
     async createQuote(req: CreateQuoteRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const row = await service.write(async (tx, emit) => {
+      const row = await service.write(ctx, async (tx, emit) => {
         const updated = await store.postQuote(tx, org.orgId, req.serviceRequestId, {
           amountCents: Number(req.quoteAmountCents ?? 0),
           diagnosticFeeCents: req.diagnosticFeeCents === undefined ? null : Number(req.diagnosticFeeCents),
@@ -38,7 +38,7 @@ export function quoteHandlers(service: ServiceContext, stores: JobsStores) {
       const org = orgOf(ctx);
       const status = enumToJson(QuoteDecisionSchema, req.status ?? 0);
       if (!status) throw new ConnectError("status is required", Code.InvalidArgument);
-      const row = await service.write(async (tx, emit) => {
+      const row = await service.write(ctx, async (tx, emit) => {
         const updated = await store.setQuoteStatus(tx, org.orgId, req.serviceRequestId, status);
         if (!updated) {
           const exists = await store.get(tx, org.orgId, req.serviceRequestId);
@@ -54,7 +54,7 @@ export function quoteHandlers(service: ServiceContext, stores: JobsStores) {
       const org = orgOf(ctx);
       const type = enumToJson(EmergencyTypeSchema, req.emergencyType ?? 0);
       if (!type) throw new ConnectError("emergency_type is required", Code.InvalidArgument);
-      const row = await service.write(async (tx, emit) => {
+      const row = await service.write(ctx, async (tx, emit) => {
         const updated = await store.markEmergency(tx, org.orgId, req.serviceRequestId, {
           type,
           priority: withDefaults(MarkEmergencyRequestSchema, req, "emergencyPriority").emergencyPriority,

@@ -44,7 +44,7 @@ export function requestHandlers(service: ServiceContext, stores: JobsStores, che
       const { values } = columnValues<RequestValues>(CreateServiceRequestRequestSchema, req, REQUEST_FIELDS);
       const violations = await checkReferences(org, { contactId: values.contact_id as string | null, providerId: values.provider_id as string | null });
       if (violations.length > 0) throw invalidArgument(violations);
-      const row = await service.write(async (tx, emit) => {
+      const row = await service.write(ctx, async (tx, emit) => {
         const inserted = await store.insert(tx, org.orgId, values);
         emit(newEvent(org.orgId, "jobs.service_request.created", ServiceRequestCreatedSchema, create(ServiceRequestCreatedSchema, { serviceRequest: toServiceRequest(inserted) })));
         return inserted;
@@ -71,7 +71,7 @@ export function requestHandlers(service: ServiceContext, stores: JobsStores, che
         "service_request.",
       );
       if (violations.length > 0) throw invalidArgument(violations);
-      const row = await service.write(async (tx, emit) => {
+      const row = await service.write(ctx, async (tx, emit) => {
         const updated = fields.length === 0 ? await store.get(tx, org.orgId, req.serviceRequestId) : await store.update(tx, org.orgId, req.serviceRequestId, values);
         if (!updated) throw notFound("Service request");
         if (fields.length > 0) {
@@ -86,7 +86,7 @@ export function requestHandlers(service: ServiceContext, stores: JobsStores, che
 
     async deleteServiceRequest(req: DeleteServiceRequestRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      await service.write(async (tx, emit) => {
+      await service.write(ctx, async (tx, emit) => {
         if (!(await store.delete(tx, org.orgId, req.serviceRequestId))) throw notFound("Service request");
         emit(newEvent(org.orgId, "jobs.service_request.deleted", ServiceRequestDeletedSchema, create(ServiceRequestDeletedSchema, { serviceRequestId: req.serviceRequestId })));
       });

@@ -85,14 +85,26 @@ export class ApiClient {
     return this.send<T>(method, path, headers, body);
   }
 
-  /** Sends a file: a multipart form, or a raw body of the given content type. */
-  upload<T = any>(method: string, path: string, body: FormData | Uint8Array | string, contentType?: string): Promise<ApiResponse<T>> {
-    return this.send<T>(method, path, contentType ? { "content-type": contentType } : {}, body);
+  /** Sends a file: a multipart form, or a raw body of the given content type (a stream goes without a length, chunked). */
+  upload<T = any>(
+    method: string,
+    path: string,
+    body: FormData | Uint8Array | string | ReadableStream<Uint8Array>,
+    contentType?: string,
+    headers: Record<string, string> = {},
+  ): Promise<ApiResponse<T>> {
+    return this.send<T>(method, path, contentType ? { ...headers, "content-type": contentType } : { ...headers }, body);
   }
 
-  private async send<T>(method: string, path: string, headers: Record<string, string>, body: FormData | Uint8Array | string | undefined): Promise<ApiResponse<T>> {
+  private async send<T>(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body: FormData | Uint8Array | string | ReadableStream<Uint8Array> | undefined,
+  ): Promise<ApiResponse<T>> {
     if (this.apiKey !== undefined) headers["x-api-key"] = this.apiKey;
-    const response = await fetch(`${this.baseUrl}${path}`, { method, headers, body });
+    const streamed = body instanceof ReadableStream ? { duplex: "half" } : {};
+    const response = await fetch(`${this.baseUrl}${path}`, { method, headers, body, ...streamed } as RequestInit);
     const text = await response.text();
     const json = (text ? JSON.parse(text) : undefined) as T;
     await checkResponse(this.baseUrl, method, path, response.status, json, text !== "");
@@ -206,6 +218,7 @@ export * from "./grpc.js";
 export * from "./expect.js";
 export * from "./system.js";
 export * from "./processes.js";
+export * from "./memory.js";
 export * from "./s3.js";
 export * from "./handlers.js";
 export * from "./openapi-check.js";

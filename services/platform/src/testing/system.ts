@@ -15,6 +15,8 @@ declare module "vitest" {
     internalApiKey: string;
     serviceUrls: Record<string, string>;
     mode: string;
+    /** Process id of the test system (the process that serves baseUrl). */
+    serverPid: number;
   }
 }
 
