@@ -9,6 +9,8 @@ import { jsonErrors } from "./http/json-errors.js";
 import { rateLimits } from "./http/rate-limit.js";
 import { requestContext } from "./http/request-context.js";
 import type { PrincipalCache } from "./identity/principal-cache.js";
+import { ToolCatalog } from "./mcp/catalog.js";
+import { bearerApiKey, mcpBody, mcpBodyErrors, mcpEndpoint } from "./mcp/server.js";
 import { buildOpenApi } from "./openapi/document.js";
 import { routeDispatcher } from "./transcoder/mount.js";
 import type { Route } from "./transcoder/routes.js";
@@ -34,6 +36,14 @@ export interface PublicAppDeps {
   clock: Clock;
 }
 
+/** Names a request by its route before authentication, so that even a 401 is logged by it. */
+function nameRoute(path: string): RequestHandler {
+  return (req, _res, next) => {
+    req.routeName = `${req.method} ${path}`;
+    next();
+  };
+}
+
 /** The public REST API: health, docs and every transcoded route under /api (metrics are on the admin listener). */
 export function createPublicApp(deps: PublicAppDeps) {
   const app = express();
@@ -56,6 +66,10 @@ export function createPublicApp(deps: PublicAppDeps) {
     res.type("html").send(docsPage("/openapi.json"));
   });
   mountFiles(app, { objects: deps.objects, signer: deps.fileSigner, clock: deps.clock, logger: deps.logger });
+
+  // Agent tools over MCP: authenticated and limited as /api is; the transport reads the body.
+  const tools = new ToolCatalog({ peers: deps.peers, internalToken: deps.internalToken, logger: deps.logger, clock: deps.clock });
+  app.all("/mcp", nameRoute("/mcp"), bearerApiKey, authenticate(deps.cache), limits.byKey, ...mcpBody(), mcpEndpoint(tools), mcpBodyErrors);
 
   // Authentication and body parsing run only on known routes, so an unknown path is a 404.
   const guard: RequestHandler[] = [authenticate(deps.cache), limits.byKey, ...jsonBody("1mb")];

@@ -1,27 +1,14 @@
 import { createHash } from "node:crypto";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { ConnectError } from "@connectrpc/connect";
 import { type NextFunction, type Request, type RequestHandler, type Response, Router } from "express";
-import {
-  allowHeader,
-  fastPath,
-  idempotencyMetadata,
-  isAnswered,
-  isComponentAuthFailure,
-  isReplayed,
-  orgHeaders,
-  RouteTable,
-  violationsOf,
-  type Logger,
-  type ObjectStore,
-  type PeerRegistry,
-} from "@voiceops/platform";
+import { allowHeader, fastPath, idempotencyMetadata, isReplayed, RouteTable, type Logger, type ObjectStore, type PeerRegistry } from "@voiceops/platform";
 import { sendDetail, sendJson, sendValidation } from "../http/errors.js";
 import { refusal } from "../http/fastapi-errors.js";
-import { HTTP_STATUS_OF_CODE } from "./http-status.js";
 import { writeField, writeMessage } from "./json-codec.js";
 import { markReplay, REPLAYED_HEADER, requestKey, routeFingerprint, sendKeyRefusal, uploadFingerprint } from "./idempotency.js";
 import { decodeRequest, entriesOf } from "./request.js";
 import type { Route } from "./routes.js";
+import { principalHeaders, rpcFailure, serviceNameOfType } from "./rpc-call.js";
 import { isUploadRequest, receiveUpload, UploadRefused } from "./upload.js";
 
 export interface TranscoderDeps {
@@ -37,37 +24,15 @@ export interface TranscoderDeps {
 
 /** "voiceops.crm.v1.CrmService" is served by the service named "crm". */
 export function serviceNameOf(route: Route): string {
-  return route.service.typeName.split(".")[1] ?? "";
+  return serviceNameOfType(route.service.typeName);
 }
 
 function sendRpcError(res: Response, route: Route, error: ConnectError, logger: Logger, req: Request): void {
-  // A call that failed on the way (the service died, the connection was reset) is a 503 the
-  // client may retry, whatever code the transport gave it; its message stays in the log.
-  if (!isAnswered(error) && error.code !== Code.DeadlineExceeded && error.code !== Code.Canceled) {
-    logger.warn({ err: error, requestId: req.requestId, route: route.template }, "rpc call failed in transit");
-    return sendDetail(res, 503, "Service temporarily unavailable");
-  }
-  if (error.code === Code.InvalidArgument) {
-    const violations = violationsOf(error);
-    if (violations.length > 0) return sendValidation(res, entriesOf(route, violations));
-    return sendValidation(res, [refusal([route.body ? "body" : "query"], error.rawMessage)]);
-  }
-  // A service refusing the gateway's own credentials is a fault of ours, not the client's; a
-  // service refusing the client's (a wrong x-internal-key) is a 401.
-  const status = error.code === Code.Unauthenticated && isComponentAuthFailure(error.rawMessage) ? 500 : (HTTP_STATUS_OF_CODE[error.code] ?? 500);
-  if (status >= 500) {
-    logger.error({ err: error, requestId: req.requestId, route: route.template }, "rpc call failed");
-    const detail =
-      error.code === Code.Unavailable
-        ? "Service temporarily unavailable"
-        : error.code === Code.DeadlineExceeded
-          ? "Upstream timeout"
-          : error.code === Code.Unimplemented
-            ? "Not implemented"
-            : "Internal server error";
-    return sendDetail(res, status, detail);
-  }
-  sendDetail(res, status, error.rawMessage);
+  const failure = rpcFailure(error, (violations) => entriesOf(route, violations), [route.body ? "body" : "query"]);
+  if (failure.log === "warn") logger.warn({ err: error, requestId: req.requestId, route: route.template }, "rpc call failed in transit");
+  if (failure.log === "error") logger.error({ err: error, requestId: req.requestId, route: route.template }, "rpc call failed");
+  if (typeof failure.detail === "string") sendDetail(res, failure.status, failure.detail);
+  else sendValidation(res, failure.detail);
 }
 
 /** An Idempotency-Key and the fingerprint of the request it came with. */
@@ -83,17 +48,7 @@ interface KeyedRequest {
 function callRoute(route: Route, message: unknown, req: Request, res: Response, next: NextFunction, deps: TranscoderDeps, keyed?: KeyedRequest): Promise<boolean> {
   const principal = req.principal;
   if (!principal) throw new Error("callRoute needs an authenticated request");
-  const headers = orgHeaders(
-    {
-      orgId: principal.orgId,
-      timezone: principal.timezone,
-      country: principal.country,
-      businessHours: principal.businessHours,
-      role: principal.role,
-      requestId: req.requestId,
-    },
-    deps.internalToken,
-  );
+  const headers = principalHeaders(principal, req.requestId, deps.internalToken);
   if (keyed) Object.assign(headers, idempotencyMetadata(keyed.key, keyed.fingerprint));
   let transport;
   try {

@@ -1,0 +1,96 @@
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import { API_VERSION } from "../health.js";
+import { sendJson } from "../http/errors.js";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../http/json-body.js";
+import { hashApiKey } from "../identity/keys.js";
+import type { ToolCatalog } from "./catalog.js";
+
+/** What the server tells the model about the tools as a whole (MCP's initialize instructions). */
+const INSTRUCTIONS =
+  "Tools of a service business (plumbing, HVAC, electrical...) for a voice agent on a live call. Start every call with lookup_caller and the caller's number: it says who is calling, what was said before, their open jobs and appointments, and whether they may be called. Answer questions from search_knowledge_base and get_business_hours; book with find_slots, hold_slot, book_appointment; open jobs with create_service_request (flag_emergency and dispatch_technician for danger); before the call ends, save_caller_memory. A result with isError lists each wrong argument and why: correct them and call again. Give write tools an idempotency_key (e.g. a UUID) and reuse it when retrying after a timeout.";
+
+const validator = new AjvJsonSchemaValidator();
+
+/** JSON-RPC's answer to a body that is not a JSON-RPC message. */
+function sendRpcError(res: Response, status: number, code: number, message: string): void {
+  sendJson(res, status, { jsonrpc: "2.0", error: { code, message }, id: null });
+}
+
+/**
+ * The body, read as the REST API reads JSON (size and nesting limits), handed to the transport
+ * parsed; what cannot be read is a JSON-RPC error (never the REST API's 422). A body of another
+ * content type is left for the transport to refuse (415).
+ */
+export function mcpBody(): RequestHandler[] {
+  return [
+    express.json({ limit: "1mb" }),
+    (req: Request, res: Response, next: NextFunction) => {
+      if (nestsDeeperThan(req.body, MAX_JSON_DEPTH)) return sendRpcError(res, 400, -32600, `Invalid Request: JSON nested more than ${MAX_JSON_DEPTH} levels deep`);
+      next();
+    },
+  ];
+}
+
+/** Errors of reading an /mcp body, as JSON-RPC errors. */
+export function mcpBodyErrors(error: unknown, _req: Request, res: Response, next: NextFunction): void {
+  const type = (error as { type?: string } | undefined)?.type;
+  if (type === "entity.parse.failed") return sendRpcError(res, 400, -32700, "Parse error: Invalid JSON");
+  if (type === "entity.too.large") return sendRpcError(res, 413, -32600, "Invalid Request: the body is larger than 1 MB");
+  if (type === "encoding.unsupported" || type === "charset.unsupported") return sendRpcError(res, 415, -32600, "Invalid Request: unsupported body encoding");
+  next(error);
+}
+
+/** MCP clients may send the API key as a bearer token (Authorization: Bearer <key>) instead of X-API-Key. */
+export function bearerApiKey(req: Request, _res: Response, next: NextFunction): void {
+  const authorization = req.headers.authorization;
+  if (!req.apiKeyHash && authorization && /^bearer\s+/i.test(authorization)) {
+    const key = authorization.replace(/^bearer\s+/i, "").trim();
+    if (key !== "") req.apiKeyHash = hashApiKey(key);
+  }
+  next();
+}
+
+/**
+ * The MCP endpoint (Streamable HTTP, stateless): each POST gets a server and a transport of its
+ * own, as the SDK's stateless examples do, answering JSON (no session, no SSE stream). The
+ * request is authenticated and rate limited before it gets here, like any /api request.
+ * Malformed JSON-RPC is the transport's to refuse (400 with a JSON-RPC error).
+ */
+export function mcpEndpoint(catalog: ToolCatalog) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    if (req.method !== "POST") {
+      // Stateless: no stream to open with GET, no session to end with DELETE.
+      res.setHeader("Allow", "POST");
+      return sendJson(res, 405, {
+        jsonrpc: "2.0",
+        error: { code: -32000, message: "Method not allowed: send JSON-RPC messages with POST (this server keeps no sessions)" },
+        id: null,
+      });
+    }
+    const principal = req.principal;
+    if (!principal) return next(new Error("the MCP endpoint needs an authenticated request"));
+    const server = new Server(
+      { name: "voiceops", title: "Voice-assistant business operations", version: API_VERSION },
+      // One validator for every request's server: each would otherwise build an Ajv of its own.
+      { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator },
+    );
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: catalog.list }));
+    server.setRequestHandler(CallToolRequestSchema, (request) => catalog.call(request.params.name, request.params.arguments ?? {}, principal, req.requestId));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    // A client that goes away before its answer ends the server's work; an answered request
+    // leaves nothing running to close.
+    res.on("close", () => {
+      if (res.writableFinished) return;
+      void transport.close();
+      void server.close();
+    });
+    server
+      .connect(transport)
+      .then(() => transport.handleRequest(req, res, req.body))
+      .catch(next);
+  };
+}

@@ -1,0 +1,148 @@
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { describe, expect, inject, it } from "vitest";
+import { tenantFactory } from "@voiceops/platform/testing";
+
+const baseUrl = inject("baseUrl");
+const tenant = tenantFactory();
+
+async function connect(headers: Record<string, string>): Promise<Client> {
+  const client = new Client({ name: "mcp-protocol-test", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers } }));
+  return client;
+}
+
+const TOOLS = [
+  "lookup_caller",
+  "search_contacts",
+  "save_contact",
+  "create_service_request",
+  "get_service_request",
+  "flag_emergency",
+  "get_on_call_technician",
+  "dispatch_technician",
+  "find_slots",
+  "hold_slot",
+  "book_appointment",
+  "reschedule_appointment",
+  "cancel_appointment",
+  "list_appointment_types",
+  "search_knowledge_base",
+  "get_business_hours",
+  "save_caller_memory",
+  "check_do_not_call",
+  "add_to_do_not_call",
+  "create_lead",
+];
+
+describe("MCP endpoint: protocol", () => {
+  it("lists every tool with valid input and output JSON Schemas, descriptions and annotations", async () => {
+    const { owner } = await tenant();
+    const client = await connect({ "x-api-key": owner.apiKey ?? "" });
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(TOOLS);
+    const ajv = new Ajv2020({ strict: false });
+    for (const tool of tools) {
+      expect(tool.description?.length).toBeGreaterThan(40);
+      expect(tool.inputSchema.type).toBe("object");
+      expect(tool.outputSchema?.type).toBe("object");
+      expect(ajv.validateSchema(tool.inputSchema), `${tool.name} input: ${ajv.errorsText()}`).toBe(true);
+      expect(ajv.validateSchema(tool.outputSchema as object), `${tool.name} output: ${ajv.errorsText()}`).toBe(true);
+      expect(JSON.stringify(tool)).not.toContain("$ref");
+      expect(tool.annotations).toMatchObject({ openWorldHint: false });
+      expect(typeof tool.annotations?.readOnlyHint).toBe("boolean");
+      const write = tool.annotations?.readOnlyHint === false;
+      expect(Object.keys(tool.inputSchema.properties ?? {}).includes("idempotency_key"), tool.name).toBe(write);
+    }
+    await client.close();
+  });
+
+  it("derives the same limits and enums as the REST API's OpenAPI document", async () => {
+    const { owner } = await tenant();
+    const client = await connect({ "x-api-key": owner.apiKey ?? "" });
+    const { tools } = await client.listTools();
+    const openapi = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as any;
+    const schemaOf = (name: string) => tools.find((t) => t.name === name)?.inputSchema.properties as Record<string, any>;
+    const parameter = (path: string, verb: string, name: string) => openapi.paths[path][verb].parameters.find((p: { name: string }) => p.name === name).schema;
+    const body = (path: string) => openapi.paths[path].post.requestBody.content["application/json"].schema.properties;
+    expect(schemaOf("search_contacts").limit).toMatchObject({ minimum: parameter("/api/contacts/search", "get", "limit").minimum, maximum: 50 });
+    expect(schemaOf("search_contacts").query).toMatchObject({ minLength: 1, maxLength: parameter("/api/contacts/search", "get", "q").maxLength });
+    const serviceRequest = body("/api/service-requests");
+    expect(schemaOf("create_service_request").priority.enum).toEqual(serviceRequest.priority.enum);
+    expect(schemaOf("create_service_request").description).toMatchObject({ maxLength: serviceRequest.description.maxLength });
+    const emergencyTypes = parameter("/api/service-requests/{service_request_id}/emergency", "post", "emergency_type").enum;
+    expect(schemaOf("flag_emergency").emergency_type.enum.filter((v: unknown) => v !== null)).toEqual(emergencyTypes);
+    expect(schemaOf("book_appointment").notes.maxLength).toBe(body("/api/scheduling/book").notes.maxLength);
+    // Required as in REST, unless the tool fills the field itself.
+    expect(tools.find((t) => t.name === "flag_emergency")?.inputSchema.required).toEqual(["service_request_id"]);
+    expect(tools.find((t) => t.name === "reschedule_appointment")?.inputSchema.required).toEqual(["appointment_id", "start"]);
+    await client.close();
+  });
+
+  it("401 without a key or with a bad one; the key works as X-API-Key or a bearer token", async () => {
+    const initialize = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    });
+    const post = (headers: Record<string, string>) =>
+      fetch(`${baseUrl}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body: initialize });
+    const refused: Record<string, string>[] = [{}, { "x-api-key": "vo_not_a_key" }, { authorization: "Bearer vo_not_a_key" }, { authorization: "Basic abc" }];
+    for (const headers of refused) {
+      const response = await post(headers);
+      expect(response.status, JSON.stringify(headers)).toBe(401);
+      expect(((await response.json()) as { detail: unknown }).detail).toEqual(expect.any(String));
+    }
+    await expect(connect({})).rejects.toThrow();
+    const { owner } = await tenant();
+    const ok = await post({ authorization: `Bearer ${owner.apiKey}` });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get("ratelimit-limit")).toEqual(expect.any(String));
+    const answer = await ok.json();
+    expect(answer).toMatchObject({ jsonrpc: "2.0", id: 1, result: { protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "voiceops" } } });
+    const client = await connect({ authorization: `Bearer ${owner.apiKey}` });
+    expect((await client.callTool({ name: "get_business_hours", arguments: {} })).isError).toBeFalsy();
+    await client.close();
+  });
+
+  it("malformed JSON-RPC is a 4xx or a JSON-RPC error, never a 5xx", async () => {
+    const { owner } = await tenant();
+    const headers = { "x-api-key": owner.apiKey ?? "", "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" };
+    const bodies = [
+      "{not json",
+      "",
+      "null",
+      "42",
+      '"text"',
+      "{}",
+      "[]",
+      "[1, 2, 3]",
+      '[{"jsonrpc": "2.0"}, "garbage"]',
+      JSON.stringify({ jsonrpc: "1.0", id: 1, method: "tools/list" }),
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "no/such/method" }),
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call" }),
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "no_such_tool", arguments: {} } }),
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "lookup_caller", arguments: "phone" } }),
+      JSON.stringify({ jsonrpc: "2.0", id: { nested: true }, method: "tools/list" }),
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "save_caller_memory", arguments: { phone_number: [[[[]]]], summary: { a: { b: {} } } } } }),
+      JSON.stringify(Array.from({ length: 150 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "tools/list" }))),
+      `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":${"[".repeat(5000)}${"]".repeat(5000)}}`,
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { padding: "x".repeat(1_100_000) } }),
+    ];
+    for (const body of bodies) {
+      const response = await fetch(`${baseUrl}/mcp`, { method: "POST", headers, body });
+      const text = await response.text();
+      expect(response.status, `${body.slice(0, 80)} -> ${response.status} ${text.slice(0, 200)}`).toBeLessThan(500);
+      // A JSON-RPC error, or (for a tool called with bad arguments) a tool result with isError.
+      if (response.status === 200) expect(JSON.parse(text).error ?? JSON.parse(text).result?.isError, body.slice(0, 80)).toBeTruthy();
+      else if (response.status !== 202) expect(response.status).toBeGreaterThanOrEqual(400);
+    }
+    const wrongType = await fetch(`${baseUrl}/mcp`, { method: "POST", headers: { ...headers, "content-type": "text/plain" }, body: "{}" });
+    expect(wrongType.status).toBe(415);
+    const get = await fetch(`${baseUrl}/mcp`, { headers: { "x-api-key": owner.apiKey ?? "", accept: "text/event-stream" } });
+    expect(get.status).toBe(405);
+    expect(get.headers.get("allow")).toBe("POST");
+  });
+});
