@@ -59,11 +59,20 @@ function messageFingerprint(method: DescMethod, message: unknown): string {
   return createHash("sha256").update(`rpc\n${method.parent.typeName}/${method.name}\n`).update(bytes).digest("base64url");
 }
 
-/** What an existing record answers: a replay of its kept answer, or a refusal. */
-function answerExisting<I extends DescMessage, O extends DescMessage>(method: DescMethod, existing: ExistingRecord, fingerprint: string): UnaryResponse<I, O> {
+/**
+ * What an existing record answers: a replay of its kept answer, or a refusal. Connect replaces
+ * the handler's response headers with an interceptor's, so a replay carries the content type
+ * itself: a unary answer is encoded as its request was.
+ */
+function answerExisting<I extends DescMessage, O extends DescMessage>(
+  method: DescMethod,
+  requestHeader: Headers,
+  existing: ExistingRecord,
+  fingerprint: string,
+): UnaryResponse<I, O> {
   if (existing.fingerprint !== fingerprint) throw refusalError("mismatch");
   if (existing.answerCode === null || existing.answer === null) throw refusalError(existing.running ? "in-flight" : "lost");
-  const header = new Headers({ [IdempotencyMetadata.replayed]: "true" });
+  const header = new Headers({ [IdempotencyMetadata.replayed]: "true", "content-type": requestHeader.get("content-type") ?? "application/proto" });
   if (existing.answerCode !== 0) {
     const error = decodeErrorAnswer(existing.answerCode, existing.answer);
     error.metadata.set(IdempotencyMetadata.replayed, "true");
@@ -98,7 +107,7 @@ export function idempotency(options: IdempotencyOptions): Interceptor {
     const fingerprint = req.header.get(IdempotencyMetadata.fingerprint) || messageFingerprint(req.method, req.message);
     const claim: Claim = { orgId: org.orgId, key, attempt: newId() };
     const existing = await claimKey(db, { ...claim, fingerprint, leaseSeconds, ttlSeconds: options.ttlSeconds });
-    if (existing) return answerExisting(req.method, existing, fingerprint);
+    if (existing) return answerExisting(req.method, req.header, existing, fingerprint);
 
     req.contextValues.set(idempotencyClaimKey, claim);
     // Calls the handler makes to other services carry keys derived from this one (orgHeaders).
