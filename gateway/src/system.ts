@@ -129,6 +129,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       adminPort: config.adminPort,
       rateLimitPerMinute: config.rateLimitPerMinute,
       trustProxy: config.trustProxy,
+      slowClients: config.slowClients,
       services: modules.map((m) => m.name),
       objects,
       clock,
