@@ -1,6 +1,6 @@
 import express, { type RequestHandler } from "express";
 import type { Clock, Database, EventBus, Logger, ObjectStore, PeerRegistry, UrlSigner } from "@voiceops/platform";
-import { docsPage } from "./docs.js";
+import { mountDocs } from "./docs.js";
 import { mountFiles } from "./files.js";
 import { mountHealth } from "./health.js";
 import { authenticate } from "./http/authenticate.js";
@@ -65,9 +65,7 @@ export function createPublicApp(deps: PublicAppDeps) {
     openapi ??= buildOpenApi(deps.routes);
     res.json(openapi);
   });
-  app.get("/docs", (_req, res) => {
-    res.type("html").send(docsPage("/openapi.json"));
-  });
+  mountDocs(app, "/openapi.json");
   mountFiles(app, { objects: deps.objects, signer: deps.fileSigner, clock: deps.clock, logger: deps.logger });
 
   // Agent tools over MCP: authenticated and limited as /api is; the transport reads the body.
