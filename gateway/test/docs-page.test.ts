@@ -72,7 +72,7 @@ describe.runIf(haveChromium)("the /docs page in Chromium", () => {
     expect(response.status()).toBe(200);
     expect(response.request().headers()["x-api-key"]).toBe(tenant.owner.apiKey);
     await listContacts.locator(".live-responses-table tr.response .response-col_status").first().waitFor();
-    expect(await listContacts.locator(".live-responses-table tr.response .response-col_status").first().innerText()).toContain("200");
+    expect(await listContacts.locator(".live-responses-table tr.response .response-col_status").first().textContent()).toContain("200");
 
     expect(problems).toEqual([]);
     expect(elsewhere).toEqual([]);
