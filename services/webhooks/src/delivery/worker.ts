@@ -102,17 +102,18 @@ export class DeliveryWorker {
   private launch(delivery: ClaimedDelivery): void {
     this.inFlight++;
     this.busy.set(delivery.endpoint_id, (this.busy.get(delivery.endpoint_id) ?? 0) + 1);
-    const send = this.attempt(delivery).finally(() => {
+    // The slot is free once the request is answered; its outcome is written with others after.
+    const release = () => {
       this.inFlight--;
       const left = (this.busy.get(delivery.endpoint_id) ?? 1) - 1;
       if (left > 0) this.busy.set(delivery.endpoint_id, left);
       else this.busy.delete(delivery.endpoint_id);
-      this.sends.delete(send);
-    });
+    };
+    const send = this.attempt(delivery, release).finally(() => this.sends.delete(send));
     this.sends.add(send);
   }
 
-  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+  private async attempt(delivery: ClaimedDelivery, release: () => void): Promise<void> {
     const at = this.context.clock.now();
     const timestamp = Math.floor(at.getTime() / 1000);
     const secrets = [delivery.secret];
@@ -122,7 +123,7 @@ export class DeliveryWorker {
       delivery.url,
       { "webhook-id": delivery.event_id, "webhook-timestamp": String(timestamp), "webhook-signature": signatureHeader(secrets, delivery.event_id, timestamp, delivery.body) },
       delivery.body,
-    );
+    ).finally(release);
     const done = this.context.clock.now();
     const ok = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
     const retryAfter = outcome.status === 429 || outcome.status === 503 ? retryAfterMs(outcome.retryAfter, done) : null;
@@ -142,9 +143,9 @@ export class DeliveryWorker {
       durationMs: outcome.durationMs,
       gone: outcome.status === 410,
     });
-    await this.flush();
     // A slot is free again.
     this.nudge();
+    await this.flush();
   }
 
   /** Writes every outcome gathered so far in one transaction; concurrent callers share it. */

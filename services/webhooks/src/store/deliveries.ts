@@ -68,7 +68,9 @@ export class DeliveryStore {
       events.map((e) => e.at.toISOString()),
       now.toISOString(),
     ];
-    let target = "ep.enabled AND ep.event_types && ARRAY['*', i.type]";
+    // An endpoint gets the events that happened since it was created (a few seconds of clock
+    // difference between services allowed), not a backlog a new consumer replays.
+    let target = "ep.enabled AND ep.event_types && ARRAY['*', i.type] AND i.created_at >= ep.created_at - interval '5 seconds'";
     if (onlyEndpoint) {
       params.push(onlyEndpoint);
       target = `ep.id = $${params.length}`;
