@@ -26,7 +26,10 @@ function nonNull(schema: Schema): Schema {
 
 /** Builds the OpenAPI 3.1 document from the same route table the gateway serves. */
 export function buildOpenApi(routes: Route[]) {
-  const schemas = new SchemaBuilder({ ...ERROR_SCHEMAS, ...HEALTH_SCHEMAS }, outputMessageTypes([...routes.map((route) => route.method.output), ...WEBHOOK_EVENT_TYPES.flatMap((entry) => (entry.data === "id" ? [] : [entry.data]))]));
+  const schemas = new SchemaBuilder(
+    { ...ERROR_SCHEMAS, ...HEALTH_SCHEMAS },
+    outputMessageTypes([...routes.map((route) => route.method.output), ...WEBHOOK_EVENT_TYPES.flatMap((entry) => (entry.data === "id" ? [] : [entry.data]))]),
+  );
   const example = (schema: Schema) => exampleOf(schema, schemas.components);
 
   function parameter(field: DescField, where: "path" | "query" | "header", name = field.name): Schema {

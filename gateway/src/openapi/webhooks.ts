@@ -38,7 +38,10 @@ export function webhookOperations(schemas: SchemaBuilder, example: (schema: Sche
         description: `${entry.description} Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.`,
         tags: ["webhooks"],
         parameters: SIGNATURE_HEADERS,
-        requestBody: { required: true, content: { "application/json": { schema: body, example: { type: entry.type, timestamp: "2026-11-21T14:03:00.000Z", data: example(data) } } } },
+        requestBody: {
+          required: true,
+          content: { "application/json": { schema: body, example: { type: entry.type, timestamp: "2026-11-21T14:03:00.000Z", data: example(data) } } },
+        },
         responses: { "200": { description: "Any 2xx answer: delivered." }, "410": { description: "Gone: the endpoint is disabled." } },
         security: [],
       },
