@@ -8,7 +8,7 @@ import { startSystem } from "../src/system.js";
 // plain write path) and the time from the write's answer (its commit) to the delivery, p50/p99;
 // then the same with a second endpoint that never answers (each attempt times out after 15 s),
 // to show that it delays the healthy one by nothing.
-// Usage: DATABASE_URL=... NATS_URL=... npx tsx gateway/bench/webhooks.ts [events per second] [seconds]
+// Usage: DATABASE_URL=... NATS_URL=... npm run bench:webhooks -- [events per second] [seconds]
 
 const rate = Number(process.argv[2] ?? 200);
 const seconds = Number(process.argv[3] ?? 20);
