@@ -65,6 +65,17 @@ async function run(label: string, withSlowEndpoint: boolean): Promise<void> {
   const latencies = [...committed].map(([id, at]) => (arrived.get(id) ?? Number.POSITIVE_INFINITY) - at).sort((a, b) => a - b);
   const missing = latencies.filter((value) => !Number.isFinite(value)).length;
   writes.sort((a, b) => a - b);
+  // Where the time goes: event to its recording (outbox, NATS, consumer), recording to the first
+  // attempt (the worker), for the healthy endpoint's deliveries.
+  const stages = await system.db.query<{ consumed_p99: number; worker_p99: number }>(
+    `SELECT percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM d.created_at - e.created_at) * 1000) AS consumed_p99,
+            percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM a.first_at - d.created_at) * 1000) AS worker_p99
+     FROM webhooks.deliveries d JOIN webhooks.events e ON e.id = d.event_id
+     JOIN webhooks.endpoints ep ON ep.id = d.endpoint_id AND ep.url LIKE '%/ok'
+     JOIN LATERAL (SELECT min(at) AS first_at FROM webhooks.attempts WHERE delivery_id = d.id) a ON true
+     WHERE d.org_id = $1`,
+    [tenant.orgId],
+  );
   console.log(
     JSON.stringify({
       scenario: label,
@@ -73,6 +84,8 @@ async function run(label: string, withSlowEndpoint: boolean): Promise<void> {
       rest_write_ms: { p50: Math.round(percentile(writes, 50)), p99: Math.round(percentile(writes, 99)) },
       commit_to_delivery_ms: { p50: Math.round(percentile(latencies, 50)), p99: Math.round(percentile(latencies, 99)) },
       missing,
+      event_to_recorded_p99_ms: Math.round(Number(stages.rows[0]?.consumed_p99 ?? 0)),
+      recorded_to_first_attempt_p99_ms: Math.round(Number(stages.rows[0]?.worker_p99 ?? 0)),
     }),
   );
 }

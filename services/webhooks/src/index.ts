@@ -18,8 +18,8 @@ function workerOf(context: ServiceContext): DeliveryWorker {
   if (!worker) {
     const env = context.env;
     worker = new DeliveryWorker(context, stores.deliveries, {
-      concurrency: envInt("WEBHOOK_CONCURRENCY", 64, { min: 1, max: 1024 }, env),
-      perEndpoint: envInt("WEBHOOK_ENDPOINT_CONCURRENCY", 8, { min: 1, max: 64 }, env),
+      concurrency: envInt("WEBHOOK_CONCURRENCY", 256, { min: 1, max: 1024 }, env),
+      perEndpoint: envInt("WEBHOOK_ENDPOINT_CONCURRENCY", 16, { min: 1, max: 64 }, env),
       schedule: retrySchedule(env),
       allowPrivate: envFlag("WEBHOOK_ALLOW_PRIVATE_URLS", env),
       pollMs: context.db.kind === "pglite" ? 250 : 100,

@@ -23,7 +23,7 @@ export function deliveryAgent(allowPrivate: boolean): Agent {
     bodyTimeout: TIMEOUT_MS,
     maxRedirections: 0,
     keepAliveTimeout: 10_000,
-    connections: 32,
+    connections: 64,
   });
 }
 

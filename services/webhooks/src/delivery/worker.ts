@@ -78,7 +78,7 @@ export class DeliveryWorker {
         const full = [...this.busy].filter(([, count]) => count >= this.options.perEndpoint).map(([id]) => id);
         let claimed: ClaimedDelivery[];
         try {
-          claimed = await this.deliveries.claim(this.context.db.background, {
+          claimed = await this.deliveries.claim(this.context.db, {
             now,
             leaseUntil: new Date(now.getTime() + LEASE_MS),
             limit: free,
