@@ -6,7 +6,8 @@ import { webhooksService } from "../src/index.js";
 import { Receiver } from "./receiver.js";
 
 // Distributed mode: the webhooks service is stopped in the middle of a burst of events and
-// started again; afterwards every event has reached the receiver (duplicates allowed).
+// started again; afterwards every event has reached the receiver (duplicates allowed). Then two
+// replicas share a burst without sending any attempt twice.
 
 const distributed = Boolean(process.env.DATABASE_URL && process.env.NATS_URL);
 const BURST = 300;
@@ -15,6 +16,7 @@ describe.skipIf(!distributed)("webhooks across a restart of the service", () => 
   let database: Awaited<ReturnType<typeof isolatedDatabase>>;
   let system: RunningSystem;
   let restarted: RunningService | undefined;
+  let replica: RunningService | undefined;
   const env = testEnv();
   const receiver = new Receiver();
 
@@ -25,11 +27,27 @@ describe.skipIf(!distributed)("webhooks across a restart of the service", () => 
     await receiver.start();
   });
   afterAll(async () => {
+    await replica?.stop();
     await restarted?.stop();
     await system?.stop();
     await receiver.stop();
     await database?.drop();
   });
+
+  /** Another instance of the webhooks service on the system's database and bus: a replica. */
+  function startWebhooks(): Promise<RunningService> {
+    return startService(webhooksService, {
+      db: system.db,
+      bus: system.bus,
+      logger: system.logger,
+      internalToken: env.INTERNAL_TOKEN ?? "",
+      host: "127.0.0.1",
+      port: 0,
+      peers: system.peers,
+      objects: system.objects,
+      env,
+    });
+  }
 
   it("delivers every event of a burst during which the service stopped and started again", async () => {
     const tenant = await newTenant(system.url, new AdminClient(system.adminUrl, system.adminToken));
@@ -49,20 +67,29 @@ describe.skipIf(!distributed)("webhooks across a restart of the service", () => 
     if (!running) throw new Error("no webhooks service in the system");
     await running.stop();
     await burst(BURST / 3, (2 * BURST) / 3);
-    restarted = await startService(webhooksService, {
-      db: system.db,
-      bus: system.bus,
-      logger: system.logger,
-      internalToken: env.INTERNAL_TOKEN ?? "",
-      host: "127.0.0.1",
-      port: 0,
-      peers: system.peers,
-      objects: system.objects,
-      env,
-    });
+    restarted = await startWebhooks();
     await burst((2 * BURST) / 3, BURST);
     const delivered = () => new Set(receiver.received.filter((r) => r.path === "/burst").map((r) => (JSON.parse(r.body) as { data: { id: string } }).data.id));
     await eventually(async () => (created.every((id) => delivered().has(id)) ? true : undefined), 150_000, 500);
     expect(created).toHaveLength(BURST);
+  });
+
+  it("shares the work between two replicas without sending an attempt twice", async () => {
+    replica = await startWebhooks();
+    const tenant = await newTenant(system.url, new AdminClient(system.adminUrl, system.adminToken));
+    expect((await tenant.owner.post("/api/webhooks", { url: receiver.url("/replicas"), event_types: ["contact.created"] })).status).toBe(201);
+    const created: string[] = [];
+    for (let i = 0; i < BURST; i += 20) {
+      const batch = await Promise.all(Array.from({ length: 20 }, (_, k) => tenant.owner.post("/api/contacts", { name: `Replica ${i + k}` })));
+      for (const response of batch) created.push(response.body.id);
+    }
+    const requests = () => receiver.received.filter((r) => r.path === "/replicas");
+    await eventually(async () => (requests().length >= BURST ? true : undefined), 150_000, 500);
+    // Every answer was 200: one attempt per event, so each webhook-id arrives once.
+    const ids = requests().map((r) => r.headers["webhook-id"]);
+    expect(new Set(ids).size).toBe(BURST);
+    expect(ids).toHaveLength(BURST);
+    const delivered = new Set(requests().map((r) => (JSON.parse(r.body) as { data: { id: string } }).data.id));
+    expect(created.every((id) => delivered.has(id))).toBe(true);
   });
 });
