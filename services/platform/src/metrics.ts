@@ -56,6 +56,13 @@ export const consumerPending = new Gauge({
   registers: [registry],
 });
 
+export const webhookDeliveryAttempts = new Counter({
+  name: "webhook_delivery_attempts_total",
+  help: "Webhook delivery attempts, by outcome (succeeded, failed, exhausted)",
+  labelNames: ["outcome"],
+  registers: [registry],
+});
+
 /** A connection pool as the pool gauges read it (pg's Pool). */
 interface WatchedPool {
   readonly waitingCount: number;
