@@ -47,3 +47,5 @@ export * from "./idempotency/records.js";
 export * from "./idempotency/interceptor.js";
 export * from "./idempotency/answers.js";
 export * from "./idempotency/prune.js";
+export * from "./tracing/sdk.js";
+export { tracingOn, tracer, contextFromTraceparent, activeTraceparent } from "./tracing/state.js";

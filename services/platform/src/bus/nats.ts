@@ -7,6 +7,13 @@ import { streamOf, type BusMessage, type DurableSubscription, type EventBus, typ
 let natsPackage: Promise<typeof import("nats")> | undefined;
 const loadNats = () => (natsPackage ??= import("nats"));
 
+/** The headers of a message published in a trace. */
+async function traceHeaders(traceparent: string) {
+  const headers = (await loadNats()).headers();
+  headers.set("traceparent", traceparent);
+  return headers;
+}
+
 const DAY_NS = 24 * 60 * 60 * 1_000_000_000;
 const SECOND_NS = 1_000_000_000;
 
@@ -148,6 +155,7 @@ export function createNatsBus(options: NatsBusOptions): EventBus {
       await js.publish(wireSubject(message.subject), message.data, {
         msgID: message.id,
         timeout: options.publishTimeoutMs ?? 5_000,
+        ...(message.traceparent ? { headers: await traceHeaders(message.traceparent) } : {}),
       });
     },
     async subscribe(subscription: DurableSubscription): Promise<Subscription> {
@@ -177,7 +185,8 @@ export function createNatsBus(options: NatsBusOptions): EventBus {
         messages = await consumer.consume({ max_messages: 64 });
         for await (const msg of messages) {
           try {
-            await subscription.handler({ subject: localSubject(msg.subject), id: msg.headers?.get("Nats-Msg-Id") ?? "", data: msg.data });
+            const traceparent = msg.headers?.get("traceparent") || undefined;
+            await subscription.handler({ subject: localSubject(msg.subject), id: msg.headers?.get("Nats-Msg-Id") ?? "", data: msg.data, traceparent });
             msg.ack();
             consumerPending.set({ consumer: subscription.durable }, msg.info.pending);
           } catch (error) {
