@@ -61,7 +61,7 @@ async function traced<T>(spans: Span[], run: () => Promise<T>): Promise<T> {
  * (its SQL) runs in the consumer span.
  */
 export function tracedBus(bus: EventBus): EventBus {
-  const traced_: EventBus = {
+  const wrapped: EventBus = {
     get kind() {
       return bus.kind;
     },
@@ -90,7 +90,7 @@ export function tracedBus(bus: EventBus): EventBus {
   };
   if (bus.publishAll) {
     const publishAll = bus.publishAll.bind(bus);
-    traced_.publishAll = async (messages) => {
+    wrapped.publishAll = async (messages) => {
       const publishes = messages.map((message) => startPublish(bus, message));
       await traced(
         publishes.map((publish) => publish.span),
@@ -98,5 +98,5 @@ export function tracedBus(bus: EventBus): EventBus {
       );
     };
   }
-  return traced_;
+  return wrapped;
 }
