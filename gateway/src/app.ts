@@ -1,5 +1,6 @@
 import express, { type RequestHandler } from "express";
 import type { Clock, Database, EventBus, Logger, ObjectStore, PeerRegistry, UrlSigner } from "@voiceops/platform";
+import { tracingOn } from "@voiceops/platform";
 import { docsPage } from "./docs.js";
 import { mountFiles } from "./files.js";
 import { mountHealth } from "./health.js";
@@ -8,6 +9,7 @@ import { jsonBody } from "./http/json-body.js";
 import { jsonErrors } from "./errors/index.js";
 import { rateLimits } from "./http/rate-limit.js";
 import { requestContext } from "./http/request-context.js";
+import { traceRequests } from "./http/trace-request.js";
 import type { PrincipalCache } from "./identity/principal-cache.js";
 import { ToolCatalog } from "./mcp/catalog.js";
 import type { LookupRecorder } from "./mcp/lookups.js";
@@ -54,6 +56,7 @@ export function createPublicApp(deps: PublicAppDeps) {
   // No ETag: hashing every JSON body costs more than the conditional GETs no client of this API sends.
   app.set("etag", false);
   app.set("trust proxy", deps.trustProxy ?? false);
+  if (tracingOn()) app.use(traceRequests());
   app.use(requestContext(deps.logger));
   const limits = rateLimits({ limit: deps.rateLimitPerMinute, windowMs: 60_000 });
   app.use(limits.byAddress);

@@ -318,6 +318,7 @@ export const protoComments: Readonly<Record<string, string>> = {
   "voiceops.events.v1.EventEnvelope.id": "Event id (UUID v7); also the Nats-Msg-Id, so JetStream drops duplicates.",
   "voiceops.events.v1.EventEnvelope.org_id": "Organization the event belongs to.",
   "voiceops.events.v1.EventEnvelope.payload": "The payload message (declared next to the service that emits it), binary encoded.",
+  "voiceops.events.v1.EventEnvelope.traceparent": "W3C trace context (traceparent) of the request that emitted the event; empty when the emitter did not trace. It travels with the outbox row, so the publish and the consumers continue that trace.",
   "voiceops.events.v1.EventEnvelope.type": "Event type, e.g. \"crm.contact.created\".",
   "voiceops.fieldops.v1.Appointment": "Appointment is a booked visit over [start_at, end_at).",
   "voiceops.fieldops.v1.Appointment.technician_id": "Null when the business itself is the resource.",
