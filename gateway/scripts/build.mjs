@@ -1,4 +1,4 @@
-// Compiles every entry point (the embedded launcher, the gateway, each service, the apikey CLI)
+// Compiles every entry point (the embedded launcher, the gateway, each service, the operator CLIs)
 // into one JavaScript file each under dist/, so nothing is transpiled at start-up. The project's
 // TypeScript (gateway, services, platform, generated proto code) is bundled; third-party
 // packages stay in node_modules and are loaded as they are.
@@ -27,6 +27,7 @@ export const ENTRIES = {
   embedded: "gateway/src/embedded.ts",
   gateway: "gateway/src/main.ts",
   apikey: "gateway/src/cli/apikey.ts",
+  user: "gateway/src/cli/user.ts",
   "analytics-rebuild": "services/analytics/src/rebuild-main.ts",
   ...Object.fromEntries(SERVICES.map((name) => [name, `services/${name}/src/main.ts`])),
 };
