@@ -2,6 +2,7 @@ import express, { type RequestHandler } from "express";
 import type { Clock, Database, EventBus, Logger, ObjectStore, PeerRegistry, UrlSigner } from "@voiceops/platform";
 import { authRoutes } from "./account/auth-routes.js";
 import { accountRoutes } from "./account/routes.js";
+import { mountDashboard } from "./dashboard.js";
 import { docsPage } from "./docs.js";
 import { mountFiles } from "./files.js";
 import { mountHealth } from "./health.js";
@@ -77,6 +78,7 @@ export function createPublicApp(deps: PublicAppDeps) {
   app.get("/docs", (_req, res) => {
     res.type("html").send(docsPage("/openapi.json"));
   });
+  mountDashboard(app);
   mountFiles(app, { objects: deps.objects, signer: deps.fileSigner, clock: deps.clock, logger: deps.logger });
 
   // Agent tools over MCP: authenticated and limited as /api is; the transport reads the body.
