@@ -134,6 +134,7 @@ describe("sign-in and sessions", () => {
   it("signing out ends the session at once; a made-up cookie is 401", async () => {
     const { session } = await userOf(tenant, "admin");
     expect((await session.request("GET", "/api/me")).status).toBe(200);
+    expect((await session.request("GET", "/api/auth/session")).body).toMatchObject({ signed_in: true, me: { role: "admin", csrf_token: session.csrfToken } });
     const out = await session.request("POST", "/api/auth/sign-out");
     expect(out.status).toBe(204);
     expect(out.headers.get("set-cookie")).toMatch(/Max-Age=0/);
@@ -141,6 +142,7 @@ describe("sign-in and sessions", () => {
     expect(after.status).toBe(401);
     expect(after.body).toEqual({ detail: expect.any(String) });
     expect((await http(system.url, "GET", "/api/me", { headers: { cookie: "vo_session=vs_madeup" } })).status).toBe(401);
+    expect((await session.request("GET", "/api/auth/session")).body).toEqual({ signed_in: false, me: null });
   });
 
   it("removing a user ends their sessions", async () => {

@@ -24,12 +24,12 @@ export function App() {
   const [session, setSession] = useState<Session>({ state: "loading" });
 
   const load = () => {
-    api.GET("/api/me").then(
+    api.GET("/api/auth/session").then(
       ({ data, error, response }) => {
-        if (data) {
-          setCsrfToken(data.csrf_token);
-          setSession({ state: "signed-in", me: data });
-        } else if (response.status === 401) setSession({ state: "signed-out" });
+        if (data?.me) {
+          setCsrfToken(data.me.csrf_token);
+          setSession({ state: "signed-in", me: data.me });
+        } else if (data) setSession({ state: "signed-out" });
         else setSession({ state: "error", message: errorMessage(error, response.status) });
       },
       () => setSession({ state: "error", message: errorMessage(undefined) }),

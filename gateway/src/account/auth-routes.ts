@@ -3,13 +3,13 @@ import type { Logger } from "@voiceops/platform";
 import { authenticate } from "../http/authenticate.js";
 import { sendDetail, sendJson, sendValidation } from "../http/errors.js";
 import { addressBucket } from "../http/rate-limit.js";
-import { clearSessionCookie, setSessionCookie, type CookieOptions } from "../http/session-cookie.js";
+import { clearSessionCookie, sessionCookieOf, setSessionCookie, type CookieOptions } from "../http/session-cookie.js";
 import { InputChecker } from "../http/validate-input.js";
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hashPassword, verifyPassword } from "../identity/passwords.js";
 import type { PrincipalCache } from "../identity/principal-cache.js";
 import type { IdentityStore } from "../identity/store.js";
 import { csrfTokenOf, SESSION_ABSOLUTE_SECONDS, SIGN_IN_FAILURE_LIMIT, type User, type UserStore } from "../identity/users.js";
-import { publicUser } from "./views.js";
+import { meBody } from "./views.js";
 
 export interface AuthDeps {
   users: UserStore;
@@ -34,15 +34,10 @@ export function authRoutes(deps: AuthDeps): Router {
   /** Starts a session for the user and answers what /api/me answers, with the CSRF token. */
   const signIn = async (res: Response, user: User, status: number) => {
     const session = await users.createSession(user.id);
-    const org = await store.getOrganization(user.org_id);
     setSessionCookie(res, session.token, SESSION_ABSOLUTE_SECONDS, deps.cookie);
     res.setHeader("Cache-Control", "no-store");
-    sendJson(res, status, {
-      user: publicUser({ ...user, last_sign_in_at: new Date().toISOString() }),
-      organization: org ? { id: org.id, name: org.name, timezone: org.timezone, default_country: org.default_country } : null,
-      role: user.role,
-      csrf_token: csrfTokenOf(session.token),
-    });
+    const signedIn = { ...user, last_sign_in_at: new Date().toISOString() };
+    sendJson(res, status, await meBody(store, user.org_id, user.role, signedIn, csrfTokenOf(session.token)));
   };
 
   router.post(
@@ -92,6 +87,20 @@ export function authRoutes(deps: AuthDeps): Router {
       const user = await users.completeSetup(token, await hashPassword(password));
       if (!user) return sendDetail(res, 404, "This set-up link is unknown, used or expired: ask for a new one");
       await signIn(res, user, 200);
+    }),
+  );
+
+  // Whether the browser's cookie is a live session, without a 401 when it is not: the
+  // dashboard asks this first, and a signed-out visitor is not an error.
+  router.get(
+    "/api/auth/session",
+    route(async (req, res) => {
+      const token = sessionCookieOf(req);
+      const principal = token ? await users.principalOfSession(token) : undefined;
+      const user = principal?.userId ? await users.getUser(principal.userId) : undefined;
+      res.setHeader("Cache-Control", "no-store");
+      if (!token || !principal || !user) return sendJson(res, 200, { signed_in: false, me: null });
+      sendJson(res, 200, { signed_in: true, me: await meBody(store, principal.orgId, principal.role, user, csrfTokenOf(token)) });
     }),
   );
 

@@ -7,7 +7,7 @@ import type { PrincipalCache } from "../identity/principal-cache.js";
 import type { IdentityStore, Principal } from "../identity/store.js";
 import { EmailTaken, type UserStore } from "../identity/users.js";
 import { keyed, type Answer } from "./idempotency.js";
-import { publicKey, publicUser, setupUrl } from "./views.js";
+import { meBody, publicKey, publicUser, setupUrl } from "./views.js";
 
 export interface AccountDeps {
   users: UserStore;
@@ -51,15 +51,9 @@ export function accountRoutes(deps: AccountDeps, guard: RequestHandler[]): Route
     ...guard,
     read(async (req, res) => {
       const p = principalOf(req);
-      const org = await store.getOrganization(p.orgId);
       const user = p.userId ? await users.getUser(p.userId) : undefined;
       res.setHeader("Cache-Control", "no-store");
-      sendJson(res, 200, {
-        user: user ? publicUser(user) : null,
-        organization: org ? { id: org.id, name: org.name, timezone: org.timezone, default_country: org.default_country } : null,
-        role: p.role,
-        csrf_token: req.csrfToken ?? null,
-      });
+      sendJson(res, 200, await meBody(store, p.orgId, p.role, user, req.csrfToken ?? null));
     }),
   );
 

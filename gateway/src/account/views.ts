@@ -1,4 +1,5 @@
-import type { ApiKeyRecord } from "../identity/store.js";
+import type { Role } from "@voiceops/platform";
+import type { ApiKeyRecord, IdentityStore } from "../identity/store.js";
 import type { User } from "../identity/users.js";
 
 /** A user as the API shows it. */
@@ -14,4 +15,15 @@ export function publicKey(key: ApiKeyRecord) {
 /** The set-up link of a user's token. */
 export function setupUrl(publicUrl: string, token: string): string {
   return `${publicUrl.replace(/\/+$/, "")}/app/setup#token=${encodeURIComponent(token)}`;
+}
+
+/** Who is calling (GET /api/me, and the answer of a sign-in): the user (null for a key), organization, role and CSRF token. */
+export async function meBody(store: IdentityStore, orgId: string, role: Role, user: User | undefined, csrfToken: string | null) {
+  const org = await store.getOrganization(orgId);
+  return {
+    user: user ? publicUser(user) : null,
+    organization: org ? { id: org.id, name: org.name, timezone: org.timezone, default_country: org.default_country } : null,
+    role,
+    csrf_token: csrfToken,
+  };
 }

@@ -76,6 +76,13 @@ export const ACCOUNT_SCHEMAS: Record<string, Json> = {
     },
     additionalProperties: false,
   },
+  Session: {
+    type: "object",
+    description: "Whether the request's session cookie is a live session, and who it is.",
+    required: ["signed_in", "me"],
+    properties: { signed_in: { type: "boolean" }, me: { anyOf: [ref("Me"), { type: "null" }] } },
+    additionalProperties: false,
+  },
   SignIn: {
     type: "object",
     required: ["email", "password"],
@@ -203,6 +210,16 @@ export function accountPaths(): Record<string, Json> {
           "422": validation,
           "429": tooMany,
         },
+      },
+    },
+    "/api/auth/session": {
+      get: {
+        operationId: "getSession",
+        summary: "The browser's session, if any",
+        description: "200 in every case: `signed_in` false without a live session cookie (no 401), else the caller as /api/me describes it.",
+        tags,
+        security: [],
+        responses: { ...ok("200", "Session"), "429": tooMany },
       },
     },
     "/api/auth/sign-out": {
