@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import express, { type Express, type Response } from "express";
-import { sendDetail } from "./http/errors.js";
+import { sendDetail } from "./errors/index.js";
 
 // The dashboard's built files (web/, built by `npm install` or `npm run build` into dist/web),
 // served at /app. Hashed assets are cached for a year; the page itself is revalidated each

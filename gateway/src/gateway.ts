@@ -14,6 +14,7 @@ import {
   type PeerRegistry,
 } from "@voiceops/platform";
 import { createAdminApp } from "./admin/app.js";
+import { LookupRecorder } from "./mcp/lookups.js";
 import { createPublicApp } from "./app.js";
 import { PrincipalCache } from "./identity/principal-cache.js";
 import { IdentityStore } from "./identity/store.js";
@@ -75,6 +76,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const cookie = { secure: publicUrl.startsWith("https:") };
   const routes = collectRoutes(API_SERVICES);
   let draining = false;
+  const lookups = new LookupRecorder({ peers: options.peers, internalToken: options.internalToken, logger });
   const app = createPublicApp({
     routes,
     cache,
@@ -95,6 +97,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     objects: options.objects,
     fileSigner: fileUrlSigner(options.internalToken),
     clock: options.clock,
+    lookups,
   });
   const admin = createAdminApp({ store, cache, users, publicUrl: () => publicUrl, adminToken: options.adminToken, logger });
   const publicServer = http.createServer(app);
@@ -120,6 +123,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       draining = true;
       clearInterval(pruning);
       await Promise.all(listeners.map((listener) => listener.close()));
+      await lookups.close();
     },
   };
 }

@@ -1,7 +1,7 @@
 import { type NextFunction, type Request, type RequestHandler, type Response, Router } from "express";
 import type { Logger } from "@voiceops/platform";
 import { authenticate } from "../http/authenticate.js";
-import { sendDetail, sendJson, sendValidation } from "../http/errors.js";
+import { sendDetail, sendJson, sendValidation } from "../errors/index.js";
 import { addressBucket } from "../http/rate-limit.js";
 import { clearSessionCookie, sessionCookieOf, setSessionCookie, type CookieOptions } from "../http/session-cookie.js";
 import { InputChecker } from "../http/validate-input.js";

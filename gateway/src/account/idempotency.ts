@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
 import { claimKey, freeKey, IDEMPOTENCY_MESSAGES, IDEMPOTENCY_RETRY_AFTER_SECONDS, keepAnswer, parseIdempotencyKey, type Database } from "@voiceops/platform";
-import { sendDetail, sendJson, sendValidation } from "../http/errors.js";
-import { refusal } from "../http/fastapi-errors.js";
+import { sendDetail, sendJson, sendValidation, refusal } from "../errors/index.js";
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER, routeFingerprint } from "../transcoder/idempotency.js";
 
 // Idempotency-Key on the gateway's own account routes (API keys, users, settings), with the

@@ -1,7 +1,6 @@
 import { type NextFunction, type Request, type RequestHandler, type Response, Router } from "express";
 import { ROLES, type Database, type Role } from "@voiceops/platform";
-import { sendDetail, sendJson } from "../http/errors.js";
-import type { ValidationEntry } from "../http/fastapi-errors.js";
+import { sendDetail, sendJson, type ValidationEntry } from "../errors/index.js";
 import { InputChecker, uuidPathError } from "../http/validate-input.js";
 import type { PrincipalCache } from "../identity/principal-cache.js";
 import type { IdentityStore, Principal } from "../identity/store.js";

@@ -2,7 +2,7 @@ import { timingSafeEqual } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
 import type { PrincipalCache } from "../identity/principal-cache.js";
 import { csrfTokenOf, type UserStore } from "../identity/users.js";
-import { sendDetail } from "./errors.js";
+import { sendDetail } from "../errors/index.js";
 import { CSRF_HEADER, sessionCookieOf } from "./session-cookie.js";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);

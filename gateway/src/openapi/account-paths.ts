@@ -1,4 +1,4 @@
-import { apiHeaders } from "./errors.js";
+import { apiHeaders } from "../errors/index.js";
 
 // The gateway's own account routes (gateway/src/account) in the OpenAPI document: sign-in,
 // set-up and sign-out under /api/auth/, who am I, the organization's API keys, users and

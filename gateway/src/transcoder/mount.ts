@@ -2,13 +2,12 @@ import { createHash } from "node:crypto";
 import { ConnectError } from "@connectrpc/connect";
 import { type NextFunction, type Request, type RequestHandler, type Response, Router } from "express";
 import { allowHeader, fastPath, idempotencyMetadata, isReplayed, RouteTable, type Logger, type ObjectStore, type PeerRegistry } from "@voiceops/platform";
-import { sendDetail, sendJson, sendValidation } from "../http/errors.js";
-import { refusal } from "../http/fastapi-errors.js";
+import { sendDetail, sendJson, sendValidation, rpcFailure, refusal } from "../errors/index.js";
 import { writeField, writeMessage } from "./json-codec.js";
 import { markReplay, REPLAYED_HEADER, requestKey, routeFingerprint, sendKeyRefusal, uploadFingerprint } from "./idempotency.js";
 import { decodeRequest, entriesOf } from "./request.js";
 import type { Route } from "./routes.js";
-import { principalHeaders, rpcFailure, serviceNameOfType } from "./rpc-call.js";
+import { principalHeaders, serviceNameOfType } from "./rpc-call.js";
 import { isUploadRequest, receiveUpload, UploadRefused } from "./upload.js";
 
 export interface TranscoderDeps {
@@ -60,7 +59,7 @@ function callRoute(route: Route, message: unknown, req: Request, res: Response, 
   // No AbortSignal: a client that goes away does not cancel the call. Nothing could stop the
   // service's work (over HTTP/1.1 a request cannot be withdrawn from a kept-alive connection,
   // and no handler watches its context's signal), so cancelling would only drop the pooled
-  // connection, and on Node 20 an AbortController with its listener costs 5-6 µs per request.
+  // connection, and an AbortController with its listener per request is not free.
   return transport
     .unary(route.method, undefined, deps.timeoutMs ?? 15_000, headers, message as never)
     .then(
