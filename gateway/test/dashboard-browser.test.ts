@@ -129,7 +129,31 @@ describe.skipIf(!available && !inCi)("the dashboard in Chromium", () => {
     expect(await page.content()).not.toContain(key);
   });
 
+  it("changes the business hours", async () => {
+    await page.getByRole("link", { name: "Business hours" }).click();
+    const monday = page.getByLabel("Monday");
+    await monday.waitFor();
+    await monday.fill("09:00-12:00, 13:00-18:00");
+    await page.getByRole("button", { name: "Save business hours" }).click();
+    await page.getByText("Saved.").waitFor();
+    expect((await tenant.owner.get("/api/settings/business-hours")).body.business_hours.mon).toEqual([
+      { start: "09:00", end: "12:00" },
+      { start: "13:00", end: "18:00" },
+    ]);
+    expect(await criticalViolations(page)).toEqual([]);
+  });
+
   it("logged no console error on any page", () => {
     expect(consoleErrors).toEqual([]);
+  });
+
+  // After the console check: Chromium logs every 4xx answer as a failed resource load.
+  it("shows the API's error for a bad interval and changes nothing", async () => {
+    const monday = page.getByLabel("Monday");
+    await monday.fill("25:00-26:00");
+    await page.getByRole("button", { name: "Save business hours" }).click();
+    await page.getByRole("alert").waitFor();
+    expect(await page.getByRole("alert").textContent()).toMatch(/mon/);
+    expect((await tenant.owner.get("/api/settings/business-hours")).body.business_hours.mon).toHaveLength(2);
   });
 });

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { api, errorMessage, setCsrfToken } from "./api/client";
 import type { components } from "./api/schema";
 import { ApiKeysPage } from "./pages/api-keys";
+import { BusinessHoursPage } from "./pages/business-hours";
 import { OverviewPage } from "./pages/overview";
 import { SetupPage } from "./pages/setup";
 import { SignInPage } from "./pages/sign-in";
@@ -15,6 +16,7 @@ const PAGES = [
   { page: "/", title: "Overview" },
   { page: "/api-keys", title: "API keys" },
   { page: "/users", title: "Users" },
+  { page: "/business-hours", title: "Business hours" },
 ] as const;
 
 type Session = { state: "loading" } | { state: "signed-out" } | { state: "error"; message: string } | { state: "signed-in"; me: Me };
@@ -96,6 +98,7 @@ function Shell({ me, page, onSignOut }: { me: Me; page: string; onSignOut: () =>
         {current.page === "/" ? <OverviewPage /> : null}
         {current.page === "/api-keys" ? <ApiKeysPage me={me} /> : null}
         {current.page === "/users" ? <UsersPage me={me} /> : null}
+        {current.page === "/business-hours" ? <BusinessHoursPage me={me} /> : null}
       </main>
     </>
   );

@@ -12,6 +12,24 @@ const TIME = { type: "string", format: "date-time" };
 const NULLABLE_TIME = { type: ["string", "null"], format: "date-time" };
 const WEEK_DAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
 
+/** Opening hours per weekday, "HH:MM" intervals. */
+const WEEK: Json = {
+  type: "object",
+  properties: Object.fromEntries(
+    WEEK_DAYS.map((day) => [
+      day,
+      {
+        type: "array",
+        items: {
+          type: "object",
+          required: ["start", "end"],
+          properties: { start: { type: "string", pattern: "^\\d\\d:\\d\\d$" }, end: { type: "string", pattern: "^\\d\\d:\\d\\d$" } },
+        },
+      },
+    ]),
+  ),
+};
+
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const list = (item: string) => ({
   type: "object",
@@ -128,27 +146,18 @@ export const ACCOUNT_SCHEMAS: Record<string, Json> = {
     type: "object",
     properties: { name: { type: "string", maxLength: 100 }, role: { ...ROLE, default: "member" }, expires_at: { ...TIME, description: "In the future; unset = never." } },
   },
+  BusinessHoursUpdate: {
+    type: "object",
+    description: "The whole week, replacing the one stored.",
+    required: ["business_hours"],
+    properties: { business_hours: WEEK },
+  },
   BusinessHours: {
     type: "object",
     description: "Opening hours per weekday in the organization's time zone; a day left out is closed.",
     required: ["business_hours", "timezone"],
     properties: {
-      business_hours: {
-        type: "object",
-        properties: Object.fromEntries(
-          WEEK_DAYS.map((day) => [
-            day,
-            {
-              type: "array",
-              items: {
-                type: "object",
-                required: ["start", "end"],
-                properties: { start: { type: "string", pattern: "^\\d\\d:\\d\\d$" }, end: { type: "string", pattern: "^\\d\\d:\\d\\d$" } },
-              },
-            },
-          ]),
-        ),
-      },
+      business_hours: WEEK,
       timezone: { type: "string", readOnly: true },
     },
   },
@@ -337,7 +346,7 @@ export function accountPaths(): Record<string, Json> {
         tags,
         security: SECURED,
         parameters: [keyParameter],
-        requestBody: body("BusinessHours"),
+        requestBody: body("BusinessHoursUpdate"),
         responses: { ...ok("200", "BusinessHours"), "401": unauthorized, "403": forbidden, "422": validation, "429": tooMany },
       },
     },

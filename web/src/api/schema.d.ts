@@ -2213,6 +2213,39 @@ export interface components {
              */
             expires_at?: string;
         };
+        /** @description The whole week, replacing the one stored. */
+        BusinessHoursUpdate: {
+            business_hours: {
+                mon?: {
+                    start: string;
+                    end: string;
+                }[];
+                tue?: {
+                    start: string;
+                    end: string;
+                }[];
+                wed?: {
+                    start: string;
+                    end: string;
+                }[];
+                thu?: {
+                    start: string;
+                    end: string;
+                }[];
+                fri?: {
+                    start: string;
+                    end: string;
+                }[];
+                sat?: {
+                    start: string;
+                    end: string;
+                }[];
+                sun?: {
+                    start: string;
+                    end: string;
+                }[];
+            };
+        };
         /** @description Opening hours per weekday in the organization's time zone; a day left out is closed. */
         BusinessHours: {
             business_hours: {
@@ -15293,7 +15326,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["BusinessHours"];
+                "application/json": components["schemas"]["BusinessHoursUpdate"];
             };
         };
         responses: {
