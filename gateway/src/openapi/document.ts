@@ -1,5 +1,5 @@
 import type { DescField } from "@bufbuild/protobuf";
-import { fieldRules } from "@voiceops/platform";
+import { fieldRules, WEBHOOK_EVENT_TYPES } from "@voiceops/platform";
 import { API_VERSION } from "../health.js";
 import { serviceNameOf } from "../transcoder/mount.js";
 import type { Route, UploadSpec } from "../transcoder/routes.js";
@@ -9,6 +9,7 @@ import { ACCOUNT_SCHEMAS, accountPaths } from "./account-paths.js";
 import { exampleOf } from "./examples.js";
 import { HEALTH_SCHEMAS, healthPaths } from "./health-paths.js";
 import { commentOf, outputMessageTypes, SchemaBuilder, type Schema } from "./schemas.js";
+import { webhookOperations } from "./webhooks.js";
 
 /** A success body is never null, whatever the field that carries it. */
 function nonNull(schema: Schema): Schema {
@@ -26,7 +27,10 @@ function nonNull(schema: Schema): Schema {
 
 /** Builds the OpenAPI 3.1 document from the same route table the gateway serves. */
 export function buildOpenApi(routes: Route[]) {
-  const schemas = new SchemaBuilder({ ...ERROR_SCHEMAS, ...HEALTH_SCHEMAS, ...ACCOUNT_SCHEMAS }, outputMessageTypes(routes.map((route) => route.method.output)));
+  const schemas = new SchemaBuilder(
+    { ...ERROR_SCHEMAS, ...HEALTH_SCHEMAS, ...ACCOUNT_SCHEMAS },
+    outputMessageTypes([...routes.map((route) => route.method.output), ...WEBHOOK_EVENT_TYPES.flatMap((entry) => (entry.data === "id" ? [] : [entry.data]))]),
+  );
   const example = (schema: Schema) => exampleOf(schema, schemas.components);
 
   function parameter(field: DescField, where: "path" | "query" | "header", name = field.name): Schema {
@@ -106,6 +110,7 @@ export function buildOpenApi(routes: Route[]) {
     };
   }
   Object.assign(paths, healthPaths(API_VERSION), accountPaths());
+  const webhooks = webhookOperations(schemas, example);
 
   return {
     openapi: "3.1.0",
@@ -122,6 +127,7 @@ export function buildOpenApi(routes: Route[]) {
       { name: "account", description: "Dashboard sign-in, who am I, the organization's API keys, users and business hours." },
     ],
     paths,
+    webhooks,
     components: {
       schemas: schemas.components,
       responses: SHARED_RESPONSES,

@@ -368,6 +368,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description ListWebhookEndpoints pages through the organization's endpoints, newest first.
+         */
+        get: operations["ListWebhookEndpoints"];
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description url: http or https, at most 2,000 characters; link-local and unspecified addresses are refused, loopback and private ones unless the deployment allows them. event_types defaults to ["*"] (every type). The answer carries the signing secret (whsec_...), never shown again.
+         */
+        post: operations["CreateWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/contacts/search": {
         parameters: {
             query?: never;
@@ -852,6 +876,26 @@ export interface paths {
          * @description Appointments, lead follow-ups (next_step_due_at of open leads), due service requests (due_at of open requests), queued campaign calls and on-call shifts from now to `days` days ahead, soonest first; total counts them all, items holds the first `limit`.
          */
         get: operations["GetUpcoming"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook event types
+         * @description ListWebhookEventTypes names every event type an endpoint can subscribe to.
+         */
+        get: operations["ListWebhookEventTypes"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1488,6 +1532,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/webhooks/{endpoint_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook endpoint
+         * @description GetWebhookEndpoint reads one endpoint.
+         */
+        get: operations["GetWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description DeleteWebhookEndpoint removes an endpoint and its delivery log.
+         */
+        delete: operations["DeleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a webhook endpoint
+         * @description Partial: omitted fields keep their values. enabled=false disables the endpoint (disabled_reason manual); enabled=true enables it and clears disabled_reason.
+         */
+        patch: operations["UpdateWebhookEndpoint"];
+        trace?: never;
+    };
     "/api/contacts/{contact_id}/portal-token": {
         parameters: {
             query?: never;
@@ -1724,6 +1796,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/webhooks/{endpoint_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint's secret
+         * @description The previous secret stays valid for 24 hours: deliveries carry a signature with each secret meanwhile.
+         */
+        post: operations["RotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{endpoint_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to a webhook endpoint
+         * @description SendWebhookTest sends a webhook.test event to this endpoint alone.
+         */
+        post: operations["SendWebhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{endpoint_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's deliveries
+         * @description ListWebhookDeliveries pages through an endpoint's delivery log, newest first.
+         */
+        get: operations["ListWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{endpoint_id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recover failed deliveries
+         * @description Every failed or exhausted delivery of the endpoint created at or after since is attempted again; queued counts them.
+         */
+        post: operations["RecoverWebhookDeliveries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/campaigns/{campaign_id}/contacts/upload": {
         parameters: {
             query?: never;
@@ -1738,6 +1890,46 @@ export interface paths {
          * @description A CSV file, as a text/csv body or the multipart/form-data part named file (at most 10 MB and 10,000 data rows): a header row is required, with a phone_number (or phone) column; name, email, contact_id and timezone (an IANA zone, the contact's own) are optional; every other column becomes a variable passed to the agent. Or JSON: {contact_ids: [...]} adds CRM contacts (their phone number and name), {contacts: [{phone_number, name?, email?, contact_id?, timezone?, variables?}]} adds rows as a CSV would. Answers {imported, duplicates, invalid: [{row, reason}], on_dnc}: row is the 1-based data row (the header not counted) or position in the JSON list; a number already in the campaign (or repeated in the upload) counts as a duplicate; numbers on the do-not-call list are stored as skipped_dnc and counted in on_dnc, not in imported. A file without a phone column, malformed CSV or more than 10,000 rows: 422 and nothing imported. 409 once the campaign is completed or cancelled.
          */
         post: operations["AddCampaignContacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{endpoint_id}/deliveries/{delivery_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a delivery and its attempts
+         * @description GetWebhookDelivery reads one delivery with the log of its attempts.
+         */
+        get: operations["GetWebhookDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{endpoint_id}/deliveries/{delivery_id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resend a delivery
+         * @description ResendWebhookDelivery makes a new attempt of a delivery now, whatever its status.
+         */
+        post: operations["ResendWebhookDelivery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2042,7 +2234,1048 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "contact.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contact.created
+         * @description A contact was created. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["contactCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contact.updated
+         * @description A contact was changed. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["contactUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contact.deleted
+         * @description A contact was deleted; data is {id}. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["contactDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lead.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * lead.created
+         * @description A lead was created. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["leadCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lead.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * lead.updated
+         * @description A lead was changed. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["leadUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lead.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * lead.deleted
+         * @description A lead was deleted; data is {id}. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["leadDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "service_request.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * service_request.created
+         * @description A service request was created. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["serviceRequestCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "service_request.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * service_request.updated
+         * @description A service request was changed. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["serviceRequestUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "service_request.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * service_request.deleted
+         * @description A service request was deleted; data is {id}. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["serviceRequestDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "technician.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * technician.created
+         * @description A technician (service provider) was created. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["technicianCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "technician.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * technician.updated
+         * @description A technician (service provider) was changed. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["technicianUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "technician.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * technician.deleted
+         * @description A technician (service provider) was deleted; data is {id}. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["technicianDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dispatch.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dispatch.created
+         * @description A dispatch was created. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["dispatchCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dispatch.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dispatch.updated
+         * @description A dispatch was changed. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["dispatchUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dispatch.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dispatch.deleted
+         * @description A dispatch was deleted; data is {id}. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["dispatchDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "urgent_alert.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * urgent_alert.created
+         * @description An urgent alert was created. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["urgentAlertCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "urgent_alert.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * urgent_alert.updated
+         * @description An urgent alert was changed. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["urgentAlertUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "urgent_alert.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * urgent_alert.deleted
+         * @description An urgent alert was deleted; data is {id}. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["urgentAlertDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "appointment.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * appointment.created
+         * @description An appointment was created. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["appointmentCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "appointment.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * appointment.updated
+         * @description An appointment was changed. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["appointmentUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "appointment.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * appointment.deleted
+         * @description An appointment was deleted; data is {id}. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["appointmentDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "conversation.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * conversation.created
+         * @description A conversation was created. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["conversationCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "conversation.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * conversation.updated
+         * @description A conversation was changed. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["conversationUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "conversation.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * conversation.deleted
+         * @description A conversation was deleted; data is {id}. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["conversationDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * message.created
+         * @description A conversation message was created. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["messageCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * message.updated
+         * @description A conversation message was changed. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["messageUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * message.deleted
+         * @description A conversation message was deleted; data is {id}. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["messageDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "call.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * call.created
+         * @description A call was created. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["callCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "call.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * call.updated
+         * @description A call was changed. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["callUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "call.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * call.deleted
+         * @description A call was deleted; data is {id}. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["callDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "campaign.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * campaign.created
+         * @description A campaign was created. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["campaignCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "campaign.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * campaign.updated
+         * @description A campaign was changed. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["campaignUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "campaign.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * campaign.deleted
+         * @description A campaign was deleted; data is {id}. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["campaignDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "call_request.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * call_request.created
+         * @description An outbound call request was created. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["callRequestCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "call_request.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * call_request.updated
+         * @description An outbound call request was changed. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["callRequestUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "call_request.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * call_request.deleted
+         * @description An outbound call request was deleted; data is {id}. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["callRequestDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dnc_entry.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dnc_entry.created
+         * @description A do-not-call entry was created. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["dncEntryCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dnc_entry.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dnc_entry.updated
+         * @description A do-not-call entry was changed. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["dncEntryUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dnc_entry.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dnc_entry.deleted
+         * @description A do-not-call entry was deleted; data is {id}. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["dncEntryDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "knowledge_source.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * knowledge_source.created
+         * @description A knowledge-base source was created. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["knowledgeSourceCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "knowledge_source.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * knowledge_source.updated
+         * @description A knowledge-base source was changed. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["knowledgeSourceUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "knowledge_source.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * knowledge_source.deleted
+         * @description A knowledge-base source was deleted; data is {id}. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["knowledgeSourceDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "appointment.booked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * appointment.booked
+         * @description An appointment was booked. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["appointmentBookedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "appointment.rescheduled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * appointment.rescheduled
+         * @description An appointment was moved to another time. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["appointmentRescheduledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "appointment.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * appointment.cancelled
+         * @description An appointment was cancelled. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["appointmentCancelledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "call.ended": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * call.ended
+         * @description A call ended. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["callEndedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "call.recording_ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * call.recording_ready
+         * @description A call's recording was stored; data is {id} (the call's session id). Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["callRecordingReadyWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "knowledge_source.ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * knowledge_source.ready
+         * @description A knowledge-base source was ingested and is searchable. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["knowledgeSourceReadyWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "knowledge_source.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * knowledge_source.failed
+         * @description A knowledge-base source could not be ingested. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["knowledgeSourceFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "quote.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * quote.updated
+         * @description A service request's quote was posted or its status changed. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["quoteUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "emergency.flagged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * emergency.flagged
+         * @description A service request was flagged as an emergency. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["emergencyFlaggedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook.test
+         * @description A test event sent on request to one endpoint; data is {id} (the endpoint's id). Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         */
+        post: operations["webhookTestWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description A request that failed validation: one entry per failing field, all of them. */
@@ -2925,6 +4158,60 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        ListWebhookEndpointsResponse: {
+            items: components["schemas"]["WebhookEndpoint"][];
+            /** Format: int32 */
+            total: number;
+            /** Format: int32 */
+            page: number;
+            /** Format: int32 */
+            page_size: number;
+        };
+        /** @description WebhookEndpoint is a URL the organization's events are posted to. */
+        WebhookEndpoint: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            description: string | null;
+            /** @description Event types delivered to it; ["*"] = every type. */
+            event_types: string[];
+            enabled: boolean;
+            /**
+             * @description WebhookDisabledReason says why an endpoint is disabled.
+             *     gone: The receiver answered 410 Gone.
+             *     failing: Every delivery failed for 5 days.
+             *     manual: A user disabled it.
+             * @enum {string|null}
+             */
+            disabled_reason: "gone" | "failing" | "manual" | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description CreatedWebhookEndpoint is a new endpoint with its secret, shown only once. */
+        CreatedWebhookEndpoint: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            description: string | null;
+            event_types: string[];
+            enabled: boolean;
+            /**
+             * @description WebhookDisabledReason says why an endpoint is disabled.
+             *     gone: The receiver answered 410 Gone.
+             *     failing: Every delivery failed for 5 days.
+             *     manual: A user disabled it.
+             * @enum {string|null}
+             */
+            disabled_reason: "gone" | "failing" | "manual" | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description "whsec_" + base64 of 32 random bytes: the key of the deliveries' signatures. */
+            secret: string;
+        };
         GetLeadPipelineResponse: {
             /** Format: int32 */
             window_days: number;
@@ -3311,6 +4598,14 @@ export interface components {
             /** Format: uuid */
             contact_id: string | null;
         };
+        ListWebhookEventTypesResponse: {
+            items: components["schemas"]["WebhookEventType"][];
+        };
+        /** @description WebhookEventType is one type of event an endpoint can subscribe to. */
+        WebhookEventType: {
+            type: string;
+            description: string;
+        };
         ListOnCallSchedulesResponse: {
             items: components["schemas"]["OnCallSchedule"][];
             /** Format: int32 */
@@ -3611,6 +4906,13 @@ export interface components {
             /** Format: int32 */
             deleted_activities: number;
         };
+        /** @description WebhookEndpointFields are the fields a PATCH may change. */
+        WebhookEndpointFields: {
+            url?: string;
+            event_types?: string[];
+            description?: string | null;
+            enabled?: boolean;
+        };
         CreatePortalTokenResponse: {
             /** @description The secret token; shown only here. */
             token: string;
@@ -3728,6 +5030,62 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        RotateWebhookSecretResponse: {
+            /** @description The new secret, shown only here. */
+            secret: string;
+        };
+        SendWebhookTestResponse: {
+            /** @description The delivery that carries the test event. */
+            delivery_id: string;
+            event_id: string;
+        };
+        ListWebhookDeliveriesResponse: {
+            items: components["schemas"]["WebhookDelivery"][];
+            /** Format: int32 */
+            total: number;
+            /** Format: int32 */
+            page: number;
+            /** Format: int32 */
+            page_size: number;
+        };
+        /** @description WebhookDelivery is one event's delivery to one endpoint. */
+        WebhookDelivery: {
+            /** Format: uuid */
+            id: string;
+            /** @description The event's id: the webhook-id header of every attempt. */
+            event_id: string;
+            event_type: string;
+            /**
+             * @description WebhookDeliveryStatus is where one event's delivery to one endpoint stands.
+             *     pending: Not yet attempted, or waiting for its next attempt.
+             *     failed: The last attempt failed (a next one may be due).
+             *     exhausted: Every attempt of the retry schedule failed.
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed" | "exhausted";
+            /** Format: int32 */
+            attempts: number;
+            /** Format: date-time */
+            last_attempt_at: string | null;
+            /** Format: date-time */
+            next_attempt_at: string | null;
+            /** Format: int32 */
+            last_response_status: number | null;
+            /** @description The first 1 KB of the last answer's body. */
+            last_response_body: string | null;
+            last_error: string | null;
+            /** Format: int32 */
+            last_duration_ms: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        RecoverWebhookDeliveriesResponse: {
+            /**
+             * Format: int32
+             * @description How many deliveries were queued again.
+             */
+            queued: number;
+        };
         /** @description CampaignContactInput is one contact row given as JSON (the columns of a CSV upload). */
         CampaignContactInput: {
             phone_number?: string | null;
@@ -3756,6 +5114,50 @@ export interface components {
              */
             row: number;
             reason: string;
+        };
+        /** @description WebhookDeliveryDetail is a delivery with the log of its attempts. */
+        WebhookDeliveryDetail: {
+            /** Format: uuid */
+            id: string;
+            event_id: string;
+            event_type: string;
+            /**
+             * @description WebhookDeliveryStatus is where one event's delivery to one endpoint stands.
+             *     pending: Not yet attempted, or waiting for its next attempt.
+             *     failed: The last attempt failed (a next one may be due).
+             *     exhausted: Every attempt of the retry schedule failed.
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed" | "exhausted";
+            /** Format: int32 */
+            attempts: number;
+            /** Format: date-time */
+            last_attempt_at: string | null;
+            /** Format: date-time */
+            next_attempt_at: string | null;
+            /** Format: int32 */
+            last_response_status: number | null;
+            last_response_body: string | null;
+            last_error: string | null;
+            /** Format: int32 */
+            last_duration_ms: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Oldest first. */
+            attempts_log: components["schemas"]["WebhookAttempt"][];
+        };
+        /** @description WebhookAttempt is one attempt of a delivery. */
+        WebhookAttempt: {
+            /** Format: date-time */
+            at: string;
+            /** Format: int32 */
+            response_status: number | null;
+            /** Format: int32 */
+            duration_ms: number;
+            error: string | null;
+        };
+        ResendWebhookDeliveryResponse: {
+            delivery_id: string;
         };
     };
     responses: {
@@ -6490,6 +7892,219 @@ export interface operations {
             504: components["responses"]["Timeout"];
         };
     };
+    ListWebhookEndpoints: {
+        parameters: {
+            query?: {
+                page?: number;
+                page_size?: number;
+                /** @description Only enabled (true) or disabled (false) endpoints. */
+                enabled?: boolean;
+                /** @description Only endpoints subscribed to this event type (directly or through "*"). */
+                event_type?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                     *           "url": "string",
+                     *           "description": "string",
+                     *           "event_types": [
+                     *             "string"
+                     *           ],
+                     *           "enabled": true,
+                     *           "disabled_reason": "gone",
+                     *           "created_at": "2026-11-21T14:03:00Z",
+                     *           "updated_at": "2026-11-21T14:03:00Z"
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "page": 1,
+                     *       "page_size": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ListWebhookEndpointsResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Requires the owner or admin role. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This operation requires the owner or admin role"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderTooLarge"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    CreateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: 1 to 255 visible ASCII characters, bare or in double quotes (`"abc"` is `abc`). The first request with a key runs; its answer is kept for IDEMPOTENCY_TTL_HOURS (default 24) unless it is 401, 403, 422, 429 or 5xx (the key is then free again). The same key with the same method, path (with query) and body again answers the kept status and body with `Idempotent-Replayed: true` and runs nothing; with another method, path or body: 422 on `["header", "idempotency-key"]`; while the first request still runs: 409 with Retry-After: 1. Keys belong to the organization. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "string",
+                 *       "event_types": [
+                 *         "string"
+                 *       ],
+                 *       "description": "string"
+                 *     }
+                 */
+                "application/json": {
+                    url: string;
+                    /** @description Defaults to ["*"]. */
+                    event_types?: string[];
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                     *       "url": "string",
+                     *       "description": "string",
+                     *       "event_types": [
+                     *         "string"
+                     *       ],
+                     *       "enabled": true,
+                     *       "disabled_reason": "gone",
+                     *       "created_at": "2026-11-21T14:03:00Z",
+                     *       "updated_at": "2026-11-21T14:03:00Z",
+                     *       "secret": "string"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatedWebhookEndpoint"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Requires the owner or admin role. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This operation requires the owner or admin role"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still being processed (Idempotency-Key; retry after Retry-After seconds), or its first request ran but its answer was lost (it will not run again). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A request with this Idempotency-Key is still being processed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            /** @description Validation error: a body that is not JSON, a wrong type, an out-of-range value, a malformed id; one entry per failing field. Also a malformed Idempotency-Key, or a key already used for a different request (loc ["header", "idempotency-key"]). */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "query",
+                     *             "page_size"
+                     *           ],
+                     *           "msg": "Input should be less than or equal to 100",
+                     *           "type": "less_than_equal",
+                     *           "input": 500,
+                     *           "ctx": {
+                     *             "le": 100
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderTooLarge"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
     SearchContacts: {
         parameters: {
             query: {
@@ -8936,6 +10551,64 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderTooLarge"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    ListWebhookEventTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "type": "string",
+                     *           "description": "string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ListWebhookEventTypesResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Requires the owner or admin role. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This operation requires the owner or admin role"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationError"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeaderTooLarge"];
@@ -12924,6 +14597,309 @@ export interface operations {
             504: components["responses"]["Timeout"];
         };
     };
+    GetWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                     *       "url": "string",
+                     *       "description": "string",
+                     *       "event_types": [
+                     *         "string"
+                     *       ],
+                     *       "enabled": true,
+                     *       "disabled_reason": "gone",
+                     *       "created_at": "2026-11-21T14:03:00Z",
+                     *       "updated_at": "2026-11-21T14:03:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Requires the owner or admin role. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This operation requires the owner or admin role"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderTooLarge"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    DeleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: 1 to 255 visible ASCII characters, bare or in double quotes (`"abc"` is `abc`). The first request with a key runs; its answer is kept for IDEMPOTENCY_TTL_HOURS (default 24) unless it is 401, 403, 422, 429 or 5xx (the key is then free again). The same key with the same method, path (with query) and body again answers the kept status and body with `Idempotent-Replayed: true` and runs nothing; with another method, path or body: 422 on `["header", "idempotency-key"]`; while the first request still runs: 409 with Retry-After: 1. Keys belong to the organization. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Requires the owner or admin role. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This operation requires the owner or admin role"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            /** @description A request with this Idempotency-Key is still being processed (Idempotency-Key; retry after Retry-After seconds), or its first request ran but its answer was lost (it will not run again). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A request with this Idempotency-Key is still being processed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation error: a body that is not JSON, a wrong type, an out-of-range value, a malformed id; one entry per failing field. Also a malformed Idempotency-Key, or a key already used for a different request (loc ["header", "idempotency-key"]). */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "query",
+                     *             "page_size"
+                     *           ],
+                     *           "msg": "Input should be less than or equal to 100",
+                     *           "type": "less_than_equal",
+                     *           "input": 500,
+                     *           "ctx": {
+                     *             "le": 100
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderTooLarge"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    UpdateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: 1 to 255 visible ASCII characters, bare or in double quotes (`"abc"` is `abc`). The first request with a key runs; its answer is kept for IDEMPOTENCY_TTL_HOURS (default 24) unless it is 401, 403, 422, 429 or 5xx (the key is then free again). The same key with the same method, path (with query) and body again answers the kept status and body with `Idempotent-Replayed: true` and runs nothing; with another method, path or body: 422 on `["header", "idempotency-key"]`; while the first request still runs: 409 with Retry-After: 1. Keys belong to the organization. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "string",
+                 *       "event_types": [
+                 *         "string"
+                 *       ],
+                 *       "description": "string",
+                 *       "enabled": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEndpointFields"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                     *       "url": "string",
+                     *       "description": "string",
+                     *       "event_types": [
+                     *         "string"
+                     *       ],
+                     *       "enabled": true,
+                     *       "disabled_reason": "gone",
+                     *       "created_at": "2026-11-21T14:03:00Z",
+                     *       "updated_at": "2026-11-21T14:03:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Requires the owner or admin role. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This operation requires the owner or admin role"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            /** @description A request with this Idempotency-Key is still being processed (Idempotency-Key; retry after Retry-After seconds), or its first request ran but its answer was lost (it will not run again). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A request with this Idempotency-Key is still being processed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            /** @description Validation error: a body that is not JSON, a wrong type, an out-of-range value, a malformed id; one entry per failing field. Also a malformed Idempotency-Key, or a key already used for a different request (loc ["header", "idempotency-key"]). */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "query",
+                     *             "page_size"
+                     *           ],
+                     *           "msg": "Input should be less than or equal to 100",
+                     *           "type": "less_than_equal",
+                     *           "input": 500,
+                     *           "ctx": {
+                     *             "le": 100
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderTooLarge"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
     CreatePortalToken: {
         parameters: {
             query?: {
@@ -14408,6 +16384,444 @@ export interface operations {
             504: components["responses"]["Timeout"];
         };
     };
+    RotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: 1 to 255 visible ASCII characters, bare or in double quotes (`"abc"` is `abc`). The first request with a key runs; its answer is kept for IDEMPOTENCY_TTL_HOURS (default 24) unless it is 401, 403, 422, 429 or 5xx (the key is then free again). The same key with the same method, path (with query) and body again answers the kept status and body with `Idempotent-Replayed: true` and runs nothing; with another method, path or body: 422 on `["header", "idempotency-key"]`; while the first request still runs: 409 with Retry-After: 1. Keys belong to the organization. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "secret": "string"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RotateWebhookSecretResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Requires the owner or admin role. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This operation requires the owner or admin role"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            /** @description A request with this Idempotency-Key is still being processed (Idempotency-Key; retry after Retry-After seconds), or its first request ran but its answer was lost (it will not run again). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A request with this Idempotency-Key is still being processed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            /** @description Validation error: a body that is not JSON, a wrong type, an out-of-range value, a malformed id; one entry per failing field. Also a malformed Idempotency-Key, or a key already used for a different request (loc ["header", "idempotency-key"]). */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "query",
+                     *             "page_size"
+                     *           ],
+                     *           "msg": "Input should be less than or equal to 100",
+                     *           "type": "less_than_equal",
+                     *           "input": 500,
+                     *           "ctx": {
+                     *             "le": 100
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderTooLarge"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    SendWebhookTest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: 1 to 255 visible ASCII characters, bare or in double quotes (`"abc"` is `abc`). The first request with a key runs; its answer is kept for IDEMPOTENCY_TTL_HOURS (default 24) unless it is 401, 403, 422, 429 or 5xx (the key is then free again). The same key with the same method, path (with query) and body again answers the kept status and body with `Idempotent-Replayed: true` and runs nothing; with another method, path or body: 422 on `["header", "idempotency-key"]`; while the first request still runs: 409 with Retry-After: 1. Keys belong to the organization. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "delivery_id": "string",
+                     *       "event_id": "string"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SendWebhookTestResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Requires the owner or admin role. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This operation requires the owner or admin role"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            /** @description A request with this Idempotency-Key is still being processed (Idempotency-Key; retry after Retry-After seconds), or its first request ran but its answer was lost (it will not run again). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A request with this Idempotency-Key is still being processed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            /** @description Validation error: a body that is not JSON, a wrong type, an out-of-range value, a malformed id; one entry per failing field. Also a malformed Idempotency-Key, or a key already used for a different request (loc ["header", "idempotency-key"]). */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "query",
+                     *             "page_size"
+                     *           ],
+                     *           "msg": "Input should be less than or equal to 100",
+                     *           "type": "less_than_equal",
+                     *           "input": 500,
+                     *           "ctx": {
+                     *             "le": 100
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderTooLarge"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    ListWebhookDeliveries: {
+        parameters: {
+            query?: {
+                status?: "pending" | "succeeded" | "failed" | "exhausted";
+                event_type?: string;
+                page?: number;
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                     *           "event_id": "string",
+                     *           "event_type": "string",
+                     *           "status": "pending",
+                     *           "attempts": 1,
+                     *           "last_attempt_at": "2026-11-21T14:03:00Z",
+                     *           "next_attempt_at": "2026-11-21T14:03:00Z",
+                     *           "last_response_status": 1,
+                     *           "last_response_body": "string",
+                     *           "last_error": "string",
+                     *           "last_duration_ms": 1,
+                     *           "created_at": "2026-11-21T14:03:00Z"
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "page": 1,
+                     *       "page_size": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ListWebhookDeliveriesResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Requires the owner or admin role. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This operation requires the owner or admin role"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderTooLarge"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    RecoverWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: 1 to 255 visible ASCII characters, bare or in double quotes (`"abc"` is `abc`). The first request with a key runs; its answer is kept for IDEMPOTENCY_TTL_HOURS (default 24) unless it is 401, 403, 422, 429 or 5xx (the key is then free again). The same key with the same method, path (with query) and body again answers the kept status and body with `Idempotent-Replayed: true` and runs nothing; with another method, path or body: 422 on `["header", "idempotency-key"]`; while the first request still runs: 409 with Retry-After: 1. Keys belong to the organization. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2026-11-21T14:03:00Z"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: date-time */
+                    since: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "queued": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RecoverWebhookDeliveriesResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Requires the owner or admin role. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This operation requires the owner or admin role"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            /** @description A request with this Idempotency-Key is still being processed (Idempotency-Key; retry after Retry-After seconds), or its first request ran but its answer was lost (it will not run again). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A request with this Idempotency-Key is still being processed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            /** @description Validation error: a body that is not JSON, a wrong type, an out-of-range value, a malformed id; one entry per failing field. Also a malformed Idempotency-Key, or a key already used for a different request (loc ["header", "idempotency-key"]). */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "query",
+                     *             "page_size"
+                     *           ],
+                     *           "msg": "Input should be less than or equal to 100",
+                     *           "type": "less_than_equal",
+                     *           "input": 500,
+                     *           "ctx": {
+                     *             "le": 100
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderTooLarge"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
     AddCampaignContacts: {
         parameters: {
             query?: never;
@@ -14543,6 +16957,200 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Validation error: a body that is not JSON, a wrong type, an out-of-range value, a malformed id; one entry per failing field. Also a malformed Idempotency-Key, or a key already used for a different request (loc ["header", "idempotency-key"]). */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "query",
+                     *             "page_size"
+                     *           ],
+                     *           "msg": "Input should be less than or equal to 100",
+                     *           "type": "less_than_equal",
+                     *           "input": 500,
+                     *           "ctx": {
+                     *             "le": 100
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderTooLarge"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    GetWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpoint_id: string;
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                     *       "event_id": "string",
+                     *       "event_type": "string",
+                     *       "status": "pending",
+                     *       "attempts": 1,
+                     *       "last_attempt_at": "2026-11-21T14:03:00Z",
+                     *       "next_attempt_at": "2026-11-21T14:03:00Z",
+                     *       "last_response_status": 1,
+                     *       "last_response_body": "string",
+                     *       "last_error": "string",
+                     *       "last_duration_ms": 1,
+                     *       "created_at": "2026-11-21T14:03:00Z",
+                     *       "attempts_log": [
+                     *         {
+                     *           "at": "2026-11-21T14:03:00Z",
+                     *           "response_status": 1,
+                     *           "duration_ms": 1,
+                     *           "error": "string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryDetail"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Requires the owner or admin role. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This operation requires the owner or admin role"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderTooLarge"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    ResendWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: 1 to 255 visible ASCII characters, bare or in double quotes (`"abc"` is `abc`). The first request with a key runs; its answer is kept for IDEMPOTENCY_TTL_HOURS (default 24) unless it is 401, 403, 422, 429 or 5xx (the key is then free again). The same key with the same method, path (with query) and body again answers the kept status and body with `Idempotent-Replayed: true` and runs nothing; with another method, path or body: 422 on `["header", "idempotency-key"]`; while the first request still runs: 409 with Retry-After: 1. Keys belong to the organization. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                endpoint_id: string;
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "delivery_id": "string"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendWebhookDeliveryResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Requires the owner or admin role. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This operation requires the owner or admin role"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            /** @description A request with this Idempotency-Key is still being processed (Idempotency-Key; retry after Retry-After seconds), or its first request ran but its answer was lost (it will not run again). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A request with this Idempotency-Key is still being processed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
             /** @description Validation error: a body that is not JSON, a wrong type, an out-of-range value, a malformed id; one entry per failing field. Also a malformed Idempotency-Key, or a key already used for a different request (loc ["header", "idempotency-key"]). */
             422: {
                 headers: {
@@ -15364,6 +17972,3222 @@ export interface operations {
             };
             422: components["responses"]["ValidationError"];
             429: components["responses"]["TooManyRequests"];
+        };
+    };
+    contactCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "contact.created",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "name": "string",
+                 *         "phone_number": "string",
+                 *         "email": "string",
+                 *         "status": "prospect",
+                 *         "company_name": "string",
+                 *         "address": "string",
+                 *         "notes": "string",
+                 *         "tags": [
+                 *           "string"
+                 *         ],
+                 *         "created_at": "2026-11-21T14:03:00Z",
+                 *         "updated_at": "2026-11-21T14:03:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "contact.created";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["Contact"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    contactUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "contact.updated",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "name": "string",
+                 *         "phone_number": "string",
+                 *         "email": "string",
+                 *         "status": "prospect",
+                 *         "company_name": "string",
+                 *         "address": "string",
+                 *         "notes": "string",
+                 *         "tags": [
+                 *           "string"
+                 *         ],
+                 *         "created_at": "2026-11-21T14:03:00Z",
+                 *         "updated_at": "2026-11-21T14:03:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "contact.updated";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["Contact"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    contactDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "contact.deleted",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "contact.deleted";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: {
+                        id: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    leadCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "lead.created",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "contact_id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "contact": {
+                 *           "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *           "name": "string",
+                 *           "phone_number": "string",
+                 *           "email": "string"
+                 *         },
+                 *         "status": "new",
+                 *         "source": "string",
+                 *         "notes": "string",
+                 *         "estimated_value_cents": 1,
+                 *         "next_step": "string",
+                 *         "next_step_due_at": "2026-11-21T14:03:00Z",
+                 *         "lost_reason": "string",
+                 *         "won_at": "2026-11-21T14:03:00Z",
+                 *         "lost_at": "2026-11-21T14:03:00Z",
+                 *         "customer_id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "created_at": "2026-11-21T14:03:00Z",
+                 *         "updated_at": "2026-11-21T14:03:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "lead.created";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["Lead"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    leadUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "lead.updated",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "contact_id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "contact": {
+                 *           "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *           "name": "string",
+                 *           "phone_number": "string",
+                 *           "email": "string"
+                 *         },
+                 *         "status": "new",
+                 *         "source": "string",
+                 *         "notes": "string",
+                 *         "estimated_value_cents": 1,
+                 *         "next_step": "string",
+                 *         "next_step_due_at": "2026-11-21T14:03:00Z",
+                 *         "lost_reason": "string",
+                 *         "won_at": "2026-11-21T14:03:00Z",
+                 *         "lost_at": "2026-11-21T14:03:00Z",
+                 *         "customer_id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "created_at": "2026-11-21T14:03:00Z",
+                 *         "updated_at": "2026-11-21T14:03:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "lead.updated";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["Lead"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    leadDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "lead.deleted",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "lead.deleted";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: {
+                        id: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    serviceRequestCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "service_request.created",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "contact_id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "address": "string",
+                 *         "category": "string",
+                 *         "description": "string",
+                 *         "priority": "LOW",
+                 *         "status": "new",
+                 *         "due_at": "2026-11-21T14:03:00Z",
+                 *         "provider_id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "is_emergency": true,
+                 *         "emergency_type": "gas",
+                 *         "emergency_priority": 1,
+                 *         "emergency_notes": "string",
+                 *         "emergency_at": "2026-11-21T14:03:00Z",
+                 *         "quote": {
+                 *           "quote_amount_cents": 1,
+                 *           "diagnostic_fee_cents": 1,
+                 *           "notes": "string",
+                 *           "status": "pending",
+                 *           "updated_at": "2026-11-21T14:03:00Z"
+                 *         },
+                 *         "created_at": "2026-11-21T14:03:00Z",
+                 *         "updated_at": "2026-11-21T14:03:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "service_request.created";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["ServiceRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    serviceRequestUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "service_request.updated",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "contact_id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "address": "string",
+                 *         "category": "string",
+                 *         "description": "string",
+                 *         "priority": "LOW",
+                 *         "status": "new",
+                 *         "due_at": "2026-11-21T14:03:00Z",
+                 *         "provider_id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "is_emergency": true,
+                 *         "emergency_type": "gas",
+                 *         "emergency_priority": 1,
+                 *         "emergency_notes": "string",
+                 *         "emergency_at": "2026-11-21T14:03:00Z",
+                 *         "quote": {
+                 *           "quote_amount_cents": 1,
+                 *           "diagnostic_fee_cents": 1,
+                 *           "notes": "string",
+                 *           "status": "pending",
+                 *           "updated_at": "2026-11-21T14:03:00Z"
+                 *         },
+                 *         "created_at": "2026-11-21T14:03:00Z",
+                 *         "updated_at": "2026-11-21T14:03:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "service_request.updated";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["ServiceRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    serviceRequestDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "service_request.deleted",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "service_request.deleted";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: {
+                        id: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    technicianCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "technician.created",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "name": "string",
+                 *         "phone_number": "string",
+                 *         "email": "string",
+                 *         "specialty": "string",
+                 *         "skills": [
+                 *           "string"
+                 *         ],
+                 *         "status": "active",
+                 *         "is_on_call": true,
+                 *         "notes": "string",
+                 *         "created_at": "2026-11-21T14:03:00Z",
+                 *         "updated_at": "2026-11-21T14:03:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "technician.created";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["ServiceProvider"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    technicianUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "technician.updated",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "name": "string",
+                 *         "phone_number": "string",
+                 *         "email": "string",
+                 *         "specialty": "string",
+                 *         "skills": [
+                 *           "string"
+                 *         ],
+                 *         "status": "active",
+                 *         "is_on_call": true,
+                 *         "notes": "string",
+                 *         "created_at": "2026-11-21T14:03:00Z",
+                 *         "updated_at": "2026-11-21T14:03:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "technician.updated";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["ServiceProvider"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    technicianDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "technician.deleted",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "technician.deleted";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: {
+                        id: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    dispatchCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "dispatch.created",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "service_request_id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "technician_id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "technician": {
+                 *           "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *           "name": "string",
+                 *           "phone_number": "string"
+                 *         },
+                 *         "status": "pending",
+                 *         "eta_at": "2026-11-21T14:03:00Z",
+                 *         "notes": "string",
+                 *         "created_at": "2026-11-21T14:03:00Z",
+                 *         "updated_at": "2026-11-21T14:03:00Z",
+                 *         "completed_at": "2026-11-21T14:03:00Z",
+                 *         "cancelled_at": "2026-11-21T14:03:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "dispatch.created";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["Dispatch"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    dispatchUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "dispatch.updated",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "service_request_id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "technician_id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "technician": {
+                 *           "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *           "name": "string",
+                 *           "phone_number": "string"
+                 *         },
+                 *         "status": "pending",
+                 *         "eta_at": "2026-11-21T14:03:00Z",
+                 *         "notes": "string",
+                 *         "created_at": "2026-11-21T14:03:00Z",
+                 *         "updated_at": "2026-11-21T14:03:00Z",
+                 *         "completed_at": "2026-11-21T14:03:00Z",
+                 *         "cancelled_at": "2026-11-21T14:03:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "dispatch.updated";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["Dispatch"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    dispatchDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "dispatch.deleted",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "dispatch.deleted";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: {
+                        id: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    urgentAlertCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "urgent_alert.created",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "title": "string",
+                 *         "description": "string",
+                 *         "location": "string",
+                 *         "alert_type": "string",
+                 *         "resolution_status": "open",
+                 *         "contact_id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "service_request_id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "resolved_at": "2026-11-21T14:03:00Z",
+                 *         "created_at": "2026-11-21T14:03:00Z",
+                 *         "updated_at": "2026-11-21T14:03:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "urgent_alert.created";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["UrgentAlert"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    urgentAlertUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "urgent_alert.updated",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "title": "string",
+                 *         "description": "string",
+                 *         "location": "string",
+                 *         "alert_type": "string",
+                 *         "resolution_status": "open",
+                 *         "contact_id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "service_request_id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "resolved_at": "2026-11-21T14:03:00Z",
+                 *         "created_at": "2026-11-21T14:03:00Z",
+                 *         "updated_at": "2026-11-21T14:03:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "urgent_alert.updated";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["UrgentAlert"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    urgentAlertDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "urgent_alert.deleted",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "urgent_alert.deleted";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: {
+                        id: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    appointmentCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "appointment.created",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "string",
+                 *         "appointment_type_id": "string",
+                 *         "appointment_type": {
+                 *           "id": "string",
+                 *           "name": "string"
+                 *         },
+                 *         "contact_id": "string",
+                 *         "contact": {
+                 *           "id": "string",
+                 *           "name": "string",
+                 *           "phone_number": "string"
+                 *         },
+                 *         "technician_id": "string",
+                 *         "service_request_id": "string",
+                 *         "start_at": "2026-11-21T14:03:00Z",
+                 *         "end_at": "2026-11-21T14:03:00Z",
+                 *         "status": "scheduled",
+                 *         "notes": "string",
+                 *         "cancel_reason": "string",
+                 *         "rescheduled_from_id": "string",
+                 *         "created_at": "2026-11-21T14:03:00Z",
+                 *         "updated_at": "2026-11-21T14:03:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "appointment.created";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["Appointment"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    appointmentUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "appointment.updated",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "string",
+                 *         "appointment_type_id": "string",
+                 *         "appointment_type": {
+                 *           "id": "string",
+                 *           "name": "string"
+                 *         },
+                 *         "contact_id": "string",
+                 *         "contact": {
+                 *           "id": "string",
+                 *           "name": "string",
+                 *           "phone_number": "string"
+                 *         },
+                 *         "technician_id": "string",
+                 *         "service_request_id": "string",
+                 *         "start_at": "2026-11-21T14:03:00Z",
+                 *         "end_at": "2026-11-21T14:03:00Z",
+                 *         "status": "scheduled",
+                 *         "notes": "string",
+                 *         "cancel_reason": "string",
+                 *         "rescheduled_from_id": "string",
+                 *         "created_at": "2026-11-21T14:03:00Z",
+                 *         "updated_at": "2026-11-21T14:03:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "appointment.updated";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["Appointment"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    appointmentDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "appointment.deleted",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "appointment.deleted";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: {
+                        id: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    conversationCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "conversation.created",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "phone_number": "string",
+                 *         "channel": "phone",
+                 *         "is_active": true,
+                 *         "conversation_state": {},
+                 *         "message_count": 1,
+                 *         "last_message_at": "2026-11-21T14:03:00Z",
+                 *         "ended_at": "2026-11-21T14:03:00Z",
+                 *         "created_at": "2026-11-21T14:03:00Z",
+                 *         "updated_at": "2026-11-21T14:03:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "conversation.created";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["Conversation"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    conversationUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "conversation.updated",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "phone_number": "string",
+                 *         "channel": "phone",
+                 *         "is_active": true,
+                 *         "conversation_state": {},
+                 *         "message_count": 1,
+                 *         "last_message_at": "2026-11-21T14:03:00Z",
+                 *         "ended_at": "2026-11-21T14:03:00Z",
+                 *         "created_at": "2026-11-21T14:03:00Z",
+                 *         "updated_at": "2026-11-21T14:03:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "conversation.updated";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["Conversation"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    conversationDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "conversation.deleted",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "conversation.deleted";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: {
+                        id: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    messageCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "message.created",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "conversation_id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "role": "user",
+                 *         "content": "string",
+                 *         "metadata": {},
+                 *         "created_at": "2026-11-21T14:03:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "message.created";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["ConversationMessage"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    messageUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "message.updated",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "conversation_id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "role": "user",
+                 *         "content": "string",
+                 *         "metadata": {},
+                 *         "created_at": "2026-11-21T14:03:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "message.updated";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["ConversationMessage"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    messageDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "message.deleted",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "message.deleted";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: {
+                        id: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    callCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "call.created",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "session_id": "string",
+                 *         "activity_id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "contact_id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "contact": {
+                 *           "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *           "name": "string"
+                 *         },
+                 *         "channel": "phone",
+                 *         "direction": "string",
+                 *         "from_number": "string",
+                 *         "start_time": "string",
+                 *         "duration_seconds": 1,
+                 *         "outcome": "string",
+                 *         "disposition": "string",
+                 *         "has_transcription": true,
+                 *         "has_recording": true,
+                 *         "occurred_at": "2026-11-21T14:03:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "call.created";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["Call"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    callUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "call.updated",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "session_id": "string",
+                 *         "activity_id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "contact_id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "contact": {
+                 *           "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *           "name": "string"
+                 *         },
+                 *         "channel": "phone",
+                 *         "direction": "string",
+                 *         "from_number": "string",
+                 *         "start_time": "string",
+                 *         "duration_seconds": 1,
+                 *         "outcome": "string",
+                 *         "disposition": "string",
+                 *         "has_transcription": true,
+                 *         "has_recording": true,
+                 *         "occurred_at": "2026-11-21T14:03:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "call.updated";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["Call"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    callDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "call.deleted",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "call.deleted";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: {
+                        id: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    campaignCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "campaign.created",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "name": "string",
+                 *         "agent_prompt": "string",
+                 *         "status": "draft",
+                 *         "calling_window": {
+                 *           "start": "string",
+                 *           "end": "string",
+                 *           "days": [
+                 *             "mon"
+                 *           ]
+                 *         },
+                 *         "max_attempts": 1,
+                 *         "retry_delay_minutes": 1,
+                 *         "max_concurrent_calls": 1,
+                 *         "counts": {
+                 *           "pending": 1,
+                 *           "queued": 1,
+                 *           "dialing": 1,
+                 *           "completed": 1,
+                 *           "failed": 1,
+                 *           "skipped_dnc": 1,
+                 *           "total": 1,
+                 *           "cancelled": 1
+                 *         },
+                 *         "created_at": "2026-11-21T14:03:00Z",
+                 *         "updated_at": "2026-11-21T14:03:00Z",
+                 *         "started_at": "2026-11-21T14:03:00Z",
+                 *         "completed_at": "2026-11-21T14:03:00Z",
+                 *         "timezone": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "campaign.created";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["Campaign"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    campaignUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "campaign.updated",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "name": "string",
+                 *         "agent_prompt": "string",
+                 *         "status": "draft",
+                 *         "calling_window": {
+                 *           "start": "string",
+                 *           "end": "string",
+                 *           "days": [
+                 *             "mon"
+                 *           ]
+                 *         },
+                 *         "max_attempts": 1,
+                 *         "retry_delay_minutes": 1,
+                 *         "max_concurrent_calls": 1,
+                 *         "counts": {
+                 *           "pending": 1,
+                 *           "queued": 1,
+                 *           "dialing": 1,
+                 *           "completed": 1,
+                 *           "failed": 1,
+                 *           "skipped_dnc": 1,
+                 *           "total": 1,
+                 *           "cancelled": 1
+                 *         },
+                 *         "created_at": "2026-11-21T14:03:00Z",
+                 *         "updated_at": "2026-11-21T14:03:00Z",
+                 *         "started_at": "2026-11-21T14:03:00Z",
+                 *         "completed_at": "2026-11-21T14:03:00Z",
+                 *         "timezone": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "campaign.updated";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["Campaign"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    campaignDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "campaign.deleted",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "campaign.deleted";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: {
+                        id: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    callRequestCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "call_request.created",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "phone_number": "string",
+                 *         "contact_id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "campaign_id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "campaign_contact_id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "agent_prompt": "string",
+                 *         "variables": {},
+                 *         "status": "queued",
+                 *         "scheduled_for": "2026-11-21T14:03:00Z",
+                 *         "attempts": 1,
+                 *         "session_id": "string",
+                 *         "disposition": "string",
+                 *         "created_at": "2026-11-21T14:03:00Z",
+                 *         "updated_at": "2026-11-21T14:03:00Z",
+                 *         "dialed_at": "2026-11-21T14:03:00Z",
+                 *         "lease_expires_at": "2026-11-21T14:03:00Z",
+                 *         "completed_at": "2026-11-21T14:03:00Z",
+                 *         "timezone": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "call_request.created";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["CallRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    callRequestUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "call_request.updated",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "phone_number": "string",
+                 *         "contact_id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "campaign_id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "campaign_contact_id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "agent_prompt": "string",
+                 *         "variables": {},
+                 *         "status": "queued",
+                 *         "scheduled_for": "2026-11-21T14:03:00Z",
+                 *         "attempts": 1,
+                 *         "session_id": "string",
+                 *         "disposition": "string",
+                 *         "created_at": "2026-11-21T14:03:00Z",
+                 *         "updated_at": "2026-11-21T14:03:00Z",
+                 *         "dialed_at": "2026-11-21T14:03:00Z",
+                 *         "lease_expires_at": "2026-11-21T14:03:00Z",
+                 *         "completed_at": "2026-11-21T14:03:00Z",
+                 *         "timezone": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "call_request.updated";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["CallRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    callRequestDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "call_request.deleted",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "call_request.deleted";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: {
+                        id: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    dncEntryCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "dnc_entry.created",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "phone_number": "string",
+                 *         "reason": "string",
+                 *         "source": "manual",
+                 *         "expires_at": "2026-11-21T14:03:00Z",
+                 *         "created_at": "2026-11-21T14:03:00Z",
+                 *         "updated_at": "2026-11-21T14:03:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "dnc_entry.created";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["DncEntry"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    dncEntryUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "dnc_entry.updated",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "phone_number": "string",
+                 *         "reason": "string",
+                 *         "source": "manual",
+                 *         "expires_at": "2026-11-21T14:03:00Z",
+                 *         "created_at": "2026-11-21T14:03:00Z",
+                 *         "updated_at": "2026-11-21T14:03:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "dnc_entry.updated";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["DncEntry"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    dncEntryDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "dnc_entry.deleted",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "dnc_entry.deleted";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: {
+                        id: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    knowledgeSourceCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "knowledge_source.created",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "type": "text",
+                 *         "title": "string",
+                 *         "url": "string",
+                 *         "filename": "string",
+                 *         "content_type": "string",
+                 *         "status": "processing",
+                 *         "error": "string",
+                 *         "chunk_count": 1,
+                 *         "bytes": 1,
+                 *         "created_at": "2026-11-21T14:03:00Z",
+                 *         "updated_at": "2026-11-21T14:03:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "knowledge_source.created";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["KnowledgeSource"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    knowledgeSourceUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "knowledge_source.updated",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "type": "text",
+                 *         "title": "string",
+                 *         "url": "string",
+                 *         "filename": "string",
+                 *         "content_type": "string",
+                 *         "status": "processing",
+                 *         "error": "string",
+                 *         "chunk_count": 1,
+                 *         "bytes": 1,
+                 *         "created_at": "2026-11-21T14:03:00Z",
+                 *         "updated_at": "2026-11-21T14:03:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "knowledge_source.updated";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["KnowledgeSource"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    knowledgeSourceDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "knowledge_source.deleted",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "knowledge_source.deleted";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: {
+                        id: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    appointmentBookedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "appointment.booked",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "string",
+                 *         "appointment_type_id": "string",
+                 *         "appointment_type": {
+                 *           "id": "string",
+                 *           "name": "string"
+                 *         },
+                 *         "contact_id": "string",
+                 *         "contact": {
+                 *           "id": "string",
+                 *           "name": "string",
+                 *           "phone_number": "string"
+                 *         },
+                 *         "technician_id": "string",
+                 *         "service_request_id": "string",
+                 *         "start_at": "2026-11-21T14:03:00Z",
+                 *         "end_at": "2026-11-21T14:03:00Z",
+                 *         "status": "scheduled",
+                 *         "notes": "string",
+                 *         "cancel_reason": "string",
+                 *         "rescheduled_from_id": "string",
+                 *         "created_at": "2026-11-21T14:03:00Z",
+                 *         "updated_at": "2026-11-21T14:03:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "appointment.booked";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["Appointment"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    appointmentRescheduledWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "appointment.rescheduled",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "string",
+                 *         "appointment_type_id": "string",
+                 *         "appointment_type": {
+                 *           "id": "string",
+                 *           "name": "string"
+                 *         },
+                 *         "contact_id": "string",
+                 *         "contact": {
+                 *           "id": "string",
+                 *           "name": "string",
+                 *           "phone_number": "string"
+                 *         },
+                 *         "technician_id": "string",
+                 *         "service_request_id": "string",
+                 *         "start_at": "2026-11-21T14:03:00Z",
+                 *         "end_at": "2026-11-21T14:03:00Z",
+                 *         "status": "scheduled",
+                 *         "notes": "string",
+                 *         "cancel_reason": "string",
+                 *         "rescheduled_from_id": "string",
+                 *         "created_at": "2026-11-21T14:03:00Z",
+                 *         "updated_at": "2026-11-21T14:03:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "appointment.rescheduled";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["Appointment"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    appointmentCancelledWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "appointment.cancelled",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "string",
+                 *         "appointment_type_id": "string",
+                 *         "appointment_type": {
+                 *           "id": "string",
+                 *           "name": "string"
+                 *         },
+                 *         "contact_id": "string",
+                 *         "contact": {
+                 *           "id": "string",
+                 *           "name": "string",
+                 *           "phone_number": "string"
+                 *         },
+                 *         "technician_id": "string",
+                 *         "service_request_id": "string",
+                 *         "start_at": "2026-11-21T14:03:00Z",
+                 *         "end_at": "2026-11-21T14:03:00Z",
+                 *         "status": "scheduled",
+                 *         "notes": "string",
+                 *         "cancel_reason": "string",
+                 *         "rescheduled_from_id": "string",
+                 *         "created_at": "2026-11-21T14:03:00Z",
+                 *         "updated_at": "2026-11-21T14:03:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "appointment.cancelled";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["Appointment"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    callEndedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "call.ended",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "session_id": "string",
+                 *         "activity_id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "contact_id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "contact": {
+                 *           "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *           "name": "string"
+                 *         },
+                 *         "channel": "phone",
+                 *         "direction": "string",
+                 *         "from_number": "string",
+                 *         "start_time": "string",
+                 *         "duration_seconds": 1,
+                 *         "outcome": "string",
+                 *         "disposition": "string",
+                 *         "has_transcription": true,
+                 *         "has_recording": true,
+                 *         "occurred_at": "2026-11-21T14:03:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "call.ended";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["Call"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    callRecordingReadyWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "call.recording_ready",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "call.recording_ready";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: {
+                        id: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    knowledgeSourceReadyWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "knowledge_source.ready",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "type": "text",
+                 *         "title": "string",
+                 *         "url": "string",
+                 *         "filename": "string",
+                 *         "content_type": "string",
+                 *         "status": "processing",
+                 *         "error": "string",
+                 *         "chunk_count": 1,
+                 *         "bytes": 1,
+                 *         "created_at": "2026-11-21T14:03:00Z",
+                 *         "updated_at": "2026-11-21T14:03:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "knowledge_source.ready";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["KnowledgeSource"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    knowledgeSourceFailedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "knowledge_source.failed",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "type": "text",
+                 *         "title": "string",
+                 *         "url": "string",
+                 *         "filename": "string",
+                 *         "content_type": "string",
+                 *         "status": "processing",
+                 *         "error": "string",
+                 *         "chunk_count": 1,
+                 *         "bytes": 1,
+                 *         "created_at": "2026-11-21T14:03:00Z",
+                 *         "updated_at": "2026-11-21T14:03:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "knowledge_source.failed";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["KnowledgeSource"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    quoteUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "quote.updated",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "service_request_id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "quote_amount_cents": 1,
+                 *         "diagnostic_fee_cents": 1,
+                 *         "notes": "string",
+                 *         "status": "pending",
+                 *         "updated_at": "2026-11-21T14:03:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "quote.updated";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["QuoteOfRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    emergencyFlaggedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "emergency.flagged",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "contact_id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "address": "string",
+                 *         "category": "string",
+                 *         "description": "string",
+                 *         "priority": "LOW",
+                 *         "status": "new",
+                 *         "due_at": "2026-11-21T14:03:00Z",
+                 *         "provider_id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "is_emergency": true,
+                 *         "emergency_type": "gas",
+                 *         "emergency_priority": 1,
+                 *         "emergency_notes": "string",
+                 *         "emergency_at": "2026-11-21T14:03:00Z",
+                 *         "quote": {
+                 *           "quote_amount_cents": 1,
+                 *           "diagnostic_fee_cents": 1,
+                 *           "notes": "string",
+                 *           "status": "pending",
+                 *           "updated_at": "2026-11-21T14:03:00Z"
+                 *         },
+                 *         "created_at": "2026-11-21T14:03:00Z",
+                 *         "updated_at": "2026-11-21T14:03:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "emergency.flagged";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["ServiceRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTestWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "webhook.test",
+                 *       "timestamp": "2026-11-21T14:03:00.000Z",
+                 *       "data": {
+                 *         "id": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "webhook.test";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: {
+                        id: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }
