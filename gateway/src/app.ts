@@ -1,6 +1,9 @@
 import express, { type RequestHandler } from "express";
 import type { Clock, Database, EventBus, Logger, ObjectStore, PeerRegistry, UrlSigner } from "@voiceops/platform";
 import { tracingOn } from "@voiceops/platform";
+import { authRoutes } from "./account/auth-routes.js";
+import { accountRoutes } from "./account/routes.js";
+import { mountDashboard } from "./dashboard.js";
 import { docsPage } from "./docs.js";
 import { mountFiles } from "./files.js";
 import { mountHealth } from "./health.js";
@@ -11,6 +14,9 @@ import { rateLimits } from "./http/rate-limit.js";
 import { requestContext } from "./http/request-context.js";
 import { traceRequests } from "./http/trace-request.js";
 import type { PrincipalCache } from "./identity/principal-cache.js";
+import type { IdentityStore } from "./identity/store.js";
+import type { UserStore } from "./identity/users.js";
+import type { CookieOptions } from "./http/session-cookie.js";
 import { ToolCatalog } from "./mcp/catalog.js";
 import type { LookupRecorder } from "./mcp/lookups.js";
 import { bearerApiKey, mcpBody, mcpBodyErrors, mcpEndpoint } from "./mcp/server.js";
@@ -21,6 +27,13 @@ import type { Route } from "./transcoder/routes.js";
 export interface PublicAppDeps {
   routes: Route[];
   cache: PrincipalCache;
+  store: IdentityStore;
+  /** Dashboard users and their sessions, a second way to authenticate the same API. */
+  users: UserStore;
+  cookie: CookieOptions;
+  /** Where set-up links point. */
+  publicUrl: () => string;
+  idempotencyTtlSeconds: number;
   peers: PeerRegistry;
   internalToken: string;
   logger: Logger;
@@ -71,6 +84,7 @@ export function createPublicApp(deps: PublicAppDeps) {
   app.get("/docs", (_req, res) => {
     res.type("html").send(docsPage("/openapi.json"));
   });
+  mountDashboard(app);
   mountFiles(app, { objects: deps.objects, signer: deps.fileSigner, clock: deps.clock, logger: deps.logger });
 
   // Agent tools over MCP: authenticated and limited as /api is; the transport reads the body.
@@ -78,7 +92,11 @@ export function createPublicApp(deps: PublicAppDeps) {
   app.all("/mcp", nameRoute("/mcp"), bearerApiKey, authenticate(deps.cache), limits.byKey, ...mcpBody(), mcpEndpoint(tools), mcpBodyErrors);
 
   // Authentication and body parsing run only on known routes, so an unknown path is a 404.
-  const guard: RequestHandler[] = [authenticate(deps.cache), limits.byKey, ...jsonBody("1mb")];
+  const guard: RequestHandler[] = [authenticate(deps.cache, deps.users), limits.byKey, ...jsonBody("1mb")];
+  app.use(authRoutes({ users: deps.users, store: deps.store, cache: deps.cache, cookie: deps.cookie, logger: deps.logger, body: jsonBody("64kb") }));
+  app.use(
+    accountRoutes({ users: deps.users, store: deps.store, cache: deps.cache, db: deps.db, idempotencyTtlSeconds: deps.idempotencyTtlSeconds, publicUrl: deps.publicUrl }, guard),
+  );
   app.use(routeDispatcher(deps.routes, { ...deps, before: guard }));
 
   jsonErrors(app, deps.logger);

@@ -132,6 +132,8 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       adminPort: config.adminPort,
       rateLimitPerMinute: config.rateLimitPerMinute,
       trustProxy: config.trustProxy,
+      publicUrl: config.publicUrl,
+      idempotencyTtlSeconds: config.idempotencyTtlSeconds,
       services: modules.map((m) => m.name),
       objects,
       clock,
