@@ -35,6 +35,7 @@ export interface GatewayOptions {
   adminHost: string;
   adminPort: number;
   rateLimitPerMinute: number;
+  portalRateLimitPerMinute?: number;
   /** Express's "trust proxy" (TRUST_PROXY): which proxies' X-Forwarded-For gives the client address. */
   trustProxy?: boolean | number | string;
   /** Services /health reports on. */
@@ -79,6 +80,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     bus: options.bus,
     services: options.services,
     rateLimitPerMinute: options.rateLimitPerMinute,
+    portalRateLimitPerMinute: options.portalRateLimitPerMinute,
     trustProxy: options.trustProxy,
     draining: () => draining,
     objects: options.objects,

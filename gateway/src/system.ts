@@ -128,6 +128,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       adminHost: config.adminHost,
       adminPort: config.adminPort,
       rateLimitPerMinute: config.rateLimitPerMinute,
+      portalRateLimitPerMinute: config.portalRateLimitPerMinute,
       trustProxy: config.trustProxy,
       services: modules.map((m) => m.name),
       objects,
