@@ -99,6 +99,13 @@ describe("the customer portal API", () => {
     expect(res.body.detail.map((d: { loc: string[] }) => d.loc)).toEqual([["body", "status"]]);
   });
 
+  it("refuses a malformed availability question with a 422 on the query", async () => {
+    const res = await portal("GET", `${token}/availability?appointment_type_id=${typeId}&date_from=someday`);
+    expect(res.status).toBe(422);
+    expect(res.body.detail.map((d: { loc: string[] }) => d.loc)).toEqual([["query", "date_from"]]);
+    expect((await portal("GET", `${token}/availability`)).status).toBe(422);
+  });
+
   it("offers the availability, books a slot for the contact and reschedules it", async () => {
     const tomorrow = new Date(Date.now() + DAY).toISOString().slice(0, 10);
     const slots = await portal("GET", `${token}/availability?appointment_type_id=${typeId}&date_from=${tomorrow}&date_to=${tomorrow}`);

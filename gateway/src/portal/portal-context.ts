@@ -27,19 +27,23 @@ export interface PortalDeps {
 const TIMEOUT_MS = 15_000;
 type Unary<I extends DescMessage, O extends DescMessage> = DescMethod & { methodKind: "unary"; input: I; output: O };
 
+/** Where a refused field came from in the portal request. */
+export type PortalInput = "body" | "query";
+
 async function unary<I extends DescMessage, O extends DescMessage>(
   deps: PortalDeps,
   method: Unary<I, O>,
   headers: Record<string, string>,
   init: MessageInitShape<I>,
   requestId: string,
+  where: PortalInput,
 ) {
   try {
     const response = await deps.peers.transport(serviceOfMethod(method)).unary(method, undefined, TIMEOUT_MS, headers, create(method.input, init));
     return response.message as MessageShape<O>;
   } catch (error) {
     const connectError = ConnectError.from(error);
-    const failure = rpcFailure(connectError, (violations) => violations.map((v) => fastApiEntry(["body", ...(v.field ? v.field.split(".") : [])], v)), ["body"]);
+    const failure = rpcFailure(connectError, (violations) => violations.map((v) => fastApiEntry([where, ...(v.field ? v.field.split(".") : [])], v)), [where]);
     if (failure.log) deps.logger[failure.log]({ err: connectError, requestId, rpc: method.name }, "portal rpc call failed");
     throw new PortalFailure(failure.status, failure.detail);
   }
@@ -63,7 +67,7 @@ export class PortalContext {
   /** The context of an active token; a 404 for an unknown, revoked or expired one. */
   static async open(deps: PortalDeps, token: string, requestId: string): Promise<PortalContext> {
     const componentHeaders = { [MetadataKeys.internalToken]: deps.internalToken, [MetadataKeys.requestId]: requestId };
-    const resolved = await unary(deps, PortalService.method.resolvePortalToken, componentHeaders, { token }, requestId);
+    const resolved = await unary(deps, PortalService.method.resolvePortalToken, componentHeaders, { token }, requestId, "body");
     const org = await deps.identity.getOrganization(resolved.orgId);
     if (!org) throw new PortalFailure(404, "Portal token not found");
     const headers = orgHeaders(
@@ -74,7 +78,7 @@ export class PortalContext {
     return new PortalContext(deps, org.name, resolved.contactId, expiresAt, headers, requestId);
   }
 
-  call<I extends DescMessage, O extends DescMessage>(method: Unary<I, O>, init: MessageInitShape<I>): Promise<MessageShape<O>> {
-    return unary(this.deps, method, this.headers, init, this.requestId);
+  call<I extends DescMessage, O extends DescMessage>(method: Unary<I, O>, init: MessageInitShape<I>, where: PortalInput = "body"): Promise<MessageShape<O>> {
+    return unary(this.deps, method, this.headers, init, this.requestId, where);
   }
 }

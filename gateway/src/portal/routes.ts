@@ -81,12 +81,16 @@ const decideQuote: Handler = async (portal, req, res) => {
 const availability: Handler = async (portal, req, res) => {
   const typeId = requireUuid(req.query.appointment_type_id, ["query", "appointment_type_id"]);
   const text = (name: string) => (typeof req.query[name] === "string" ? (req.query[name] as string) : undefined);
-  const answer = await portal.call(FieldopsService.method.checkAvailability, {
-    appointmentTypeId: typeId,
-    dateFrom: text("date_from"),
-    dateTo: text("date_to"),
-    timezone: text("timezone"),
-  });
+  const answer = await portal.call(
+    FieldopsService.method.checkAvailability,
+    {
+      appointmentTypeId: typeId,
+      dateFrom: text("date_from"),
+      dateTo: text("date_to"),
+      timezone: text("timezone"),
+    },
+    "query",
+  );
   sendJson(res, 200, writeMessage(CheckAvailabilityResponseSchema, answer));
 };
 
