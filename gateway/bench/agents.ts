@@ -6,7 +6,7 @@ import { autocannon, PINNED, type LoadResult } from "./load-generator.js";
 import { scriptNodeFlags } from "./node-flags.js";
 import { cpuOf, portAllocator, type Proc, ROOT, startServer, stopAllServers, waitFor } from "./processes.js";
 
-// npm run bench:agents [-- --seconds 8 --rounds 3 --connections 50 --contacts 1000000 --ports 20600
+// npm run bench:agents [-- --seconds 8 --rounds 3 --connections 50 --callers 50 --contacts 1000000 --ports 20600
 //                         --only read,write,idempotency,lookup]
 //
 // The agent figures of CONTRACT.md "Beyond the reference", each against its baseline in the
@@ -14,7 +14,8 @@ import { cpuOf, portAllocator, type Proc, ROOT, startServer, stopAllServers, wai
 // its CPU time per request is the whole cost of a call):
 // - an MCP read tool (search_contacts) against the REST call it wraps (GET /api/contacts/search),
 //   and a write tool (create_lead) against POST /api/leads: CPU per call, goal <= 1.3x;
-// - lookup_caller at 50 concurrent callers on --contacts contacts: p99, goal < 25 ms;
+// - lookup_caller for --callers callers on the line at once, each looking up once a second
+//   (autocannon's fixed rate over that many connections), on --contacts contacts: p99, goal < 25 ms;
 // - POST /api/contacts with an Idempotency-Key (a new one each request) against one without:
 //   CPU per request, goal <= 1.25x.
 // Needs DATABASE_URL (a PostgreSQL server where it may create a scratch database) and NATS_URL.
@@ -33,6 +34,7 @@ const SECONDS = Number(opts.seconds ?? 8);
 const ROUNDS = Number(opts.rounds ?? 3);
 const CONNECTIONS = Number(opts.connections ?? 50);
 const CONTACTS = Number(opts.contacts ?? 1_000_000);
+const CALLERS = Number(opts.callers ?? 50);
 const ONLY = new Set((opts.only ?? "read,write,idempotency,lookup").split(","));
 const freePort = portAllocator(opts.ports ? Number(opts.ports) : undefined);
 const out = (line = "") => process.stdout.write(`${line}\n`);
@@ -45,6 +47,9 @@ interface Scenario {
   headers?: Record<string, string>;
   /** The body; autocannon replaces `[<id>]` with a new id in each request. */
   body?: string;
+  /** Connections and requests per second in all (fixed rate); as many as it can over CONNECTIONS when absent. */
+  connections?: number;
+  rate?: number;
 }
 
 interface Run extends LoadResult {
@@ -133,10 +138,18 @@ async function main(): Promise<void> {
       },
       {
         id: "lookup",
-        goal: `lookup_caller p99 at ${CONNECTIONS} connections on ${CONTACTS} contacts (ms)`,
+        goal: `lookup_caller p99 for ${CALLERS} callers at once, one lookup a second each, on ${CONTACTS} contacts (ms)`,
         limit: 25,
         measure: "p99",
-        a: { name: "mcp lookup_caller", method: "POST", path: "/mcp", headers: MCP_HEADERS, body: mcpCall("lookup_caller", { phone_number: caller }) },
+        a: {
+          name: "mcp lookup_caller",
+          method: "POST",
+          path: "/mcp",
+          headers: MCP_HEADERS,
+          body: mcpCall("lookup_caller", { phone_number: caller }),
+          connections: CALLERS,
+          rate: CALLERS,
+        },
       },
     ];
     const pairs = allPairs.filter((pair) => ONLY.has(pair.id));
@@ -159,7 +172,8 @@ async function main(): Promise<void> {
         headers: { ...auth, ...scenario.headers },
         body: scenario.body,
         seconds,
-        connections: CONNECTIONS,
+        connections: scenario.connections ?? CONNECTIONS,
+        rate: scenario.rate,
         idReplacement: scenario.body?.includes("[<id>]") || JSON.stringify(scenario.headers ?? {}).includes("[<id>]"),
       });
       const requests = Math.max(1, result.rps * seconds);

@@ -5,7 +5,7 @@ import { mountFiles } from "./files.js";
 import { mountHealth } from "./health.js";
 import { authenticate } from "./http/authenticate.js";
 import { jsonBody } from "./http/json-body.js";
-import { jsonErrors } from "./http/json-errors.js";
+import { jsonErrors } from "./errors/index.js";
 import { rateLimits } from "./http/rate-limit.js";
 import { requestContext } from "./http/request-context.js";
 import type { PrincipalCache } from "./identity/principal-cache.js";

@@ -1,6 +1,6 @@
 import type { Express, Request, Response } from "express";
 import { ObjectNotFoundError, type Clock, type Logger, type ObjectStore, type UrlSigner } from "@voiceops/platform";
-import { sendDetail } from "./http/errors.js";
+import { sendDetail } from "./errors/index.js";
 
 export interface FilesDeps {
   objects: ObjectStore;

@@ -16,7 +16,7 @@ import {
   violation,
   wrongType,
 } from "@voiceops/platform";
-import { fastApiEntry } from "../src/http/fastapi-errors.js";
+import { fastApiEntry } from "../src/errors/index.js";
 
 // The services' violations, as HTTP clients read them: FastAPI's types, messages and ctx.
 

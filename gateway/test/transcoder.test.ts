@@ -7,7 +7,7 @@ import { decodeRequest, locate } from "../src/transcoder/request.js";
 import { collectRoutes, type Route } from "../src/transcoder/routes.js";
 import { API_SERVICES } from "../src/services.js";
 import { writeMessage } from "../src/transcoder/json-codec.js";
-import { HTTP_STATUS_OF_CODE } from "../src/transcoder/http-status.js";
+import { HTTP_STATUS_OF_CODE } from "../src/errors/index.js";
 import { Code } from "@connectrpc/connect";
 
 const routes = collectRoutes([CrmService]);

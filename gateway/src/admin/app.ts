@@ -1,14 +1,12 @@
 import { timingSafeEqual } from "node:crypto";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { nulCharacter, registry, ROLES, violation, type Logger, type Role } from "@voiceops/platform";
-import { sendDetail, sendValidation } from "../http/errors.js";
-import { fastApiEntry } from "../http/fastapi-errors.js";
+import { sendDetail, sendValidation, fastApiEntry, jsonErrors } from "../errors/index.js";
 import { requestContext } from "../http/request-context.js";
 import { InputChecker, uuidPathError } from "../http/validate-input.js";
 import type { PrincipalCache } from "../identity/principal-cache.js";
 import type { IdentityStore } from "../identity/store.js";
 import { jsonBody } from "../http/json-body.js";
-import { jsonErrors } from "../http/json-errors.js";
 
 function bearerMatches(header: string | undefined, token: string): boolean {
   const presented = Buffer.from(header?.startsWith("Bearer ") ? header.slice(7) : "");

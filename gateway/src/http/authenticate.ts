@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from "express";
 import type { PrincipalCache } from "../identity/principal-cache.js";
-import { sendDetail } from "./errors.js";
+import { sendDetail } from "../errors/index.js";
 
 /** X-API-Key -> principal, or 401. X-Organization-Id is never read. */
 export function authenticate(cache: PrincipalCache) {

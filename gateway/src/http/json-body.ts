@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
-import { sendValidation } from "./errors.js";
+import { sendValidation } from "../errors/index.js";
 
 /** Deepest nesting of arrays and objects a request body may have. */
 export const MAX_JSON_DEPTH = 64;

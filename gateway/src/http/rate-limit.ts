@@ -1,6 +1,6 @@
 import { isIPv6 } from "node:net";
 import type { NextFunction, Request, Response } from "express";
-import { sendDetail } from "./errors.js";
+import { sendDetail } from "../errors/index.js";
 import { FixedWindowCounter, type WindowState } from "./fixed-window.js";
 
 /** Paths that are never limited nor counted: probes and monitors must always get through. */

@@ -3,7 +3,7 @@ import { getCountries } from "libphonenumber-js";
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { badFormat, isUuid, notAllowed, nulCharacter, parseBusinessHours, tooLong, tooShort, violation, wrongType, type Violation, type WeeklyHours } from "@voiceops/platform";
 import { parseTimestamp } from "../transcoder/json-codec.js";
-import { fastApiEntry, type ValidationEntry } from "./fastapi-errors.js";
+import { fastApiEntry, type ValidationEntry } from "../errors/index.js";
 
 // Checks for the admin API's hand-written routes, reporting in the same 422 shape as the API.
 

@@ -1,6 +1,6 @@
 import type { DescMessage } from "@bufbuild/protobuf";
 import { required } from "@voiceops/platform";
-import { fastApiEntry, type ValidationEntry } from "../http/fastapi-errors.js";
+import { fastApiEntry, type ValidationEntry } from "../errors/index.js";
 import { decodeRequest } from "../transcoder/request.js";
 import type { Route } from "../transcoder/routes.js";
 import { isRequired, type ToolParam } from "./schemas.js";

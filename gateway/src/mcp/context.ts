@@ -11,9 +11,9 @@ import {
   type PeerRegistry,
   type Violation,
 } from "@voiceops/platform";
-import { fastApiEntry, refusal, type ValidationEntry } from "../http/fastapi-errors.js";
+import { fastApiEntry, refusal, type ValidationEntry, rpcFailure } from "../errors/index.js";
 import type { Principal } from "../identity/store.js";
-import { principalHeaders, rpcFailure, serviceOfMethod } from "../transcoder/rpc-call.js";
+import { principalHeaders, serviceOfMethod } from "../transcoder/rpc-call.js";
 import { ToolFailure } from "./errors.js";
 import type { ToolIdempotency } from "./idempotency.js";
 import type { LookupRecorder } from "./lookups.js";

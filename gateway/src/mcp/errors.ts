@@ -1,5 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { ValidationEntry } from "../http/fastapi-errors.js";
+import type { ValidationEntry } from "../errors/index.js";
 
 /**
  * A tool call that failed the way a REST request fails: the status and `detail` the REST API

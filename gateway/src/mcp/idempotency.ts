@@ -1,5 +1,5 @@
 import { parseIdempotencyKey, toolCallFingerprint } from "@voiceops/platform";
-import { refusal } from "../http/fastapi-errors.js";
+import { refusal } from "../errors/index.js";
 import { ToolFailure } from "./errors.js";
 
 /** A write tool call made under a client's idempotency key. */

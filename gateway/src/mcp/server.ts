@@ -4,7 +4,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { API_VERSION } from "../health.js";
-import { sendJson } from "../http/errors.js";
+import { sendJson } from "../errors/index.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../http/json-body.js";
 import { hashApiKey } from "../identity/keys.js";
 import type { ToolCatalog } from "./catalog.js";

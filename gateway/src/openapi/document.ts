@@ -4,7 +4,7 @@ import { API_VERSION } from "../health.js";
 import { serviceNameOf } from "../transcoder/mount.js";
 import type { Route, UploadSpec } from "../transcoder/routes.js";
 import { IDEMPOTENT_VERBS } from "../transcoder/idempotency.js";
-import { apiHeaders, ERROR_SCHEMAS, errorResponses, HEADERS, PARAMETERS, SHARED_RESPONSES } from "./errors.js";
+import { apiHeaders, ERROR_SCHEMAS, errorResponses, HEADERS, PARAMETERS, SHARED_RESPONSES } from "../errors/index.js";
 import { exampleOf } from "./examples.js";
 import { HEALTH_SCHEMAS, healthPaths } from "./health-paths.js";
 import { commentOf, outputMessageTypes, SchemaBuilder, type Schema } from "./schemas.js";

@@ -1,4 +1,4 @@
-import { apiHeaders } from "./errors.js";
+import { apiHeaders } from "../errors/index.js";
 
 // The health routes (gateway/src/health.ts) in the OpenAPI document: no API key, never limited
 // (they carry the client's RateLimit-* headers all the same).

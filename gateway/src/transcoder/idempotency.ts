@@ -11,8 +11,7 @@ import {
   requestFingerprint,
   type FingerprintBody,
 } from "@voiceops/platform";
-import { sendDetail, sendValidation } from "../http/errors.js";
-import { refusal } from "../http/fastapi-errors.js";
+import { sendDetail, sendValidation, refusal } from "../errors/index.js";
 import type { Route } from "./routes.js";
 
 // The gateway's part of idempotent requests (the record lives with the write, in the service:

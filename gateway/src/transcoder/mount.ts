@@ -2,13 +2,12 @@ import { createHash } from "node:crypto";
 import { ConnectError } from "@connectrpc/connect";
 import { type NextFunction, type Request, type RequestHandler, type Response, Router } from "express";
 import { allowHeader, fastPath, idempotencyMetadata, isReplayed, RouteTable, type Logger, type ObjectStore, type PeerRegistry } from "@voiceops/platform";
-import { sendDetail, sendJson, sendValidation } from "../http/errors.js";
-import { refusal } from "../http/fastapi-errors.js";
+import { sendDetail, sendJson, sendValidation, rpcFailure, refusal } from "../errors/index.js";
 import { writeField, writeMessage } from "./json-codec.js";
 import { markReplay, REPLAYED_HEADER, requestKey, routeFingerprint, sendKeyRefusal, uploadFingerprint } from "./idempotency.js";
 import { decodeRequest, entriesOf } from "./request.js";
 import type { Route } from "./routes.js";
-import { principalHeaders, rpcFailure, serviceNameOfType } from "./rpc-call.js";
+import { principalHeaders, serviceNameOfType } from "./rpc-call.js";
 import { isUploadRequest, receiveUpload, UploadRefused } from "./upload.js";
 
 export interface TranscoderDeps {

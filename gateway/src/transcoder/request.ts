@@ -1,7 +1,7 @@
 import { create, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import { FieldMaskSchema } from "@bufbuild/protobuf/wkt";
 import { applyDefaults, fieldRules, required, tooFewItems, tooShort, validateMessage, type Violation } from "@voiceops/platform";
-import { fastApiEntry, type ValidationEntry } from "../http/fastapi-errors.js";
+import { fastApiEntry, type ValidationEntry } from "../errors/index.js";
 import { parseSingular, readMessage } from "./json-codec.js";
 import type { Route } from "./routes.js";
 

@@ -1,4 +1,5 @@
 import { fileURLToPath } from "node:url";
+import type { ServiceImpl } from "@connectrpc/connect";
 import type { ServiceModule } from "@voiceops/platform";
 import { AnalyticsService } from "@voiceops/proto/voiceops/analytics/v1/analytics_service_pb";
 import { commsConsumer } from "./consumers/comms.js";
@@ -17,8 +18,10 @@ export const analyticsService: ServiceModule = {
   schema: "analytics",
   migrationsDir: fileURLToPath(new URL("../migrations", import.meta.url)),
   routes(context) {
+    // Every RPC of the service: a forgotten handler is a compile error.
+    const handlers: ServiceImpl<typeof AnalyticsService> = statisticsHandlers(context);
     return (router) => {
-      router.service(AnalyticsService, statisticsHandlers(context));
+      router.service(AnalyticsService, handlers);
     };
   },
   // Consumers run in the read models' generation, so that a rebuild can replay the streams.

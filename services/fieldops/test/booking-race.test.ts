@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock, newId, pgErrorCode, PgErrorCode } from "@voiceops/platform";
-import { AdminClient, expectStatus, testEnv } from "@voiceops/platform/testing";
+import { AdminClient, expectStatus, testEnv, detailOf } from "@voiceops/platform/testing";
 import { startSystem, type RunningSystem } from "../../../gateway/src/system.js";
+import { fieldopsErrors } from "../src/errors.js";
 import { createTechnician } from "./helpers.js";
 import { APPOINTMENTS, BOOK, createType, MANAGE, schedulingTenant, type Appointment } from "./scheduling-helpers.js";
 
@@ -48,7 +49,7 @@ describe.each(storages)("booking race on $name", ({ env }) => {
     );
     const statuses = responses.map((response) => response.status).sort();
     expect(statuses).toEqual([201, ...Array.from({ length: CONCURRENT - 1 }, () => 409)]);
-    for (const refused of responses.filter((response) => response.status === 409)) expect(refused.body).toEqual({ detail: "Slot no longer available" });
+    for (const refused of responses.filter((response) => response.status === 409)) expect(refused.body).toEqual(detailOf(fieldopsErrors.SLOT_TAKEN()));
     const listed = expectStatus(await t.member.get<{ items: Appointment[]; total: number }>(`${APPOINTMENTS}?date_from=2026-03-06&date_to=2026-03-06`), 200);
     expect(listed.total).toBe(1);
     expect(listed.items[0]).toMatchObject({ start_at: "2026-03-06T09:00:00.000Z", technician_id: technician?.id ?? null, status: "scheduled" });

@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { violationsOf } from "@voiceops/platform";
+import { Code } from "@connectrpc/connect";
+import { errorReason, violationsOf } from "@voiceops/platform";
 import { failureOf, handlerTestbed, type HandlerTestbed } from "@voiceops/platform/testing";
 import { FieldopsService, ServiceProviderStatus, UrgentAlertResolutionStatus } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
+import { fieldopsErrors } from "../src/errors.js";
 import { fieldopsService } from "../src/index.js";
 
 // The fast level: the fieldops handlers behind their interceptors, called as a direct gRPC
@@ -40,6 +42,19 @@ describe("fieldops handlers", () => {
     expect(updated.provider?.specialty).toBeUndefined();
     const error = await failureOf(fieldops.updateServiceProvider({ providerId: id, provider: {}, updateMask: { paths: ["name"] } }));
     expect(violationsOf(error)).toEqual([expect.objectContaining({ field: "provider.name", rule: "type" })]);
+  });
+
+  it("refuses a booking on a hold that is gone with the named error SLOT_HOLD_GONE", async () => {
+    const fieldops = bed.client(FieldopsService, { orgId: randomUUID() });
+    const { appointmentType } = await fieldops.createAppointmentType({ name: "Visit", durationMinutes: 30 });
+    const error = await failureOf(fieldops.bookAppointment({ appointmentTypeId: appointmentType?.id ?? "", holdId: randomUUID(), contact: { name: "Pat" } }));
+    expect([error.code, errorReason(error)]).toEqual([Code.FailedPrecondition, "SLOT_HOLD_GONE"]);
+  });
+
+  // The wording of the slot refusals, asserted here once; the HTTP tests compare with the named errors.
+  it("words the slot refusals as the API answers them", () => {
+    expect(fieldopsErrors.SLOT_TAKEN().rawMessage).toBe("Slot no longer available");
+    expect(fieldopsErrors.SLOT_HOLD_GONE().rawMessage).toBe("Slot hold expired or unknown");
   });
 
   it("opens an alert by default, on create and on replace", async () => {

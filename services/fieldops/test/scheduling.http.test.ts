@@ -1,9 +1,10 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock, newId, type Subscription } from "@voiceops/platform";
-import { AdminClient, eventually, expectStatus, locs, testEnv } from "@voiceops/platform/testing";
+import { AdminClient, eventually, expectStatus, locs, testEnv, detailOf } from "@voiceops/platform/testing";
 import { EventEnvelopeSchema } from "@voiceops/proto/voiceops/events/v1/event_envelope_pb";
 import { startSystem, type RunningSystem } from "../../../gateway/src/system.js";
+import { fieldopsErrors } from "../src/errors.js";
 import { createDispatch, createRequest, createTechnician, DISPATCHES } from "./helpers.js";
 import {
   APPOINTMENTS,
@@ -316,7 +317,7 @@ describe("booking", () => {
 
     const taken = await t.member.post(BOOK, { appointment_type_id: type.id, start: "2026-03-06T09:00:00Z", contact_id: first.contact_id });
     expect(taken.status).toBe(409);
-    expect(taken.body).toEqual({ detail: "Slot no longer available" });
+    expect(taken.body).toEqual(detailOf(fieldopsErrors.SLOT_TAKEN()));
   });
 
   it("picks the free technician with the fewest appointments that day, or the one asked for", async () => {

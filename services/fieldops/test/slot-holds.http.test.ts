@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock, newId, pgErrorCode, PgErrorCode } from "@voiceops/platform";
-import { AdminClient, expectStatus, locs, testEnv, type ApiClient } from "@voiceops/platform/testing";
+import { AdminClient, expectStatus, locs, testEnv, type ApiClient, detailOf } from "@voiceops/platform/testing";
 import { startSystem, type RunningSystem } from "../../../gateway/src/system.js";
+import { fieldopsErrors } from "../src/errors.js";
 import { createTechnician } from "./helpers.js";
 import { APPOINTMENTS, availability, book, BOOK, createType, schedulingTenant, type Appointment } from "./scheduling-helpers.js";
 
@@ -95,14 +96,14 @@ describe("slot holds", () => {
     await book(t.member, { appointment_type_id: type.id, start: "2026-03-06T10:00:00Z", contact: { name: "Booked" } });
     const booked = await attempt({ start: "2026-03-06T10:00:00Z", technician_id: alice.id });
     expect(booked.status).toBe(409);
-    expect(booked.body).toEqual({ detail: "Slot no longer available" });
+    expect(booked.body).toEqual(detailOf(fieldopsErrors.SLOT_TAKEN()));
     await hold(t.member, { appointment_type_id: type.id, start: "2026-03-06T09:00:00Z" });
     const held = await attempt({});
     expect(held.status).toBe(409);
-    expect(held.body).toEqual({ detail: "Slot no longer available" });
+    expect(held.body).toEqual(detailOf(fieldopsErrors.SLOT_TAKEN()));
     const bookHeld = await t.member.post(BOOK, { appointment_type_id: type.id, start: "2026-03-06T09:00:00Z", contact: { name: "Too late" } });
     expect(bookHeld.status).toBe(409);
-    expect(bookHeld.body).toEqual({ detail: "Slot no longer available" });
+    expect(bookHeld.body).toEqual(detailOf(fieldopsErrors.SLOT_TAKEN()));
     // The next slot is free: back to back is no overlap.
     await hold(t.member, { appointment_type_id: type.id, start: "2026-03-06T11:00:00Z" });
   });
@@ -155,7 +156,7 @@ describe("slot holds", () => {
     // The hold has ended: it can be neither booked again nor released.
     const again = await attempt({});
     expect(again.status).toBe(409);
-    expect(again.body).toEqual({ detail: "Slot hold expired or unknown" });
+    expect(again.body).toEqual(detailOf(fieldopsErrors.SLOT_HOLD_GONE()));
     expect((await t.member.delete(`${HOLDS}/${held.id}`)).status).toBe(404);
     const listed = expectStatus(await t.member.get<{ items: Appointment[]; total: number }>(`${APPOINTMENTS}?date_from=2026-03-06&date_to=2026-03-06`), 200);
     expect(listed.items.map((item) => [item.technician_id, item.start_at])).toEqual([[bob.id, "2026-03-06T09:00:00.000Z"]]);
@@ -179,7 +180,7 @@ describe("slot holds", () => {
     for (const holdId of [newId(), theirs.id]) {
       const booked = await t.member.post(BOOK, { appointment_type_id: type.id, hold_id: holdId, contact: { name: "Nobody" } });
       expect(booked.status).toBe(409);
-      expect(booked.body).toEqual({ detail: "Slot hold expired or unknown" });
+      expect(booked.body).toEqual(detailOf(fieldopsErrors.SLOT_HOLD_GONE()));
       const released = await t.member.delete(`${HOLDS}/${holdId}`);
       expect(released.status).toBe(404);
       expect(released.body).toEqual({ detail: "Slot hold not found" });
@@ -221,7 +222,7 @@ describe("slot holds", () => {
       expect(await offeredAt(t.member, type.id, "2026-03-06T09:00:00Z")).toEqual([alice.id]);
       const late = await t.member.post(BOOK, { appointment_type_id: type.id, hold_id: first.id, contact: { name: "Too late" } });
       expect(late.status).toBe(409);
-      expect(late.body).toEqual({ detail: "Slot hold expired or unknown" });
+      expect(late.body).toEqual(detailOf(fieldopsErrors.SLOT_HOLD_GONE()));
       // Another caller holds the first slot, and books the second one directly.
       const taken = await hold(t.member, { appointment_type_id: type.id, start: "2026-03-06T09:00:00Z" });
       expect(taken).toMatchObject({ technician_id: alice.id, expires_at: "2026-03-05T12:10:00.000Z" });
@@ -268,7 +269,7 @@ describe("slot holds under concurrency", () => {
       ),
     );
     expect(responses.map((response) => response.status).sort()).toEqual([201, ...Array.from({ length: CONCURRENT - 1 }, () => 409)]);
-    for (const refused of responses.filter((response) => response.status === 409)) expect(refused.body).toEqual({ detail: "Slot no longer available" });
+    for (const refused of responses.filter((response) => response.status === 409)) expect(refused.body).toEqual(detailOf(fieldopsErrors.SLOT_TAKEN()));
     const granted = responses.find((response) => response.status === 201)?.body as SlotHold;
     expect(granted).toMatchObject({ technician_id: technician?.id, start_at: "2026-03-06T09:00:00.000Z", expires_at: "2026-03-05T12:00:45.000Z" });
   });

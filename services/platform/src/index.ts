@@ -29,6 +29,7 @@ export * from "./events/relay.js";
 export * from "./rpc/org-context.js";
 export * from "./rpc/client.js";
 export * from "./rpc/errors.js";
+export * from "./rpc/named-errors.js";
 export * from "./rpc/server.js";
 export * from "./fast-path/index.js";
 export * from "./validation/validate.js";

@@ -30,10 +30,7 @@ import { hasNul } from "../outbound/contact-rows.js";
 import { ONE_OFF_MAX_ATTEMPTS, type OutboundEngine } from "../outbound/engine.js";
 import { toCallRequest } from "../store/outbound-rows.js";
 import type { CrmLookup } from "./crm-lookup.js";
-
-function onDncList(): ConnectError {
-  return new ConnectError("The phone number is on the do-not-call list", Code.FailedPrecondition);
-}
+import { commsErrors } from "../errors.js";
 
 function checkVariables(variables: JsonObject | undefined, violations: Violation[]): void {
   if (hasNul(variables)) violations.push(nulCharacter("variables"));
@@ -55,7 +52,7 @@ export function callRequestHandlers(service: ServiceContext, engine: OutboundEng
     if (!opening) throw new ConnectError("the calling window never opens", Code.Internal);
     const open = opening.opensAt.getTime() <= now.getTime();
     const row = await service.write(ctx, async (tx, emit) => {
-      if (await dnc.active(tx, org.orgId, call.phoneNumber, now)) throw onDncList();
+      if (await dnc.active(tx, org.orgId, call.phoneNumber, now)) throw commsErrors.PHONE_ON_DNC_LIST();
       const [inserted] = await requests.insert(tx, [
         {
           orgId: org.orgId,
@@ -124,8 +121,8 @@ export function callRequestHandlers(service: ServiceContext, engine: OutboundEng
       const row = await service.write(ctx, async (tx, emit) => {
         const current = await requests.get(tx, org.orgId, req.callRequestId, "FOR UPDATE");
         if (!current) throw notFound("Call request");
-        if (current.campaign_id) throw new ConnectError("A campaign's call is withdrawn by pausing or cancelling the campaign", Code.FailedPrecondition);
-        if (current.status !== "queued") throw new ConnectError(`A ${current.status} call request cannot be cancelled`, Code.FailedPrecondition);
+        if (current.campaign_id) throw commsErrors.CAMPAIGN_CALL_NOT_CANCELLABLE();
+        if (current.status !== "queued") throw commsErrors.CALL_REQUEST_NOT_CANCELLABLE(current.status);
         const cancelled = await requests.finish(tx, current.id, "cancelled", service.clock.now());
         engine.finished(emit, cancelled);
         return cancelled;

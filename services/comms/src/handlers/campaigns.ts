@@ -1,7 +1,7 @@
 import { create, type JsonObject } from "@bufbuild/protobuf";
 import type { UploadedFile } from "@voiceops/proto/voiceops/api/v1/upload_pb";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
+import type { HandlerContext } from "@connectrpc/connect";
 import {
   blankToNull,
   enumToJson,
@@ -44,6 +44,7 @@ import type { OutboundEngine } from "../outbound/engine.js";
 import type { NewCampaignContact } from "../store/campaigns.js";
 import { toCampaign, toCampaignContact, type CampaignRow } from "../store/outbound-rows.js";
 import type { CrmLookup } from "./crm-lookup.js";
+import { commsErrors } from "../errors.js";
 
 /** Most data rows one upload may hold. */
 const MAX_ROWS = 10_000;
@@ -94,10 +95,6 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
     return present(row);
   }
 
-  function conflict(row: CampaignRow, action: string): ConnectError {
-    return new ConnectError(`A ${row.status} campaign cannot be ${action}`, Code.FailedPrecondition);
-  }
-
   return {
     async createCampaign(req: CreateCampaignRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
@@ -140,15 +137,15 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
     async startCampaign(req: StartCampaignRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       return transition(ctx, org.orgId, req.campaignId, async (row, tx) => {
-        if (row.status !== "draft" && row.status !== "paused") throw conflict(row, "started");
-        if ((await campaigns.contactCount(tx, row.id)) === 0) throw new ConnectError("The campaign has no contacts to call", Code.FailedPrecondition);
+        if (row.status !== "draft" && row.status !== "paused") throw commsErrors.CAMPAIGN_STATUS_CONFLICT(row.status, "started");
+        if ((await campaigns.contactCount(tx, row.id)) === 0) throw commsErrors.CAMPAIGN_HAS_NO_CONTACTS();
         return campaigns.setStatus(tx, row.id, "running", { startedAt: service.clock.now(), timezone: org.timezone });
       });
     },
 
     async pauseCampaign(req: PauseCampaignRequest, ctx: HandlerContext) {
       return transition(ctx, orgOf(ctx).orgId, req.campaignId, async (row, tx, emit) => {
-        if (row.status !== "running") throw conflict(row, "paused");
+        if (row.status !== "running") throw commsErrors.CAMPAIGN_STATUS_CONFLICT(row.status, "paused");
         const withdrawn = await campaigns.withdraw(tx, row.id, "pause");
         await announceWithdrawn(tx, emit, row.org_id, withdrawn);
         return campaigns.setStatus(tx, row.id, "paused");
@@ -157,7 +154,7 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
 
     async cancelCampaign(req: CancelCampaignRequest, ctx: HandlerContext) {
       return transition(ctx, orgOf(ctx).orgId, req.campaignId, async (row, tx, emit) => {
-        if (row.status === "completed" || row.status === "cancelled") throw conflict(row, "cancelled");
+        if (row.status === "completed" || row.status === "cancelled") throw commsErrors.CAMPAIGN_STATUS_CONFLICT(row.status, "cancelled");
         const withdrawn = await campaigns.withdraw(tx, row.id, "cancel");
         await announceWithdrawn(tx, emit, row.org_id, withdrawn);
         return campaigns.setStatus(tx, row.id, "cancelled");
@@ -241,7 +238,7 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
 
   function assertOpen(row: CampaignRow): void {
     if (row.status === "completed" || row.status === "cancelled") {
-      throw new ConnectError(`Contacts cannot be added to a ${row.status} campaign`, Code.FailedPrecondition);
+      throw commsErrors.CAMPAIGN_CLOSED_TO_CONTACTS(row.status);
     }
   }
 

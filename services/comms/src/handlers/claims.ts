@@ -1,8 +1,9 @@
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { orgOf, type ServiceContext, notFound, withDefaults } from "@voiceops/platform";
 import { ClaimCallsRequestSchema, type ClaimCallsRequest, type OutboundCallsService, type RenewCallLeaseRequest } from "@voiceops/proto/voiceops/comms/v1/outbound_service_pb";
 import { LEASE_MS, type OutboundEngine } from "../outbound/engine.js";
+import { commsErrors } from "../errors.js";
 
 /** The voice runtime's side: claiming due calls under a lease, and keeping a long call's lease. */
 export function claimHandlers(service: ServiceContext, engine: OutboundEngine) {
@@ -19,7 +20,7 @@ export function claimHandlers(service: ServiceContext, engine: OutboundEngine) {
       const renewed = await service.write(ctx, (tx) => engine.stores.requests.renewLease(tx, org.orgId, req.callRequestId.toLowerCase(), leaseUntil));
       if (!renewed) {
         if (!(await engine.stores.requests.get(service.db, org.orgId, req.callRequestId.toLowerCase()))) throw notFound("Call request");
-        throw new ConnectError("The call request is not dialing: its lease cannot be renewed", Code.FailedPrecondition);
+        throw commsErrors.CALL_REQUEST_NOT_DIALING();
       }
       return { leaseExpiresAt: timestampFromDate(leaseUntil) };
     },

@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import {
   enumToJson,
   invalidArgument,
@@ -33,6 +33,7 @@ import {
 } from "@voiceops/proto/voiceops/comms/v1/comms_service_pb";
 import { toConversation, toConversationMessage, type ConversationRow } from "../store/conversation-rows.js";
 import { SUMMARY, SUMMARY_UPDATED_AT, type ConversationStore } from "../store/conversations.js";
+import { commsErrors } from "../errors.js";
 
 function changed(orgId: string, verb: "created" | "updated" | "ended", row: ConversationRow) {
   return newEvent(orgId, `comms.conversation.${verb}`, ConversationChangedSchema, create(ConversationChangedSchema, { conversation: toConversation(row) }));
@@ -117,7 +118,7 @@ export function conversationHandlers(service: ServiceContext, store: Conversatio
       const added = await service.write(ctx, async (tx, emit) => {
         const result = await store.addMessage(tx, org.orgId, id, { role, content: req.content, metadata: req.metadata ?? {} }, service.clock.now());
         if (result === "missing") throw notFound("Conversation");
-        if (result === "ended") throw new ConnectError("Conversation has ended", Code.FailedPrecondition);
+        if (result === "ended") throw commsErrors.CONVERSATION_ENDED();
         emit(
           newEvent(
             org.orgId,

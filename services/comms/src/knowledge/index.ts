@@ -1,4 +1,4 @@
-import type { ConnectRouter } from "@connectrpc/connect";
+import type { ConnectRouter, ServiceImpl } from "@connectrpc/connect";
 import type { AnyEventConsumer, EventConsumer, ServiceContext, Subscription } from "@voiceops/platform";
 import { KnowledgeSourceCreatedSchema } from "@voiceops/proto/voiceops/comms/v1/knowledge_events_pb";
 import { KnowledgeService } from "@voiceops/proto/voiceops/comms/v1/knowledge_service_pb";
@@ -19,7 +19,8 @@ class KnowledgeBase {
   }
 
   routes(router: ConnectRouter): void {
-    router.service(KnowledgeService, knowledgeHandlers(this.context, this.store, this.config));
+    const handlers: ServiceImpl<typeof KnowledgeService> = knowledgeHandlers(this.context, this.store, this.config);
+    router.service(KnowledgeService, handlers);
   }
 
   consumers(): AnyEventConsumer[] {

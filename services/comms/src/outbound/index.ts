@@ -1,4 +1,4 @@
-import type { ConnectRouter } from "@connectrpc/connect";
+import type { ConnectRouter, ServiceImpl } from "@connectrpc/connect";
 import { envInt, type AnyEventConsumer, type ServiceContext, type Subscription } from "@voiceops/platform";
 import { OutboundCallsService, OutboundService } from "@voiceops/proto/voiceops/comms/v1/outbound_service_pb";
 import { callRequestHandlers } from "../handlers/call-requests.js";
@@ -28,12 +28,15 @@ class Outbound {
     const { context, engine } = this;
     const crm = crmLookup(context);
     const nudge = () => this.scheduler.nudge();
-    router.service(OutboundService, {
+    // Every RPC of the service: a forgotten handler is a compile error.
+    const handlers: ServiceImpl<typeof OutboundService> = {
       ...campaignHandlers(context, engine, crm, nudge),
       ...callRequestHandlers(context, engine, crm),
       ...dncHandlers(context, engine),
-    });
-    router.service(OutboundCallsService, claimHandlers(context, engine));
+    };
+    const calls: ServiceImpl<typeof OutboundCallsService> = claimHandlers(context, engine);
+    router.service(OutboundService, handlers);
+    router.service(OutboundCallsService, calls);
   }
 
   consumers(): AnyEventConsumer[] {

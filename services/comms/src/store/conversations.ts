@@ -1,7 +1,7 @@
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
-import { Code, ConnectError } from "@connectrpc/connect";
 import { newId, type Queryable } from "@voiceops/platform";
 import { CONVERSATION_COLUMNS, MESSAGE_COLUMNS, type ConversationRow, type MessageRow } from "./conversation-rows.js";
+import { commsErrors } from "../errors.js";
 
 /** The state keys of caller memory; summary_updated_at is the server's. */
 export const SUMMARY = "summary";
@@ -85,7 +85,7 @@ export class ConversationStore {
       );
       if (inserted.rows[0]) return { row: inserted.rows[0], created: true };
     }
-    throw new ConnectError("conversation changed concurrently, retry", Code.Aborted);
+    throw commsErrors.CONVERSATION_CHANGED_CONCURRENTLY();
   }
 
   async end(db: Queryable, orgId: string, id: string, now: Date): Promise<{ row: ConversationRow; changed: boolean } | undefined> {

@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import {
   blankToNull,
   invalidArgument,
@@ -19,6 +19,7 @@ import type { CrmService, UpsertContactRequest } from "@voiceops/proto/voiceops/
 import type { ContactStore } from "../store/contacts.js";
 import type { CrmStores } from "../store/index.js";
 import { toContact, type ContactRow } from "../store/rows.js";
+import { crmErrors } from "../errors.js";
 
 /** Who a lead or a booking is for: a known contact, or the fields to find or create one by. */
 export interface ContactReference {
@@ -61,7 +62,7 @@ export async function upsertContact(tx: Queryable, contacts: ContactStore, org: 
   if (!contact) {
     contact =
       (await contacts.insert(tx, org.orgId, { name, phone_number: phone, email, status: "lead" })) ?? (phone ? await contacts.findByPhone(tx, org.orgId, phone) : undefined);
-    if (!contact) throw new ConnectError("contact could not be stored", Code.Aborted);
+    if (!contact) throw crmErrors.CONTACT_NOT_STORED();
     emit(newEvent(org.orgId, "crm.contact.created", ContactCreatedSchema, create(ContactCreatedSchema, { contact: toContact(contact) })));
     return contact;
   }

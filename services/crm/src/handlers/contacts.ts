@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import type { ConnectError, HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import {
   columnValues,
   invalidArgument,
@@ -36,6 +36,7 @@ import {
 import { CONTACT_FIELDS, type ContactSort as SortName, type ContactValues } from "../store/contacts.js";
 import { contactStatusText, toContact, type ContactRow } from "../store/rows.js";
 import type { CrmStores } from "../store/index.js";
+import { crmErrors } from "../errors.js";
 
 const SORTS: Record<ContactSort, SortName> = {
   [ContactSort.UNSPECIFIED]: "name",
@@ -45,7 +46,7 @@ const SORTS: Record<ContactSort, SortName> = {
 };
 
 function duplicatePhone(existing: ContactRow | undefined, phone: string): ConnectError {
-  return new ConnectError(`A contact with phone number ${phone} already exists: ${existing?.id ?? "unknown"}`, Code.AlreadyExists);
+  return crmErrors.CONTACT_PHONE_TAKEN(phone, existing?.id ?? "unknown");
 }
 
 export function contactHandlers(service: ServiceContext, stores: CrmStores) {

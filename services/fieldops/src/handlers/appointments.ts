@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { type Timestamp, timestampDate } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { DateTime } from "luxon";
 import {
   blankToNull,
@@ -47,6 +47,7 @@ import type { SlotHoldRow } from "../store/slot-holds.js";
 import { type BookingPlan, bookingRules, rulesOf } from "./booking.js";
 import { unknownTechnician } from "./schedules.js";
 import type { PeerLookups } from "./references.js";
+import { fieldopsErrors } from "../errors.js";
 
 const MAX_RANGE_DAYS = 31;
 const FINISHED = new Set(["completed", "cancelled", "no_show"]);
@@ -86,10 +87,6 @@ function appointmentEvent(orgId: string, row: AppointmentRow, previous?: Appoint
     return newEvent(orgId, "fieldops.appointment.cancelled", AppointmentCancelledSchema, create(AppointmentCancelledSchema, { appointment, previousStatus }));
   }
   return newEvent(orgId, "fieldops.appointment.updated", AppointmentUpdatedSchema, create(AppointmentUpdatedSchema, { appointment, previousStatus }));
-}
-
-function holdGone(): ConnectError {
-  return new ConnectError("Slot hold expired or unknown", Code.FailedPrecondition);
 }
 
 /** A held slot as a booking plan: its time, its claim, its technician. */
@@ -142,13 +139,13 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
     if (!req.start) throw invalidArgument([required("start", "the new start of a rescheduled appointment")]);
     const start = timestampDate(req.start);
     const type = await appointmentTypes.get(db, org.orgId, current.appointment_type_id);
-    if (!type?.is_active) throw new ConnectError("The appointment type is no longer bookable", Code.FailedPrecondition);
+    if (!type?.is_active) throw fieldopsErrors.APPOINTMENT_TYPE_NOT_BOOKABLE();
     const plan = await planBooking(db, org, type, start, { ignoreAppointmentId: current.id, keep: current.technician_id });
     // One transaction: the old one is cancelled and the new one booked, or neither.
     return claimFirstThatFits(ctx, org.orgId, plan, async (tx, emit, technicianId, now) => {
       const old = await appointments.get(tx, org.orgId, current.id, { forUpdate: true });
       if (!old) throw notFound("Appointment");
-      if (FINISHED.has(old.status)) throw new ConnectError(`The appointment is ${old.status} and cannot change`, Code.FailedPrecondition);
+      if (FINISHED.has(old.status)) throw fieldopsErrors.APPOINTMENT_FINISHED(old.status);
       const cancelled = await appointments.setStatus(tx, org.orgId, old.id, "cancelled", "rescheduled", now);
       if (!cancelled) throw notFound("Appointment");
       const values = newAppointment(type, plan, technicianId, {
@@ -218,7 +215,7 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
       if (!req.start && req.holdId === undefined) violations.push(required("start", "start, or hold_id"));
       if (hold) violations.push(...holdMismatches(hold, req, technicianId));
       if (violations.length > 0 || !type) throw invalidArgument(violations);
-      if (req.holdId !== undefined && !hold) throw holdGone();
+      if (req.holdId !== undefined && !hold) throw fieldopsErrors.SLOT_HOLD_GONE();
       const plan = hold ? planOfHold(hold) : await planBooking(db, org, type, timestampDate(req.start as Timestamp), { technicianId });
       const contact = await lookups.upsertContact(
         org,
@@ -226,7 +223,7 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
       );
       const row = await claimFirstThatFits(ctx, org.orgId, plan, async (tx, emit, candidate, now) => {
         // The hold ends with the booking, in its transaction: its claim gives way to the appointment's.
-        if (hold && !(await slotHolds.take(tx, org.orgId, hold.id, now))) throw holdGone();
+        if (hold && !(await slotHolds.take(tx, org.orgId, hold.id, now))) throw fieldopsErrors.SLOT_HOLD_GONE();
         const values = newAppointment(type, plan, candidate, {
           contact_id: contact.id,
           contact_name: contact.name ?? null,
@@ -246,7 +243,7 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
       const org = orgOf(ctx);
       const current = await appointments.get(db, org.orgId, req.appointmentId);
       if (!current) throw notFound("Appointment");
-      if (FINISHED.has(current.status)) throw new ConnectError(`The appointment is ${current.status} and cannot change`, Code.FailedPrecondition);
+      if (FINISHED.has(current.status)) throw fieldopsErrors.APPOINTMENT_FINISHED(current.status);
       if (req.action === AppointmentAction.RESCHEDULE) return { appointment: toAppointment(await reschedule(ctx, org, req, current)) };
       const target = {
         [AppointmentAction.CANCEL]: "cancelled",
@@ -258,7 +255,7 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
       const row = await service.write(ctx, async (tx, emit) => {
         const locked = await appointments.get(tx, org.orgId, current.id, { forUpdate: true });
         if (!locked) throw notFound("Appointment");
-        if (FINISHED.has(locked.status)) throw new ConnectError(`The appointment is ${locked.status} and cannot change`, Code.FailedPrecondition);
+        if (FINISHED.has(locked.status)) throw fieldopsErrors.APPOINTMENT_FINISHED(locked.status);
         if (locked.status === target) return locked;
         const reason = target === "cancelled" ? blankToNull(req.reason) : locked.cancel_reason;
         const updated = await appointments.setStatus(tx, org.orgId, locked.id, target, reason, clock.now());

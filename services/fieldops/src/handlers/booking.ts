@@ -1,4 +1,4 @@
-import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
+import type { HandlerContext } from "@connectrpc/connect";
 import { DateTime } from "luxon";
 import {
   invalidArgument,
@@ -17,16 +17,13 @@ import { candidateSlots, heldSpan, type SlotRules, type Span } from "../scheduli
 import { slotInterval, type AppointmentTypeRow } from "../store/appointment-types.js";
 import type { FieldopsStores } from "../store/index.js";
 import { unknownTechnician } from "./schedules.js";
+import { fieldopsErrors } from "../errors.js";
 
 // What booking, rescheduling and holding a slot share: the slot check, the choice of
 // technician, and the claim the database arbitrates.
 
 /** Tries of one claim whose transaction PostgreSQL aborted as a deadlock before it answers. */
 const MAX_DEADLOCK_TRIES = 3;
-
-export function slotTaken(): ConnectError {
-  return new ConnectError("Slot no longer available", Code.AlreadyExists);
-}
 
 export function rulesOf(type: AppointmentTypeRow): SlotRules {
   return {
@@ -101,7 +98,7 @@ export function bookingRules(service: ServiceContext, stores: FieldopsStores) {
       ]);
     }
     const free = freeSlots(snapshot, [slot], rules, org.timezone, now)[0];
-    if (!free) throw slotTaken();
+    if (!free) throw fieldopsErrors.SLOT_TAKEN();
     if (!snapshot.hasTechnicians) return { slot, held, candidates: [null] };
     const ranked = rankForBooking(snapshot, free.technicianIds, daySpan);
     const keep = options.keep ? ranked.indexOf(options.keep) : -1;
@@ -139,7 +136,7 @@ export function bookingRules(service: ServiceContext, stores: FieldopsStores) {
         }
       }
     }
-    throw slotTaken();
+    throw fieldopsErrors.SLOT_TAKEN();
   }
 
   return { activeType, planBooking, claimFirstThatFits };

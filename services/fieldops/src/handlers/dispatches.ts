@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import {
   blankToNull,
   endOfLocalDay,
@@ -35,16 +35,13 @@ import { dispatchStatusOf, dispatchStatusText, dispatchValuesOf, toDispatch, typ
 import type { FieldopsStores } from "../store/index.js";
 import type { PeerLookups } from "./references.js";
 import { unknownTechnician } from "./schedules.js";
+import { fieldopsErrors } from "../errors.js";
 
 const DISPATCH_FIELDS = ["status", "eta_at", "technician_id", "notes"] as const;
 
 /** The forward order of a dispatch's statuses; cancelled stands apart. */
 const FORWARD = ["pending", "assigned", "en_route", "on_site", "completed"];
 const FINISHED = new Set(["completed", "cancelled"]);
-
-function finishedDispatch(row: DispatchRow): ConnectError {
-  return new ConnectError(`The dispatch is ${row.status} and cannot change`, Code.FailedPrecondition);
-}
 
 /** The event of a dispatch's change: fieldops.dispatch.created, .updated or .cancelled. */
 function dispatchEvent(orgId: string, row: DispatchRow, previous?: DispatchRow): DomainEvent {
@@ -89,7 +86,7 @@ export function dispatchHandlers(service: ServiceContext, stores: FieldopsStores
       if (!(await technicians.lock(tx, org.orgId, id))) continue;
       if ((await technicians.get(tx, org.orgId, id, now))?.available_now) return id;
     }
-    throw new ConnectError("No technician available: nobody active is on call and free now", Code.FailedPrecondition);
+    throw fieldopsErrors.NO_TECHNICIAN_AVAILABLE();
   }
 
   return {
@@ -107,7 +104,7 @@ export function dispatchHandlers(service: ServiceContext, stores: FieldopsStores
       const row = await service.write(ctx, async (tx, emit) => {
         const now = clock.now();
         const active = await dispatches.activeIdsForRequest(tx, org.orgId, request.id);
-        if (active.length > 0) throw new ConnectError(`The service request already has an active dispatch: ${active[0]}`, Code.AlreadyExists);
+        if (active.length > 0) throw fieldopsErrors.ACTIVE_DISPATCH_EXISTS(active[0]);
         let chosen: string;
         if (technicianId !== undefined) {
           const locked = await technicians.lock(tx, org.orgId, technicianId);
@@ -128,7 +125,7 @@ export function dispatchHandlers(service: ServiceContext, stores: FieldopsStores
         try {
           inserted = await dispatches.insert(tx, org.orgId, request.id, values, now);
         } catch (error) {
-          if (pgErrorCode(error) === PgErrorCode.uniqueViolation) throw new ConnectError("The service request already has an active dispatch", Code.AlreadyExists);
+          if (pgErrorCode(error) === PgErrorCode.uniqueViolation) throw fieldopsErrors.ACTIVE_DISPATCH_EXISTS();
           throw error;
         }
         emit(dispatchEvent(org.orgId, inserted));
@@ -165,7 +162,7 @@ export function dispatchHandlers(service: ServiceContext, stores: FieldopsStores
       const row = await service.write(ctx, async (tx, emit) => {
         const current = await dispatches.get(tx, org.orgId, req.dispatchId, { forUpdate: true });
         if (!current) throw notFound("Dispatch");
-        if (FINISHED.has(current.status)) throw finishedDispatch(current);
+        if (FINISHED.has(current.status)) throw fieldopsErrors.DISPATCH_FINISHED(current.status);
         if (fields.length === 0) return current;
         const now = clock.now();
         const next = dispatchValuesOf(current);
@@ -180,13 +177,13 @@ export function dispatchHandlers(service: ServiceContext, stores: FieldopsStores
           const target = dispatchStatusText(input.status);
           const forward = FORWARD.indexOf(target) > FORWARD.indexOf(current.status);
           if (target !== current.status && target !== "cancelled" && !forward) {
-            throw new ConnectError(`A dispatch cannot go from ${current.status} to ${target}`, Code.FailedPrecondition);
+            throw fieldopsErrors.DISPATCH_TRANSITION(current.status, target);
           }
           next.status = target;
         }
         if (next.status === "pending" && next.technician_id !== null) next.status = "assigned";
         if (next.technician_id === null && next.status !== "pending" && next.status !== "cancelled") {
-          throw new ConnectError(`A dispatch needs a technician before it can be ${next.status}`, Code.FailedPrecondition);
+          throw fieldopsErrors.DISPATCH_NEEDS_TECHNICIAN(next.status);
         }
         if (next.status === "completed") next.completed_at = now;
         if (next.status === "cancelled") next.cancelled_at = now;
@@ -205,7 +202,7 @@ export function dispatchHandlers(service: ServiceContext, stores: FieldopsStores
         if (!current) throw notFound("Dispatch");
         // Cancelling a cancelled dispatch again succeeds; a completed one cannot be cancelled.
         if (current.status === "cancelled") return;
-        if (current.status === "completed") throw finishedDispatch(current);
+        if (current.status === "completed") throw fieldopsErrors.DISPATCH_FINISHED(current.status);
         await cancelDispatch(tx, emit, dispatches, org.orgId, current, clock.now());
       });
       return {};

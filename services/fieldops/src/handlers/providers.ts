@@ -1,6 +1,6 @@
 import { create, type DescMessage } from "@bufbuild/protobuf";
 import type { FieldMask } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import {
   columnValues,
   invalidArgument,
@@ -33,6 +33,7 @@ import { PROVIDER_FIELDS, type ProviderValues, type ServiceProviderStore } from 
 import { providerStatusText, toServiceProvider, type ServiceProviderRow } from "../store/rows.js";
 import type { FieldopsStores } from "../store/index.js";
 import { scheduleEvent } from "./schedules.js";
+import { fieldopsErrors } from "../errors.js";
 
 /**
  * Validates and stores a new provider (a technician), with its event, in the caller's transaction.
@@ -98,7 +99,7 @@ export function removeProvider(ctx: HandlerContext, service: ServiceContext, sto
     const row = await stores.technicians.lock(tx, org.orgId, id);
     if (!row) throw notFound(entity);
     if (await stores.technicians.hasActiveDispatch(tx, org.orgId, row.id)) {
-      throw new ConnectError(`${row.name} is on an active dispatch: complete or cancel it first`, Code.FailedPrecondition);
+      throw fieldopsErrors.TECHNICIAN_ON_ACTIVE_DISPATCH(row.name);
     }
     for (const schedule of await stores.schedules.cancelUnended(tx, org.orgId, row.id, service.clock.now())) {
       emit(scheduleEvent(org.orgId, "cancelled", schedule));

@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import {
   blankToNull,
   invalidArgument,
@@ -28,6 +28,7 @@ import {
 } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
 import { toOnCallSchedule, type ScheduleRow, type ScheduleValues } from "../store/schedules.js";
 import type { FieldopsStores } from "../store/index.js";
+import { fieldopsErrors } from "../errors.js";
 
 const SCHEDULE_FIELDS = ["technician_id", "start_at", "end_at", "notes"] as const;
 
@@ -56,7 +57,7 @@ export function scheduleHandlers(service: ServiceContext, stores: FieldopsStores
   /** 409 when the technician already has a scheduled schedule overlapping the values. */
   async function refuseOverlap(tx: Queryable, org: OrgContext, values: ScheduleValues, exceptId?: string): Promise<void> {
     const other = await schedules.findOverlap(tx, org.orgId, values.technician_id, values.start_at, values.end_at, exceptId);
-    if (other) throw new ConnectError(`The technician is already on call then: on-call schedule ${other} overlaps`, Code.AlreadyExists);
+    if (other) throw fieldopsErrors.ON_CALL_OVERLAP(other);
   }
 
   return {
@@ -100,7 +101,7 @@ export function scheduleHandlers(service: ServiceContext, stores: FieldopsStores
       const row = await service.write(ctx, async (tx, emit) => {
         const before = await schedules.get(tx, org.orgId, req.scheduleId);
         if (!before) throw notFound("On-call schedule");
-        if (before.status !== "scheduled") throw new ConnectError("The on-call schedule is cancelled and cannot be changed", Code.FailedPrecondition);
+        if (before.status !== "scheduled") throw fieldopsErrors.ON_CALL_SCHEDULE_CANCELLED();
         if (fields.length === 0) return before;
         // Technicians first, then the schedule (the order a technician's deletion takes too), in
         // id order, so two writers never wait on each other.
@@ -113,7 +114,7 @@ export function scheduleHandlers(service: ServiceContext, stores: FieldopsStores
         const current = await schedules.get(tx, org.orgId, req.scheduleId, { forUpdate: true });
         if (!current) throw notFound("On-call schedule");
         if (current.status !== "scheduled" || current.technician_id !== before.technician_id) {
-          throw new ConnectError("The on-call schedule changed meanwhile; read it again", Code.Aborted);
+          throw fieldopsErrors.ON_CALL_SCHEDULE_CHANGED();
         }
         const values: ScheduleValues = {
           technician_id: wanted,

@@ -1,3 +1,4 @@
+import type { ConnectError } from "@connectrpc/connect";
 import { expect } from "vitest";
 import type { ApiClient, ApiResponse } from "./index.js";
 
@@ -25,6 +26,11 @@ export const locs = (body: { detail: { loc: unknown[] }[] }) => body.detail.map(
 export function expectStatus<T>(res: ApiResponse<T>, status: number): T {
   expect(res.status, JSON.stringify(res.body)).toBe(status);
   return res.body;
+}
+
+/** The REST body of a service's named error (defineErrors): its message as the `detail`. */
+export function detailOf(error: ConnectError): { detail: string } {
+  return { detail: error.rawMessage };
 }
 
 /** Expects an RFC 3339 UTC timestamp within a minute of now. */

@@ -1,7 +1,7 @@
 import type { Express, NextFunction, Request, Response } from "express";
 import { isDatabaseUnavailable, type Logger } from "@voiceops/platform";
-import { sendDetail, sendValidation } from "./errors.js";
-import { jsonDecodeError, refusal } from "./fastapi-errors.js";
+import { sendDetail, sendValidation } from "./send.js";
+import { jsonDecodeError, refusal } from "./fastapi.js";
 
 interface HttpError {
   type?: string;

@@ -1,5 +1,5 @@
 import type { Response } from "express";
-import type { ValidationEntry } from "./fastapi-errors.js";
+import type { ValidationEntry } from "./fastapi.js";
 
 /**
  * A JSON answer with the headers Express's `res.json` gives it, written directly: Express's

@@ -1,0 +1,10 @@
+// The gateway's error vocabulary, in one module: how an answer is written (send), the status of
+// each RPC code (http-status), how a failed RPC becomes the client's status and detail
+// (rpc-failure), FastAPI's wording of validation errors (fastapi), the Express error middleware
+// (middleware) and the error answers of the OpenAPI document (openapi).
+export { fastApiEntry, jsonDecodeError, refusal, type ValidationEntry } from "./fastapi.js";
+export { HTTP_STATUS_OF_CODE } from "./http-status.js";
+export { jsonErrors } from "./middleware.js";
+export { apiHeaders, ERROR_SCHEMAS, errorResponses, HEADERS, JSON_BODY_LIMIT, PARAMETERS, SHARED_RESPONSES } from "./openapi.js";
+export { rpcFailure, type RpcFailure } from "./rpc-failure.js";
+export { sendDetail, sendJson, sendValidation } from "./send.js";
