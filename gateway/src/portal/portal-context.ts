@@ -2,9 +2,9 @@ import { create, type DescMessage, type DescMethod, type MessageInitShape, type 
 import { ConnectError } from "@connectrpc/connect";
 import { MetadataKeys, orgHeaders, type Clock, type Logger, type PeerRegistry } from "@voiceops/platform";
 import { PortalService } from "@voiceops/proto/voiceops/crm/v1/portal_service_pb";
-import { fastApiEntry, type ValidationEntry } from "../http/fastapi-errors.js";
+import { fastApiEntry, rpcFailure, type ValidationEntry } from "../errors/index.js";
 import type { IdentityStore } from "../identity/store.js";
-import { rpcFailure, serviceOfMethod } from "../transcoder/rpc-call.js";
+import { serviceOfMethod } from "../transcoder/rpc-call.js";
 
 /** A refusal the portal answers as the REST API would: a status and a detail. */
 export class PortalFailure extends Error {

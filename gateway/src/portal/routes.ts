@@ -9,7 +9,7 @@ import {
   FieldopsService,
 } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
 import { JobsService, QuoteDecision, ServiceRequestSchema, ServiceRequestStatus } from "@voiceops/proto/voiceops/jobs/v1/jobs_service_pb";
-import { sendDetail, sendJson, sendValidation } from "../http/errors.js";
+import { sendDetail, sendJson, sendValidation } from "../errors/index.js";
 import { FixedWindowCounter } from "../http/fixed-window.js";
 import { jsonBody } from "../http/json-body.js";
 import { writeMessage } from "../transcoder/json-codec.js";
