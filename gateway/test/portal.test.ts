@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { ApiClient, expectStatus, newTenant, testAdmin, UNKNOWN_ID, type Tenant } from "@voiceops/platform/testing";
+import { PortalService } from "@voiceops/proto/voiceops/crm/v1/portal_service_pb";
+import { ApiClient, expectStatus, grpc, newTenant, plainGrpcClient, testAdmin, UNKNOWN_ID, type Tenant } from "@voiceops/platform/testing";
 
 const baseUrl = inject("baseUrl");
 const admin = testAdmin();
@@ -171,5 +172,22 @@ describe("GET /portal/<token>", () => {
     const res = await fetch(`${baseUrl}/portal/pt_anything`);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/html/);
+  });
+});
+
+describe("the CRM's PortalService over gRPC", () => {
+  it("resolves a token with the internal token and no organization, and refuses a call without the internal token", async () => {
+    const t = await newTenant(baseUrl, admin);
+    const contactId = expectStatus(await t.owner.post("/api/contacts", { name: "Resolved" }), 201).id;
+    const token = await mint(t, contactId);
+    const client = plainGrpcClient(inject("serviceUrls").crm ?? "");
+    try {
+      const { resolvePortalToken } = PortalService.method;
+      expect(await client.call(resolvePortalToken, { token }, { "x-internal-token": inject("internalToken") })).toMatchObject({ orgId: t.orgId, contactId });
+      await expect(client.call(resolvePortalToken, { token }, { "x-internal-token": "wrong" })).rejects.toMatchObject({ code: grpc.status.UNAUTHENTICATED });
+      await expect(client.call(resolvePortalToken, { token: `${token}x` }, { "x-internal-token": inject("internalToken") })).rejects.toMatchObject({ code: grpc.status.NOT_FOUND });
+    } finally {
+      client.close();
+    }
   });
 });
