@@ -21,6 +21,8 @@ import { ToolCatalog } from "./mcp/catalog.js";
 import type { LookupRecorder } from "./mcp/lookups.js";
 import { bearerApiKey, mcpBody, mcpBodyErrors, mcpEndpoint } from "./mcp/server.js";
 import { buildOpenApi } from "./openapi/document.js";
+import { mountPortalPage } from "./portal/page.js";
+import { portalApi } from "./portal/routes.js";
 import { routeDispatcher } from "./transcoder/mount.js";
 import type { Route } from "./transcoder/routes.js";
 
@@ -42,6 +44,8 @@ export interface PublicAppDeps {
   /** Services whose health /health reports. */
   services: string[];
   rateLimitPerMinute: number;
+  /** Customer-portal requests per token and minute (PORTAL_RATE_LIMIT_PER_MINUTE). */
+  portalRateLimitPerMinute?: number;
   /** Express's "trust proxy": which proxies' X-Forwarded-For names the client address. */
   trustProxy?: boolean | number | string;
   /** Whether the gateway is draining (readiness answers 503). */
@@ -90,6 +94,10 @@ export function createPublicApp(deps: PublicAppDeps) {
   // Agent tools over MCP: authenticated and limited as /api is; the transport reads the body.
   const tools = new ToolCatalog({ peers: deps.peers, internalToken: deps.internalToken, logger: deps.logger, clock: deps.clock, lookups: deps.lookups });
   app.all("/mcp", nameRoute("/mcp"), bearerApiKey, authenticate(deps.cache), limits.byKey, ...mcpBody(), mcpEndpoint(tools), mcpBodyErrors);
+
+  // The customer portal: its token is the credential.
+  app.use(portalApi({ ...deps, identity: deps.store, perMinute: deps.portalRateLimitPerMinute ?? 60 }));
+  mountPortalPage(app);
 
   // Authentication and body parsing run only on known routes, so an unknown path is a 404.
   const guard: RequestHandler[] = [authenticate(deps.cache, deps.users), limits.byKey, ...jsonBody("1mb")];

@@ -8,6 +8,7 @@ export interface GatewayConfig {
   adminHost: string;
   adminPort: number;
   rateLimitPerMinute: number;
+  portalRateLimitPerMinute: number;
   trustProxy: boolean | number | string;
   /** PostgreSQL connections of the process. */
   poolSize: number;
@@ -37,6 +38,7 @@ export function readGatewayConfig(env: Record<string, string | undefined>): Gate
     adminHost: envString("ADMIN_HOST", "127.0.0.1", env),
     adminPort: envInt("ADMIN_PORT", 8081, { min: 0, max: 65535 }, env),
     rateLimitPerMinute: envInt("RATE_LIMIT_PER_MINUTE", 600, { min: 1 }, env),
+    portalRateLimitPerMinute: envInt("PORTAL_RATE_LIMIT_PER_MINUTE", 60, { min: 1 }, env),
     trustProxy: trustProxyFromEnv(env),
     poolSize: envInt("DB_POOL_SIZE", 10, { min: 1, max: 200 }, env),
     publicUrl: publicUrlFromEnv(env),

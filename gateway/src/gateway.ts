@@ -37,6 +37,7 @@ export interface GatewayOptions {
   adminHost: string;
   adminPort: number;
   rateLimitPerMinute: number;
+  portalRateLimitPerMinute?: number;
   /** Express's "trust proxy" (TRUST_PROXY): which proxies' X-Forwarded-For gives the client address. */
   trustProxy?: boolean | number | string;
   /** PUBLIC_URL: where users reach the gateway; unset = its own listening address. */
@@ -92,6 +93,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     bus: options.bus,
     services: options.services,
     rateLimitPerMinute: options.rateLimitPerMinute,
+    portalRateLimitPerMinute: options.portalRateLimitPerMinute,
     trustProxy: options.trustProxy,
     draining: () => draining,
     objects: options.objects,

@@ -131,6 +131,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       adminHost: config.adminHost,
       adminPort: config.adminPort,
       rateLimitPerMinute: config.rateLimitPerMinute,
+      portalRateLimitPerMinute: config.portalRateLimitPerMinute,
       trustProxy: config.trustProxy,
       publicUrl: config.publicUrl,
       idempotencyTtlSeconds: config.idempotencyTtlSeconds,
