@@ -56,13 +56,14 @@ describe.runIf(haveChromium)("the /docs page in Chromium", () => {
       .getByRole("button", { name: /Authorize/ })
       .first()
       .click();
-    const dialog = page.locator(".dialog-ux");
-    await dialog
+    // The dialog has a form per security scheme: the API key's is ApiKeyAuth.
+    const form = page.locator(".dialog-ux form", { hasText: "ApiKeyAuth" });
+    await form
       .locator("input")
       .first()
       .fill(tenant.owner.apiKey as string);
-    await dialog.locator("button.modal-btn.authorize").click();
-    await dialog.locator("button.btn-done").click();
+    await form.locator("button.modal-btn.authorize").click();
+    await form.locator("button.btn-done").click();
 
     await listContacts.locator(".opblock-summary").first().click();
     await listContacts.getByRole("button", { name: "Try it out" }).click();
