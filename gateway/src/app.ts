@@ -4,7 +4,7 @@ import { tracingOn } from "@voiceops/platform";
 import { authRoutes } from "./account/auth-routes.js";
 import { accountRoutes } from "./account/routes.js";
 import { mountDashboard } from "./dashboard.js";
-import { docsPage } from "./docs.js";
+import { mountDocs } from "./docs.js";
 import { mountFiles } from "./files.js";
 import { mountHealth } from "./health.js";
 import { authenticate } from "./http/authenticate.js";
@@ -85,9 +85,7 @@ export function createPublicApp(deps: PublicAppDeps) {
     openapi ??= buildOpenApi(deps.routes);
     res.json(openapi);
   });
-  app.get("/docs", (_req, res) => {
-    res.type("html").send(docsPage("/openapi.json"));
-  });
+  mountDocs(app, "/openapi.json");
   mountDashboard(app);
   mountFiles(app, { objects: deps.objects, signer: deps.fileSigner, clock: deps.clock, logger: deps.logger });
 

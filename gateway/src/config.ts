@@ -1,4 +1,5 @@
 import { ConfigError, envInt, envOptional, envString, idempotencyTtlSeconds } from "@voiceops/platform";
+import type { SlowClientLimits } from "./http/slow-clients.js";
 import { trustProxyFromEnv } from "./trust-proxy.js";
 
 /** The gateway's listeners and limits, read from the environment once as a launcher starts. */
@@ -12,6 +13,7 @@ export interface GatewayConfig {
   trustProxy: boolean | number | string;
   /** PostgreSQL connections of the process. */
   poolSize: number;
+  slowClients: SlowClientLimits;
   /** PUBLIC_URL: the address users reach the gateway at (set-up links; https makes the session cookie Secure). */
   publicUrl: string | undefined;
   /** How long an Idempotency-Key's answer is kept (IDEMPOTENCY_TTL_HOURS). */
@@ -43,5 +45,20 @@ export function readGatewayConfig(env: Record<string, string | undefined>): Gate
     poolSize: envInt("DB_POOL_SIZE", 10, { min: 1, max: 200 }, env),
     publicUrl: publicUrlFromEnv(env),
     idempotencyTtlSeconds: idempotencyTtlSeconds(env),
+    slowClients: readSlowClientLimits(env),
+  };
+}
+
+function readSlowClientLimits(env: Record<string, string | undefined>): SlowClientLimits {
+  const headersSeconds = envInt("HEADERS_TIMEOUT_SECONDS", 20, { min: 1, max: 3600 }, env);
+  const requestSeconds = envInt("REQUEST_TIMEOUT_SECONDS", 60, { min: 1, max: 86_400 }, env);
+  // Node refuses a request timeout shorter than the headers': the head is part of the request.
+  if (requestSeconds < headersSeconds) {
+    throw new ConfigError("REQUEST_TIMEOUT_SECONDS", `must be >= HEADERS_TIMEOUT_SECONDS (${headersSeconds}), got ${requestSeconds}`);
+  }
+  return {
+    headersTimeoutMs: headersSeconds * 1000,
+    requestTimeoutMs: requestSeconds * 1000,
+    maxConnectionsPerClient: envInt("MAX_CONNECTIONS_PER_CLIENT", 100, { min: 0 }, env),
   };
 }

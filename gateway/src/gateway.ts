@@ -16,6 +16,7 @@ import {
 import { createAdminApp } from "./admin/app.js";
 import { LookupRecorder } from "./mcp/lookups.js";
 import { createPublicApp } from "./app.js";
+import { createPublicServer, type SlowClientLimits } from "./http/slow-clients.js";
 import { PrincipalCache } from "./identity/principal-cache.js";
 import { IdentityStore } from "./identity/store.js";
 import { UserStore } from "./identity/users.js";
@@ -48,6 +49,8 @@ export interface GatewayOptions {
   /** Where upload routes put files, and what /files serves. */
   objects: ObjectStore;
   clock: Clock;
+  /** Request timeouts and connections per client address of the public listener. */
+  slowClients: SlowClientLimits;
 }
 
 export interface RunningGateway {
@@ -102,7 +105,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     lookups,
   });
   const admin = createAdminApp({ store, cache, users, publicUrl: () => publicUrl, adminToken: options.adminToken, logger });
-  const publicServer = http.createServer(app);
+  const publicServer = createPublicServer(app, options.slowClients);
   publicServer.keepAliveTimeout = 65_000;
   const adminServer = http.createServer(admin);
   const listeners = [drainableHttpServer(publicServer), drainableHttpServer(adminServer)];

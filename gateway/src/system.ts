@@ -96,7 +96,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
   const env = options.env ?? process.env;
   const infra = readInfraConfig(env);
   const config = readGatewayConfig(env);
-  const logger = options.logger ?? createLogger(infra.logLevel);
+  const logger = options.logger ?? createLogger(infra.logLevel, undefined, undefined, infra.logFormat);
   const adminToken = infra.databaseUrl ? envString("ADMIN_TOKEN", undefined, env) : embeddedAdminToken(infra.dataDir, options.inMemory ?? false, env);
   const internalToken = infra.internalToken ?? randomBytes(24).toString("base64url");
   // Before anything is built: the parts that trace wrap themselves as they are made.
@@ -133,6 +133,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       rateLimitPerMinute: config.rateLimitPerMinute,
       portalRateLimitPerMinute: config.portalRateLimitPerMinute,
       trustProxy: config.trustProxy,
+      slowClients: config.slowClients,
       publicUrl: config.publicUrl,
       idempotencyTtlSeconds: config.idempotencyTtlSeconds,
       services: modules.map((m) => m.name),

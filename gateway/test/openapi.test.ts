@@ -34,11 +34,20 @@ describe("OpenAPI document", () => {
     expect(doc.components.securitySchemes.ApiKeyAuth).toMatchObject({ type: "apiKey", in: "header", name: "X-API-Key" });
   });
 
-  it("serves a docs page", async () => {
+  it("serves a docs page (Swagger UI, its files from the gateway) over /openapi.json", async () => {
     const res = await fetch(`${baseUrl}/docs`);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/text\/html/);
-    expect(await res.text()).toContain("/openapi.json");
+    const page = await res.text();
+    expect(page).not.toMatch(/(src|href)="(https?:)?\/\//);
+    for (const asset of page.matchAll(/(?:src|href)="([^"]+)"/g)) {
+      const served = await fetch(`${baseUrl}${asset[1]}`);
+      expect(served.status, asset[1]).toBe(200);
+      await served.arrayBuffer();
+    }
+    const init = await (await fetch(`${baseUrl}/docs/init.js`)).text();
+    expect(init).toContain('"/openapi.json"');
+    expect(init).toContain("SwaggerUIBundle");
   });
 });
 

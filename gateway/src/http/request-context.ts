@@ -17,6 +17,9 @@ declare module "express-serve-static-core" {
 
 const SAFE_REQUEST_ID = /^[\w.:-]{1,128}$/;
 
+/** Kubernetes' liveness and readiness probes: every few seconds each, logged at debug so they do not bury the requests. */
+const PROBE_PATHS = new Set(["/health/live", "/api/health/live", "/health/ready"]);
+
 /**
  * The route a request matched, as a template (never the path itself, which may hold ids,
  * phone numbers or names), for logs and metric labels.
@@ -42,7 +45,8 @@ export function requestContext(logger: Logger) {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const route = routeLabel(req);
       httpRequests.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
-      logger.info(
+      const level = PROBE_PATHS.has(req.path) ? "debug" : "info";
+      logger[level](
         {
           requestId: req.requestId,
           orgId: req.principal?.orgId,

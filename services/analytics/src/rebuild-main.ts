@@ -8,7 +8,7 @@ try {
   const infra = readInfraConfig(process.env);
   if (!infra.databaseUrl) throw new ConfigError("DATABASE_URL", "is required: a rebuild replays the NATS streams into PostgreSQL");
   if (!infra.natsUrl) throw new ConfigError("NATS_URL", "is required: a rebuild replays the NATS streams");
-  const logger = createLogger(infra.logLevel, "analytics-rebuild");
+  const logger = createLogger(infra.logLevel, "analytics-rebuild", undefined, infra.logFormat);
   const db = await openDatabase(infra, { name: "analytics-rebuild", poolSize: 1, logger });
   const bus = openBus(infra, { name: "analytics-rebuild", logger });
   const generation = await beginRebuild(db);

@@ -74,6 +74,8 @@ export interface InfraConfig {
   /** Embedded PGlite only: whether reads by id may be answered from results kept since the last write. */
   embeddedReadCache: boolean;
   logLevel: string;
+  /** LOG_FORMAT: json, pretty, or unset (auto: pretty when stdout is a terminal). */
+  logFormat: "json" | "pretty" | "auto";
   internalToken: string | undefined;
   /** Namespace of this environment's streams, subjects and consumers on NATS. */
   natsPrefix: string;
@@ -108,6 +110,7 @@ export function readInfraConfig(env: Env): InfraConfig {
     dataDir: envString("DATA_DIR", "./.data", env),
     embeddedReadCache: envEnum("EMBEDDED_READ_CACHE", ["on", "off"], "on", env) === "on",
     logLevel: envEnum("LOG_LEVEL", ["fatal", "error", "warn", "info", "debug", "trace", "silent"], "info", env),
+    logFormat: envOptional("LOG_FORMAT", env) === undefined ? "auto" : envEnum("LOG_FORMAT", ["json", "pretty"] as const, "json", env),
     internalToken: envOptional("INTERNAL_TOKEN", env),
   };
 }

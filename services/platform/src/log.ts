@@ -1,4 +1,5 @@
 import { pino, type Logger } from "pino";
+import pretty from "pino-pretty";
 import { isDatabaseError } from "./db/database.js";
 
 export type { Logger };
@@ -38,14 +39,29 @@ export function serializeError(value: unknown, depth = 0): unknown {
 const LOG_WRITE_BYTES = 8192;
 const LOG_FLUSH_MS = 250;
 
-/** One JSON logger per process; components take children of it. */
-export function createLogger(level: string, name = "voiceops", destination?: pino.DestinationStream): Logger {
+/** How log lines look: JSON for machines; pretty for a person at a terminal; auto picks by stdout. */
+export type LogFormat = "json" | "pretty" | "auto";
+
+/** Whether lines are printed for a person: asked for, or (auto) stdout is a terminal. */
+export function isPrettyLog(format: LogFormat): boolean {
+  return format === "pretty" || (format === "auto" && process.stdout.isTTY === true);
+}
+
+/** Human lines: local time, level in colour (where the terminal takes colour), no pid/hostname. */
+function prettyDestination(): pino.DestinationStream {
+  return pretty({ translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname", destination: 1, sync: false });
+}
+
+/** One logger per process (JSON, or pretty lines; see LogFormat); components take children of it. */
+export function createLogger(level: string, name = "voiceops", destination?: pino.DestinationStream, format: LogFormat = "json"): Logger {
   const options: pino.LoggerOptions = {
     name,
     level,
     serializers: { err: (value: unknown) => serializeError(value) },
     redact: { paths: ["req.headers['x-api-key']", "req.headers.authorization", "apiKey", "key"], remove: true },
   };
+  if (destination) return pino(options, destination);
+  if (isPrettyLog(format)) return pino(options, prettyDestination());
   // pino flushes its own destinations synchronously on exit, a crash's included.
-  return pino(options, destination ?? pino.destination({ dest: 1, sync: false, minLength: LOG_WRITE_BYTES, periodicFlush: LOG_FLUSH_MS }));
+  return pino(options, pino.destination({ dest: 1, sync: false, minLength: LOG_WRITE_BYTES, periodicFlush: LOG_FLUSH_MS }));
 }

@@ -62,3 +62,38 @@ export const webhookDeliveryAttempts = new Counter({
   labelNames: ["outcome"],
   registers: [registry],
 });
+
+/** A connection pool as the pool gauges read it (pg's Pool). */
+interface WatchedPool {
+  readonly waitingCount: number;
+  readonly totalCount: number;
+}
+const pools = new Map<WatchedPool, string>();
+
+/** Reports a PostgreSQL pool under `name` until the returned function is called (its close). */
+export function watchPool(name: string, pool: WatchedPool): () => void {
+  pools.set(pool, name);
+  return () => pools.delete(pool);
+}
+
+export const dbPoolWaiting = new Gauge({
+  name: "db_pool_waiting",
+  help: "Queries waiting for a free PostgreSQL connection of the pool, by pool",
+  labelNames: ["pool"],
+  registers: [registry],
+  collect() {
+    this.reset();
+    for (const [pool, name] of pools) this.inc({ pool: name }, pool.waitingCount);
+  },
+});
+
+export const dbPoolConnections = new Gauge({
+  name: "db_pool_connections",
+  help: "Open PostgreSQL connections of the pool, by pool",
+  labelNames: ["pool"],
+  registers: [registry],
+  collect() {
+    this.reset();
+    for (const [pool, name] of pools) this.inc({ pool: name }, pool.totalCount);
+  },
+});

@@ -40,7 +40,7 @@ async function startStandalone(module: ServiceModule): Promise<void> {
   const tracing = await startTracing(env, module.name);
   const peers = peersFromEnv(env);
   const objects = openObjectStore({ dataDir: infra.dataDir, internalToken, clock: systemClock }, env);
-  const logger = createLogger(infra.logLevel, module.name);
+  const logger = createLogger(infra.logLevel, module.name, undefined, infra.logFormat);
   const db = await openDatabase(infra, { name: module.name, poolSize, logger });
   const bus = openBus(infra, { name: module.name, logger });
   const service = await startService(module, { db, bus, logger, internalToken, host, port, peers, objects, env, eventRetentionDays: infra.eventRetentionDays });

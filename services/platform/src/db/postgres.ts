@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type * as Pg from "pg";
 import { isDatabaseError, pgErrorCode, type Database, type QueryOptions, type QueryResult, type Queryable, type Row, type Transaction } from "./database.js";
 import { PgTransaction } from "./pg-transaction.js";
+import { watchPool } from "../metrics.js";
 
 type PgPackage = typeof import("pg").default;
 
@@ -139,6 +140,7 @@ export async function createPostgresDatabase(options: PostgresOptions): Promise<
   const { default: pg } = await import("pg");
   const types = typeParsers(pg);
   const pool = createPool(pg, types, options, options.poolSize, options.applicationName);
+  const unwatch = watchPool(options.applicationName, pool);
   // One connection for background work, opened on first use (see Database.background).
   let backgroundPool: Pg.Pool | undefined;
   let backgroundConnection: Queryable | undefined;
@@ -188,6 +190,7 @@ export async function createPostgresDatabase(options: PostgresOptions): Promise<
     },
     background,
     async close() {
+      unwatch();
       await Promise.all([pool.end(), backgroundPool?.end()]);
     },
   };
