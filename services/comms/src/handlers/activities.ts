@@ -18,7 +18,7 @@ import type { ActivityStore } from "../store/activities.js";
 import type { ContactCopies } from "../store/contacts.js";
 import { callChannel, callDuration, callMetadataViolations, customerPhone, hasTranscription } from "./activity-metadata.js";
 import { activitySource } from "./internal-key.js";
-import type { ReferenceChecker } from "./references.js";
+import type { ReferenceChecker } from "../peers.js";
 
 /** How far ahead of now the voice runtime's clock may be when it dates an activity. */
 const CLOCK_SKEW_MS = 5 * 60_000;

@@ -29,7 +29,7 @@ import { currentOrNextOpening, ONE_OFF_WINDOW } from "../outbound/calling-window
 import { hasNul } from "../outbound/contact-rows.js";
 import { ONE_OFF_MAX_ATTEMPTS, type OutboundEngine } from "../outbound/engine.js";
 import { toCallRequest } from "../store/outbound-rows.js";
-import type { CrmLookup } from "./crm-lookup.js";
+import type { CrmLookup } from "../peers.js";
 import { commsErrors } from "../errors.js";
 
 function checkVariables(variables: JsonObject | undefined, violations: Violation[]): void {

@@ -43,7 +43,7 @@ import { columnIndex, CsvRefused, readCsvLimits, readUploadedCsv } from "../outb
 import type { OutboundEngine } from "../outbound/engine.js";
 import type { NewCampaignContact } from "../store/campaigns.js";
 import { toCampaign, toCampaignContact, type CampaignRow } from "../store/outbound-rows.js";
-import type { CrmLookup } from "./crm-lookup.js";
+import type { CrmLookup } from "../peers.js";
 import { commsErrors } from "../errors.js";
 
 /** Most data rows one upload may hold. */

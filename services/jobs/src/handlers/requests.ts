@@ -17,7 +17,7 @@ import {
 } from "@voiceops/proto/voiceops/jobs/v1/jobs_service_pb";
 import { REQUEST_FIELDS, type RequestValues } from "../store/requests.js";
 import { toServiceRequest } from "../store/rows.js";
-import type { ReferenceChecker } from "./references.js";
+import type { ReferenceChecker } from "../peers.js";
 import type { JobsStores } from "../store/index.js";
 
 export function requestHandlers(service: ServiceContext, stores: JobsStores, checkReferences: ReferenceChecker) {

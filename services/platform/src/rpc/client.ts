@@ -43,16 +43,6 @@ export interface PeerClient<S extends DescService> {
   as(org: OrgContext): CallOptions;
 }
 
-/** Client for calls between services. */
-export function peerClient<S extends DescService>(service: S, transport: Transport, internalToken: string): PeerClient<S> {
-  return {
-    client: createClient(service, transport),
-    as(org: OrgContext) {
-      return { headers: orgHeaders(org, internalToken) };
-    },
-  };
-}
-
 /** The answer of a lookup in another service, or undefined when that service says NOT_FOUND. */
 export async function foundOrUndefined<T>(lookup: Promise<T>): Promise<T | undefined> {
   try {
