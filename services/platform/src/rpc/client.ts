@@ -1,10 +1,10 @@
 import type { DescService } from "@bufbuild/protobuf";
-import { Code, ConnectError, createClient, type CallOptions, type Client, type Transport } from "@connectrpc/connect";
+import { Code, ConnectError, type CallOptions, type Client, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { connectUnaryTransport, fastPath } from "../fast-path/index.js";
 import { unavailableInTransit } from "./errors.js";
 import { MAX_MESSAGE_BYTES } from "./limits.js";
-import { orgHeaders, type OrgContext } from "./org-context.js";
+import type { OrgContext } from "./org-context.js";
 
 /** Connect's gRPC transport (HTTP/2 session pool, every RPC kind). */
 export function connectGrpcTransport(baseUrl: string): Transport {
