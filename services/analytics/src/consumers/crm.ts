@@ -11,10 +11,10 @@ import {
   PortalTokensRevokedSchema,
 } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
 import { ContactStatusSchema, LeadStatusSchema, type Contact, type Lead } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
-import { addToBuckets } from "../model/buckets.js";
+import { addToBuckets } from "../store/buckets.js";
 import { Counter, Metric } from "../model/names.js";
-import { applyRecord, applyRecords, type RecordChange } from "../model/records.js";
-import { setUpcoming } from "../model/upcoming.js";
+import { applyRecord, applyRecords, type RecordChange } from "../store/records.js";
+import { setUpcoming } from "../store/upcoming.js";
 
 const dateOf = (timestamp: Timestamp | undefined) => (timestamp ? timestampDate(timestamp) : undefined);
 

@@ -24,10 +24,10 @@ import {
   type OnCallSchedule,
   type ServiceProvider,
 } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
-import { addToBuckets } from "../model/buckets.js";
+import { addToBuckets } from "../store/buckets.js";
 import { Counter, Metric } from "../model/names.js";
-import { applyRecord } from "../model/records.js";
-import { setUpcoming } from "../model/upcoming.js";
+import { applyRecord } from "../store/records.js";
+import { setUpcoming } from "../store/upcoming.js";
 
 async function applyTechnician(tx: Queryable, orgId: string, provider: ServiceProvider): Promise<void> {
   await applyRecord(tx, orgId, "technician", provider.id, {
