@@ -1,11 +1,11 @@
 import { spawn, spawnSync } from "node:child_process";
-import { createRequire } from "node:module";
 import { cpus } from "node:os";
+import { join } from "node:path";
 
 /** With more than one core the servers run on core 0 and the load generator on core 1. */
 export const PINNED = cpus().length > 1 && spawnSync("taskset", ["-c", "0", "true"]).status === 0;
 
-const autocannonBin = createRequire(import.meta.url).resolve("autocannon/autocannon.js");
+const RUNNER = join(import.meta.dirname, "autocannon-process.mjs");
 
 export interface LoadResult {
   rps: number;
@@ -23,15 +23,23 @@ export interface LoadOptions {
   connections: number;
   /** Requests per second in all (autocannon -R); unbounded when absent. */
   rate?: number;
+  /** Replace `[<id>]` in the body and headers with a new id in each request (autocannon -I). */
+  idReplacement?: boolean;
 }
 
 /** One autocannon run in its own process (pinned to core 1 when pinning is possible). */
 export function autocannon(url: string, options: LoadOptions): Promise<LoadResult> {
-  const args = [autocannonBin, "-j", "-c", String(options.connections), "-d", String(options.seconds), "-m", options.method ?? "GET"];
-  for (const [name, value] of Object.entries(options.headers ?? {})) args.push("-H", `${name}=${value}`);
-  if (options.body) args.push("-b", options.body);
-  if (options.rate) args.push("-R", String(options.rate));
-  args.push(url);
+  const run = {
+    url,
+    connections: options.connections,
+    duration: options.seconds,
+    method: options.method ?? "GET",
+    headers: options.headers,
+    body: options.body,
+    overallRate: options.rate,
+    unique: options.idReplacement ?? false,
+  };
+  const args = [RUNNER, JSON.stringify(run)];
   const [command, ...rest] = PINNED ? ["taskset", "-c", "1", process.execPath, ...args] : [process.execPath, ...args];
   return new Promise((resolve, reject) => {
     const child = spawn(command ?? process.execPath, rest, { stdio: ["ignore", "pipe", "ignore"] });

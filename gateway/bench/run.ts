@@ -1,6 +1,5 @@
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import net from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -11,6 +10,7 @@ import { deleteNatsStreams, isolatedDatabase } from "@voiceops/platform/testing"
 import { ContactCreatedSchema } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
 import { scriptNodeFlags } from "./node-flags.js";
 import { autocannon, PINNED, type LoadOptions, type LoadResult } from "./load-generator.js";
+import { cpuMs, cpuOf, portAllocator, type Proc, ROOT, startServer as start, stopAllServers, stopServer as stop, waitFor } from "./processes.js";
 
 // npm run bench [-- --seconds 8 --rounds 3 --connections 50 --contacts 20000 --only read,write,relay,startup
 //                  --systems distributed,embedded,lite,uncached --ports 20400 --quiet-max 20
@@ -29,7 +29,6 @@ import { autocannon, PINNED, type LoadOptions, type LoadResult } from "./load-ge
 // Needs DATABASE_URL (a PostgreSQL server where it may create a scratch database) and NATS_URL
 // for the request scenarios; start-up and memory are measured on the embedded mode alone.
 
-const ROOT = join(import.meta.dirname, "..", "..");
 const opts = parseArgs(process.argv.slice(2));
 const SECONDS = Number(opts.seconds ?? 8);
 const ROUNDS = Number(opts.rounds ?? 3);
@@ -85,81 +84,11 @@ let notQuiet = 0;
 const out = (line = "") => process.stdout.write(`${line}\n`);
 
 /** `--ports <first>`: the servers' ports counted up from there (one's own range on a shared machine). */
-let nextPort = opts.ports ? Number(opts.ports) : undefined;
-
-/**
- * A free port below the kernel's ephemeral range, so a server that binds port 0 later (the
- * embedded services do) cannot be handed it before its owner starts.
- */
-async function freePort(): Promise<number> {
-  for (;;) {
-    const port = nextPort === undefined ? 20_000 + Math.floor(Math.random() * 12_000) : nextPort++;
-    const free = await new Promise<boolean>((resolve) => {
-      const server = net.createServer();
-      server.once("error", () => resolve(false));
-      server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
-    });
-    if (free) return port;
-  }
-}
-
-interface Proc {
-  name: string;
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<void>;
-}
+const freePort = portAllocator(opts.ports ? Number(opts.ports) : undefined);
 
 const EMBEDDED_NODE_FLAGS = scriptNodeFlags(ROOT, "start");
 const SERVICE_NODE_FLAGS = scriptNodeFlags(ROOT, "start:service");
 const GATEWAY_NODE_FLAGS = scriptNodeFlags(ROOT, "start:gateway");
-const running = new Set<Proc>();
-
-/**
- * Starts a server process, pinned to core 0 when pinning is possible. BENCH_PROFILE=<dir> writes
- * a CPU profile of each one there (node --cpu-prof) when it stops.
- */
-function start(name: string, args: string[], env: Record<string, string | undefined>): Proc {
-  const profile = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
-  const node = [process.execPath, ...profile, ...args];
-  const [command, ...rest] = PINNED ? ["taskset", "-c", "0", ...node] : node;
-  const child = spawn(command ?? process.execPath, rest, {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env } as NodeJS.ProcessEnv,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  const keep = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-20_000);
-  };
-  child.stdout?.on("data", keep);
-  child.stderr?.on("data", keep);
-  const proc: Proc = { name, child, output: () => output, exited: new Promise((resolve) => child.on("exit", () => resolve())) };
-  running.add(proc);
-  void proc.exited.then(() => running.delete(proc));
-  return proc;
-}
-
-async function stop(proc: Proc): Promise<void> {
-  if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill("SIGTERM");
-  const timer = setTimeout(() => proc.child.kill("SIGKILL"), 15_000);
-  await proc.exited;
-  clearTimeout(timer);
-}
-
-async function waitFor(url: string, proc: Proc, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (proc.child.exitCode !== null) throw new Error(`${proc.name} exited: ${proc.output()}`);
-    const ok = await fetch(url).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${proc.name} did not answer ${url}: ${proc.output()}`);
-}
 
 /** One autocannon run at this benchmark's duration and connections unless the options say otherwise. */
 function drive(url: string, options: Partial<LoadOptions> = {}): Promise<LoadResult> {
@@ -211,10 +140,6 @@ interface Summary {
   /** The baseline's CPU per request over this system's: throughput on an equal share of a core. */
   cpuRatio: number;
   failures: number;
-}
-
-function cpuOf(proc: Proc): number {
-  return proc.child.pid ? cpuMs(proc.child.pid) : 0;
 }
 
 /**
@@ -323,11 +248,6 @@ async function quiet(): Promise<void> {
     }
   }
   quietWaits.push(Date.now() - started);
-}
-
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
 function rssMb(pid: number): number {
@@ -792,7 +712,7 @@ try {
   if (ONLY.has("read") || ONLY.has("write") || ONLY.has("relay")) await requestBench();
   if (ONLY.has("startup")) await startupBench();
 } finally {
-  for (const proc of [...running]) await stop(proc);
+  await stopAllServers();
 }
 noteLoad();
 out(

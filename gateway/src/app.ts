@@ -10,6 +10,7 @@ import { rateLimits } from "./http/rate-limit.js";
 import { requestContext } from "./http/request-context.js";
 import type { PrincipalCache } from "./identity/principal-cache.js";
 import { ToolCatalog } from "./mcp/catalog.js";
+import type { LookupRecorder } from "./mcp/lookups.js";
 import { bearerApiKey, mcpBody, mcpBodyErrors, mcpEndpoint } from "./mcp/server.js";
 import { buildOpenApi } from "./openapi/document.js";
 import { routeDispatcher } from "./transcoder/mount.js";
@@ -34,6 +35,8 @@ export interface PublicAppDeps {
   /** Verifies the file store's download URLs. */
   fileSigner: UrlSigner;
   clock: Clock;
+  /** Records the MCP read tools' calls (the gateway writes what is left of them when it stops). */
+  lookups: LookupRecorder;
 }
 
 /** Names a request by its route before authentication, so that even a 401 is logged by it. */
@@ -68,7 +71,7 @@ export function createPublicApp(deps: PublicAppDeps) {
   mountFiles(app, { objects: deps.objects, signer: deps.fileSigner, clock: deps.clock, logger: deps.logger });
 
   // Agent tools over MCP: authenticated and limited as /api is; the transport reads the body.
-  const tools = new ToolCatalog({ peers: deps.peers, internalToken: deps.internalToken, logger: deps.logger, clock: deps.clock });
+  const tools = new ToolCatalog({ peers: deps.peers, internalToken: deps.internalToken, logger: deps.logger, clock: deps.clock, lookups: deps.lookups });
   app.all("/mcp", nameRoute("/mcp"), bearerApiKey, authenticate(deps.cache), limits.byKey, ...mcpBody(), mcpEndpoint(tools), mcpBodyErrors);
 
   // Authentication and body parsing run only on known routes, so an unknown path is a 404.

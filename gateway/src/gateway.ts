@@ -14,6 +14,7 @@ import {
   type PeerRegistry,
 } from "@voiceops/platform";
 import { createAdminApp } from "./admin/app.js";
+import { LookupRecorder } from "./mcp/lookups.js";
 import { createPublicApp } from "./app.js";
 import { PrincipalCache } from "./identity/principal-cache.js";
 import { IdentityStore } from "./identity/store.js";
@@ -67,6 +68,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const cache = new PrincipalCache(store, options.bus);
   const routes = collectRoutes(API_SERVICES);
   let draining = false;
+  const lookups = new LookupRecorder({ peers: options.peers, internalToken: options.internalToken, logger });
   const app = createPublicApp({
     routes,
     cache,
@@ -82,6 +84,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     objects: options.objects,
     fileSigner: fileUrlSigner(options.internalToken),
     clock: options.clock,
+    lookups,
   });
   const admin = createAdminApp({ store, cache, adminToken: options.adminToken, logger });
   const publicServer = http.createServer(app);
@@ -102,6 +105,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     async stop() {
       draining = true;
       await Promise.all(listeners.map((listener) => listener.close()));
+      await lookups.close();
     },
   };
 }

@@ -236,4 +236,27 @@ describe("LOOKUP activities", () => {
     expect(tools.sort()).toEqual(["get_business_hours", "search_contacts"]);
     expect((await own.owner.get("/api/activities")).body.items.filter((a: { activity_type: string }) => a.activity_type === "LOOKUP")).toEqual([]);
   });
+
+  it("records each of many calls at once, in its own organization only", async () => {
+    const own = await openTenant();
+    const other = await openTenant();
+    const [client, otherClient] = await Promise.all([mcpClientOf(own.owner), mcpClientOf(other.owner)]);
+    await Promise.all([
+      ...Array.from({ length: 25 }, (_, i) => call(client, "search_contacts", { query: `caller ${i}` })),
+      ...Array.from({ length: 5 }, () => call(otherClient, "get_business_hours")),
+    ]);
+    const listed = await eventually(async () => {
+      const res = await own.owner.get("/api/activities?activity_type=LOOKUP&page_size=100");
+      return res.body.total >= 25 ? res.body : undefined;
+    });
+    expect(listed.total).toBe(25);
+    expect(
+      listed.items.every((a: { description: string; metadata: { tool: string } }) => a.metadata.tool === "search_contacts" && a.description === "Agent tool search_contacts"),
+    ).toBe(true);
+    const others = await eventually(async () => {
+      const res = await other.owner.get("/api/activities?activity_type=LOOKUP&page_size=100");
+      return res.body.total >= 5 ? res.body : undefined;
+    });
+    expect(others.items.map((a: { metadata: { tool: string } }) => a.metadata.tool)).toEqual(Array(5).fill("get_business_hours"));
+  });
 });

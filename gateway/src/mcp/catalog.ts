@@ -6,7 +6,6 @@ import { decodeArguments } from "./arguments.js";
 import { ToolContext, type McpDeps } from "./context.js";
 import { failureResult, ToolFailure } from "./errors.js";
 import { toolIdempotency } from "./idempotency.js";
-import { recordLookup } from "./lookups.js";
 import { param, ToolSchemas } from "./schemas.js";
 import type { AgentTool } from "./tool.js";
 import { addToDoNotCall, checkDoNotCall, lookupCaller, saveCallerMemory } from "./tools/callers.js";
@@ -82,7 +81,7 @@ export class ToolCatalog {
       const idempotency = tool.kind === "write" && errors.length === 0 ? toolIdempotency(tool.name, args) : undefined;
       const ctx = new ToolContext(this.deps, principal, requestId, tool.name, tool.params, idempotency);
       // Every read tool call is recorded, one with bad arguments too.
-      if (tool.kind === "read") recordLookup(ctx);
+      if (tool.kind === "read") this.deps.lookups.record(principal, requestId, tool.name, this.deps.clock.now());
       if (errors.length > 0) throw new ToolFailure(422, errors);
       const structured = writeMessage(tool.output, await tool.run(ctx, values)) as Record<string, unknown>;
       return {

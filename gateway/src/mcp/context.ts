@@ -16,6 +16,7 @@ import type { Principal } from "../identity/store.js";
 import { principalHeaders, serviceOfMethod } from "../transcoder/rpc-call.js";
 import { ToolFailure } from "./errors.js";
 import type { ToolIdempotency } from "./idempotency.js";
+import type { LookupRecorder } from "./lookups.js";
 import type { ToolParam } from "./schemas.js";
 
 /** What the tools need of the gateway. */
@@ -24,6 +25,8 @@ export interface McpDeps {
   internalToken: string;
   logger: Logger;
   clock: Clock;
+  /** Where read tools' calls are recorded as LOOKUP activities. */
+  lookups: LookupRecorder;
   timeoutMs?: number;
 }
 

@@ -10,6 +10,7 @@ import {
   type CreateActivityRequest,
   type GetActivityRequest,
   type ListActivitiesRequest,
+  type RecordLookupsRequest,
 } from "@voiceops/proto/voiceops/comms/v1/comms_service_pb";
 import type { CommsSettings } from "../settings.js";
 import { toActivity } from "../store/activity-rows.js";
@@ -105,6 +106,21 @@ export function activityHandlers(
         return inserted;
       });
       return { activity: toActivity(row) };
+    },
+
+    async recordLookups(req: RecordLookupsRequest, ctx: HandlerContext) {
+      const org = orgOf(ctx);
+      if (req.lookups.length === 0) return { recorded: 0 };
+      const now = service.clock.now();
+      const lookups = req.lookups.map((lookup) => ({ tool: lookup.tool, occurredAt: lookup.occurredAt ? timestampDate(lookup.occurredAt) : now }));
+      const rows = await service.write(ctx, async (tx, emit) => {
+        const inserted = await activities.insertLookups(tx, org.orgId, lookups, now);
+        for (const row of inserted) {
+          emit(newEvent(org.orgId, "comms.activity.created", ActivityCreatedSchema, create(ActivityCreatedSchema, { activity: toActivity(row) })));
+        }
+        return inserted;
+      });
+      return { recorded: rows.length };
     },
 
     async getActivity(req: GetActivityRequest, ctx: HandlerContext) {

@@ -99,6 +99,19 @@ export class ActivityStore {
     return result.rows[0] as ActivityRow;
   }
 
+  /** Agent tool calls as LOOKUP activities (by the API, tool in metadata.tool), in one statement. */
+  async insertLookups(db: Queryable, orgId: string, lookups: { tool: string; occurredAt: Date }[], createdAt: Date): Promise<ActivityRow[]> {
+    const result = await db.query<ActivityRow>(
+      `INSERT INTO comms.activities
+         (id, org_id, activity_type, description, contact_id, service_request_id, session_id, metadata, source, occurred_at, created_at, customer_phone)
+       SELECT l.id, $2, 'LOOKUP', 'Agent tool ' || l.tool, NULL, NULL, NULL, jsonb_build_object('tool', l.tool), 'api', l.occurred_at, $3, NULL
+       FROM unnest($1::uuid[], $4::text[], $5::timestamptz[]) AS l(id, tool, occurred_at)
+       RETURNING ${ACTIVITY_COLUMNS}`,
+      [lookups.map(() => newId()), orgId, createdAt, lookups.map((l) => l.tool), lookups.map((l) => l.occurredAt)],
+    );
+    return result.rows;
+  }
+
   /** Makes an activity the call of its session, replacing the session's previous call. */
   async setCall(db: Queryable, call: CallValues): Promise<void> {
     // Delete then insert (not update), so the per-channel counts follow a change of channel.

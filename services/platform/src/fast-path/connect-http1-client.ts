@@ -118,8 +118,8 @@ class Connection {
 }
 
 /**
- * A successful call's response. Its header and trailer (undici Headers, which cost about a
- * microsecond per answer to fill) are made when first read: the gateway never reads them.
+ * A successful call's response. Its header and trailer (undici Headers, costly to fill) are made
+ * when first read: the gateway never reads them.
  */
 function unaryResponse(method: DescMethodUnary, fields: Fields, message: unknown) {
   let demuxed: [Headers, Headers] | undefined;

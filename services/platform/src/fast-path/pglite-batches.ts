@@ -3,9 +3,7 @@
  * callers hear back once the last has ended; each still commits or rolls back on its own. Run
  * as they came, each one's statements alternated with the JavaScript of other requests (answers
  * written, requests read), and PostgreSQL in WASM and that JavaScript slowed each other down on
- * the one core: under 50 writers, `npm start` took 600 µs of CPU per `POST /api/contacts`, its
- * SQL 1.7 times what the same transactions cost in a loop. In batches it takes 350-390 µs; starting
- * them after the turn without holding the answers back gave 420-445. A statement issued outside
+ * the one core (docs/performance.md has the figures). A statement issued outside
  * a transaction meanwhile may run before them, as on PostgreSQL with a pool; the read cache is
  * emptied as each transaction is issued and again as its caller hears back (pglite.ts).
  */

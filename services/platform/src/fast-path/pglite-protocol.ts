@@ -10,9 +10,8 @@ const EXECUTE_SYNC = Uint8Array.of(0x45, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0x53, 0, 0, 
 /**
  * Bind (the unnamed portal, text parameters and results), Execute and Sync for a named
  * statement, written into one buffer. PGlite's serializer builds each message with a growing
- * writer and a separate one for the parameters: on PGlite, where a statement's execution is a
- * few tens of microseconds, that was about a tenth of a small statement's time. A value that
- * is not text goes through PGlite's serializer.
+ * writer and a separate one for the parameters, a noticeable share of a small statement's time
+ * on PGlite. A value that is not text goes through PGlite's serializer.
  */
 export function bindExecuteSync(statement: string, values: readonly unknown[]): Uint8Array {
   // Bounds: UTF-16 code units become at most three bytes of UTF-8 each.

@@ -1,0 +1,219 @@
+import { randomBytes } from "node:crypto";
+import { cpus, loadavg } from "node:os";
+import pg from "pg";
+import { isolatedDatabase } from "@voiceops/platform/testing";
+import { autocannon, PINNED, type LoadResult } from "./load-generator.js";
+import { scriptNodeFlags } from "./node-flags.js";
+import { cpuOf, portAllocator, type Proc, ROOT, startServer, stopAllServers, waitFor } from "./processes.js";
+
+// npm run bench:agents [-- --seconds 8 --rounds 3 --connections 50 --callers 50 --contacts 1000000 --ports 20600
+//                         --only read,write,idempotency,lookup]
+//
+// The agent figures of CONTRACT.md "Beyond the reference", each against its baseline in the
+// same run, interleaved round by round, on the embedded system over PostgreSQL (one process, so
+// its CPU time per request is the whole cost of a call):
+// - an MCP read tool (search_contacts) against the REST call it wraps (GET /api/contacts/search),
+//   and a write tool (create_lead) against POST /api/leads: CPU per call, goal <= 1.3x;
+// - lookup_caller for --callers callers on the line at once, each looking up once a second
+//   (autocannon's fixed rate over that many connections), on --contacts contacts: p99, goal < 25 ms;
+// - POST /api/contacts with an Idempotency-Key (a new one each request) against one without:
+//   CPU per request, goal <= 1.25x.
+// Needs DATABASE_URL (a PostgreSQL server where it may create a scratch database) and NATS_URL.
+
+function parseArgs(args: string[]): Record<string, string> {
+  const parsed: Record<string, string> = {};
+  for (let i = 0; i < args.length; i++) {
+    const name = args[i]?.replace(/^--/, "");
+    if (name) parsed[name] = args[++i] ?? "";
+  }
+  return parsed;
+}
+
+const opts = parseArgs(process.argv.slice(2));
+const SECONDS = Number(opts.seconds ?? 8);
+const ROUNDS = Number(opts.rounds ?? 3);
+const CONNECTIONS = Number(opts.connections ?? 50);
+const CONTACTS = Number(opts.contacts ?? 1_000_000);
+const CALLERS = Number(opts.callers ?? 50);
+const ONLY = new Set((opts.only ?? "read,write,idempotency,lookup").split(","));
+const freePort = portAllocator(opts.ports ? Number(opts.ports) : undefined);
+const out = (line = "") => process.stdout.write(`${line}\n`);
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+interface Scenario {
+  name: string;
+  method: string;
+  path: string;
+  headers?: Record<string, string>;
+  /** The body; autocannon replaces `[<id>]` with a new id in each request. */
+  body?: string;
+  /** Connections and requests per second in all (fixed rate); as many as it can over CONNECTIONS when absent. */
+  connections?: number;
+  rate?: number;
+}
+
+interface Run extends LoadResult {
+  cpuUsPerRequest: number;
+}
+
+const mcpCall = (tool: string, args: Record<string, unknown>): string => JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: tool, arguments: args } });
+
+const MCP_HEADERS = { accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" };
+
+async function main(): Promise<void> {
+  const base = process.env.DATABASE_URL;
+  if (!base || !process.env.NATS_URL) throw new Error("set DATABASE_URL and NATS_URL");
+  const database = await isolatedDatabase(base);
+  const db = new pg.Client({ connectionString: database.url });
+  try {
+    const adminToken = randomBytes(18).toString("base64url");
+    const [port, adminPort] = [await freePort(), await freePort()];
+    const system = startServer("embedded", [...scriptNodeFlags(ROOT, "start"), "dist/embedded.js"], {
+      DATABASE_URL: database.url,
+      NATS_URL: process.env.NATS_URL,
+      ADMIN_TOKEN: adminToken,
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "info",
+      RATE_LIMIT_PER_MINUTE: "1000000000",
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      ADMIN_PORT: String(adminPort),
+    });
+    await waitFor(`http://127.0.0.1:${port}/health/live`, system);
+    const url = `http://127.0.0.1:${port}`;
+    const admin = async (path: string, body: unknown) => {
+      const res = await fetch(`http://127.0.0.1:${adminPort}${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      if (res.status !== 201) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+      return (await res.json()) as { id: string; key: string };
+    };
+    const org = await admin("/admin/organizations", { name: "Bench Plumbing" });
+    const key = (await admin(`/admin/organizations/${org.id}/api-keys`, { role: "owner" })).key;
+    out(`seeding ${CONTACTS} contacts...`);
+    await db.connect();
+    await db.query(
+      `INSERT INTO crm.contacts (id, org_id, name, phone_number, email, status, company_name)
+       SELECT gen_random_uuid(), $1, 'Contact ' || g, '+1555' || lpad(g::text, 7, '0'), 'c' || g || '@bench.example',
+              (ARRAY['prospect','lead','customer','inactive'])[1 + g % 4], 'Company ' || (g % 100)
+       FROM generate_series(1, $2::int) g`,
+      [org.id, CONTACTS],
+    );
+    await db.query("ANALYZE crm.contacts");
+    const caller = `+1555${String(Math.floor(CONTACTS / 2)).padStart(7, "0")}`;
+    const auth = { "x-api-key": key, "content-type": "application/json" };
+
+    // Each pair: the system under test first, its baseline second.
+    const allPairs: { id: string; goal: string; limit: number; measure: "cpu" | "p99"; a: Scenario; b?: Scenario }[] = [
+      {
+        id: "read",
+        goal: "read tool search_contacts / GET /api/contacts/search (CPU per call)",
+        limit: 1.3,
+        measure: "cpu",
+        a: { name: "mcp search_contacts", method: "POST", path: "/mcp", headers: MCP_HEADERS, body: mcpCall("search_contacts", { query: caller }) },
+        b: { name: "GET /api/contacts/search", method: "GET", path: `/api/contacts/search?q=${encodeURIComponent(caller)}` },
+      },
+      {
+        id: "write",
+        goal: "write tool create_lead / POST /api/leads (CPU per call)",
+        limit: 1.3,
+        measure: "cpu",
+        a: { name: "mcp create_lead", method: "POST", path: "/mcp", headers: MCP_HEADERS, body: mcpCall("create_lead", { name: "Bench [<id>]", notes: "Bench" }) },
+        b: { name: "POST /api/leads", method: "POST", path: "/api/leads", body: JSON.stringify({ name: "Bench [<id>]", notes: "Bench" }) },
+      },
+      {
+        id: "idempotency",
+        goal: "POST /api/contacts with Idempotency-Key / without (CPU per request)",
+        limit: 1.25,
+        measure: "cpu",
+        a: {
+          name: "POST /api/contacts + Idempotency-Key",
+          method: "POST",
+          path: "/api/contacts",
+          headers: { "idempotency-key": "bench-[<id>]" },
+          body: JSON.stringify({ name: "Bench [<id>]" }),
+        },
+        b: { name: "POST /api/contacts", method: "POST", path: "/api/contacts", body: JSON.stringify({ name: "Bench [<id>]" }) },
+      },
+      {
+        id: "lookup",
+        goal: `lookup_caller p99 for ${CALLERS} callers at once, one lookup a second each, on ${CONTACTS} contacts (ms)`,
+        limit: 25,
+        measure: "p99",
+        a: {
+          name: "mcp lookup_caller",
+          method: "POST",
+          path: "/mcp",
+          headers: MCP_HEADERS,
+          body: mcpCall("lookup_caller", { phone_number: caller }),
+          connections: CALLERS,
+          rate: CALLERS,
+        },
+      },
+    ];
+    const pairs = allPairs.filter((pair) => ONLY.has(pair.id));
+
+    // Every scenario answers as it should before it is timed (an isError result is a 200).
+    for (const scenario of pairs.flatMap((p) => (p.b ? [p.a, p.b] : [p.a]))) {
+      const res = await fetch(`${url}${scenario.path}`, {
+        method: scenario.method,
+        headers: { ...auth, ...scenario.headers, ...(scenario.headers?.["idempotency-key"] ? { "idempotency-key": `check-${randomBytes(6).toString("hex")}` } : {}) },
+        body: scenario.body?.replaceAll("[<id>]", "check"),
+      });
+      const text = await res.text();
+      if (!res.ok || text.includes('"isError":true')) throw new Error(`${scenario.name}: ${res.status} ${text.slice(0, 500)}`);
+    }
+
+    const drive = async (scenario: Scenario, proc: Proc, seconds: number): Promise<Run> => {
+      const before = cpuOf(proc);
+      const result = await autocannon(`${url}${scenario.path}`, {
+        method: scenario.method,
+        headers: { ...auth, ...scenario.headers },
+        body: scenario.body,
+        seconds,
+        connections: scenario.connections ?? CONNECTIONS,
+        rate: scenario.rate,
+        idReplacement: scenario.body?.includes("[<id>]") || JSON.stringify(scenario.headers ?? {}).includes("[<id>]"),
+      });
+      const requests = Math.max(1, result.rps * seconds);
+      return { ...result, cpuUsPerRequest: ((cpuOf(proc) - before) * 1000) / requests };
+    };
+
+    out(`# agent benchmark (${new Date().toISOString()})`);
+    out(`${cpus().length} cores; server ${PINNED ? "pinned to core 0, autocannon to core 1" : "not pinned"}; ${SECONDS} s runs, ${ROUNDS} rounds, ${CONNECTIONS} connections`);
+    for (const pair of pairs) {
+      for (const scenario of pair.b ? [pair.a, pair.b] : [pair.a]) await drive(scenario, system, 2);
+      const runs: { a: Run; b?: Run; load: number }[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        const load = loadavg()[0] ?? 0;
+        const order = round % 2 === 0 ? ["a", "b"] : ["b", "a"];
+        const got: Partial<Record<"a" | "b", Run>> = {};
+        for (const which of order as ("a" | "b")[]) {
+          const scenario = pair[which];
+          if (scenario) got[which] = await drive(scenario, system, SECONDS);
+        }
+        runs.push({ a: got.a as Run, b: got.b, load });
+      }
+      out();
+      out(`## ${pair.goal}: goal ${pair.measure === "cpu" ? `<= ${pair.limit}x` : `< ${pair.limit} ms`}`);
+      out("| round | load | a req/s | a p99 ms | a CPU µs/req | b req/s | b p99 ms | b CPU µs/req | a/b CPU |");
+      out("|---|---|---|---|---|---|---|---|---|");
+      runs.forEach(({ a, b, load }, i) => {
+        const ratio = b ? (a.cpuUsPerRequest / b.cpuUsPerRequest).toFixed(2) : "";
+        out(
+          `| ${i + 1} | ${load.toFixed(1)} | ${a.rps.toFixed(0)} | ${a.p99} | ${a.cpuUsPerRequest.toFixed(0)} | ${b?.rps.toFixed(0) ?? ""} | ${b?.p99 ?? ""} | ${b?.cpuUsPerRequest.toFixed(0) ?? ""} | ${ratio} |`,
+        );
+        if (a.non2xx + a.errors + (b?.non2xx ?? 0) + (b?.errors ?? 0) > 0) out(`  (round ${i + 1}: non-2xx or errors: a ${a.non2xx}/${a.errors}, b ${b?.non2xx}/${b?.errors})`);
+      });
+      const figure = pair.measure === "cpu" ? median(runs.map((r) => r.a.cpuUsPerRequest / (r.b?.cpuUsPerRequest ?? 1))) : median(runs.map((r) => r.a.p99));
+      out(`median: ${figure.toFixed(2)}${pair.measure === "cpu" ? "x" : " ms"} (a = ${pair.a.name}${pair.b ? `, b = ${pair.b.name}` : ""})`);
+    }
+  } finally {
+    await stopAllServers();
+    await db.end().catch(() => undefined);
+    await database.drop();
+  }
+}
+
+await main();
