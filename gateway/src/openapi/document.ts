@@ -1,5 +1,5 @@
 import type { DescField } from "@bufbuild/protobuf";
-import { fieldRules } from "@voiceops/platform";
+import { fieldRules, WEBHOOK_EVENT_TYPES } from "@voiceops/platform";
 import { API_VERSION } from "../health.js";
 import { serviceNameOf } from "../transcoder/mount.js";
 import type { Route, UploadSpec } from "../transcoder/routes.js";
@@ -8,6 +8,7 @@ import { apiHeaders, ERROR_SCHEMAS, errorResponses, HEADERS, PARAMETERS, SHARED_
 import { exampleOf } from "./examples.js";
 import { HEALTH_SCHEMAS, healthPaths } from "./health-paths.js";
 import { commentOf, outputMessageTypes, SchemaBuilder, type Schema } from "./schemas.js";
+import { webhookOperations } from "./webhooks.js";
 
 /** A success body is never null, whatever the field that carries it. */
 function nonNull(schema: Schema): Schema {
@@ -25,7 +26,10 @@ function nonNull(schema: Schema): Schema {
 
 /** Builds the OpenAPI 3.1 document from the same route table the gateway serves. */
 export function buildOpenApi(routes: Route[]) {
-  const schemas = new SchemaBuilder({ ...ERROR_SCHEMAS, ...HEALTH_SCHEMAS }, outputMessageTypes(routes.map((route) => route.method.output)));
+  const schemas = new SchemaBuilder(
+    { ...ERROR_SCHEMAS, ...HEALTH_SCHEMAS },
+    outputMessageTypes([...routes.map((route) => route.method.output), ...WEBHOOK_EVENT_TYPES.flatMap((entry) => (entry.data === "id" ? [] : [entry.data]))]),
+  );
   const example = (schema: Schema) => exampleOf(schema, schemas.components);
 
   function parameter(field: DescField, where: "path" | "query" | "header", name = field.name): Schema {
@@ -105,6 +109,7 @@ export function buildOpenApi(routes: Route[]) {
     };
   }
   Object.assign(paths, healthPaths(API_VERSION));
+  const webhooks = webhookOperations(schemas, example);
 
   return {
     openapi: "3.1.0",
@@ -120,6 +125,7 @@ export function buildOpenApi(routes: Route[]) {
       { name: "health", description: "Liveness, readiness and dependency checks; no API key needed." },
     ],
     paths,
+    webhooks,
     components: {
       schemas: schemas.components,
       responses: SHARED_RESPONSES,

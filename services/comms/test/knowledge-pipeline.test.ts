@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isBlockedAddress } from "../src/knowledge/address-policy.js";
+import { isBlockedAddress } from "@voiceops/platform";
 import { chunkDocument } from "../src/knowledge/chunk.js";
 import { readKnowledgeConfig } from "../src/knowledge/config.js";
 import { IngestionError } from "../src/knowledge/errors.js";

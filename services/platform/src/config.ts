@@ -111,3 +111,11 @@ export function readInfraConfig(env: Env): InfraConfig {
     internalToken: envOptional("INTERNAL_TOKEN", env),
   };
 }
+
+/** A true/false setting: "true" or "1", "false" or "0"; unset is false. */
+export function envFlag(name: string, env: Env): boolean {
+  const value = env[name]?.trim().toLowerCase();
+  if (value === undefined || value === "" || value === "false" || value === "0") return false;
+  if (value === "true" || value === "1") return true;
+  throw new ConfigError(name, `must be true or false, got "${value}"`);
+}

@@ -49,3 +49,6 @@ export * from "./idempotency/records.js";
 export * from "./idempotency/interceptor.js";
 export * from "./idempotency/answers.js";
 export * from "./idempotency/prune.js";
+export * from "./rest-json.js";
+export * from "./webhook-events.js";
+export * from "./address-policy.js";

@@ -55,3 +55,10 @@ export const consumerPending = new Gauge({
   labelNames: ["consumer"],
   registers: [registry],
 });
+
+export const webhookDeliveryAttempts = new Counter({
+  name: "webhook_delivery_attempts_total",
+  help: "Webhook delivery attempts, by outcome (succeeded, failed, exhausted)",
+  labelNames: ["outcome"],
+  registers: [registry],
+});

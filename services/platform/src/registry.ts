@@ -6,6 +6,7 @@ import { OutboundService } from "@voiceops/proto/voiceops/comms/v1/outbound_serv
 import { CrmService } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 import { FieldopsService } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
 import { JobsService } from "@voiceops/proto/voiceops/jobs/v1/jobs_service_pb";
+import { WebhooksService } from "@voiceops/proto/voiceops/webhooks/v1/webhooks_service_pb";
 import { ConfigError, envString } from "./config.js";
 
 // The one list of the system's services. It names proto descriptors only, never a service's
@@ -32,6 +33,7 @@ export const SERVICES = [
   { name: "jobs", port: 50062, api: [JobsService] },
   { name: "comms", port: 50064, api: [CommsService, OutboundService, KnowledgeService] },
   { name: "analytics", port: 50065, api: [AnalyticsService] },
+  { name: "webhooks", port: 50066, api: [WebhooksService] },
 ] as const satisfies readonly ServiceEntry[];
 
 /** A registered service's name: "crm", "fieldops"... */

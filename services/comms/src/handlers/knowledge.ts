@@ -27,7 +27,7 @@ import {
   KnowledgeSourceType,
   type KnowledgeService,
 } from "@voiceops/proto/voiceops/comms/v1/knowledge_service_pb";
-import { isBlockedAddress } from "../knowledge/address-policy.js";
+import { isBlockedAddress } from "@voiceops/platform";
 import type { KnowledgeConfig } from "../knowledge/config.js";
 import { declaredMediaType } from "../knowledge/document-kinds.js";
 import { resolveAll, urlProblem } from "../knowledge/fetch-url.js";

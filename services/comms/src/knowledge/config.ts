@@ -1,4 +1,4 @@
-import { ConfigError, envInt, envOptional } from "@voiceops/platform";
+import { envFlag, envInt } from "@voiceops/platform";
 import { type DocumentLimits, MB } from "./document-limits.js";
 
 /** Settings of the knowledge base, read from the service's environment at start-up. */
@@ -28,16 +28,9 @@ export interface KnowledgeConfig {
   };
 }
 
-function flag(name: string, env: Record<string, string | undefined>): boolean {
-  const value = envOptional(name, env)?.toLowerCase();
-  if (value === undefined || value === "false" || value === "0") return false;
-  if (value === "true" || value === "1") return true;
-  throw new ConfigError(name, `must be true or false, got "${value}"`);
-}
-
 export function readKnowledgeConfig(env: Record<string, string | undefined>): KnowledgeConfig {
   return {
-    allowPrivateUrls: flag("KB_ALLOW_PRIVATE_URLS", env),
+    allowPrivateUrls: envFlag("KB_ALLOW_PRIVATE_URLS", env),
     fetchTimeoutMs: envInt("KB_URL_TIMEOUT_SECONDS", 10, { min: 1, max: 120 }, env) * 1000,
     maxUrlBytes: 5 * 1024 * 1024,
     maxAttempts: envInt("KB_INGEST_MAX_ATTEMPTS", 3, { min: 1, max: 20 }, env),

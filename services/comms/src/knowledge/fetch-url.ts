@@ -4,7 +4,7 @@ import https from "node:https";
 import type { LookupFunction } from "node:net";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import type { Readable } from "node:stream";
-import { isBlockedAddress, isLocalHostname, literalAddress } from "./address-policy.js";
+import { isBlockedAddress, isLocalHostname, literalAddress } from "@voiceops/platform";
 import { IngestionError } from "./errors.js";
 
 export interface FetchOptions {

@@ -1,4 +1,4 @@
-import type { ConsumerMessages, JetStreamClient, JetStreamManager, NatsConnection } from "nats";
+import type { ConsumerMessages, JetStreamClient, JsMsg, JetStreamManager, NatsConnection } from "nats";
 import type { Logger } from "../log.js";
 import { consumerPending } from "../metrics.js";
 import { streamOf, type BusMessage, type DurableSubscription, type EventBus, type Subscription } from "./bus.js";
@@ -151,6 +151,46 @@ export function createNatsBus(options: NatsBusOptions): EventBus {
       });
     },
     async subscribe(subscription: DurableSubscription): Promise<Subscription> {
+      const busMessageOf = (msg: JsMsg): BusMessage => ({ subject: localSubject(msg.subject), id: msg.headers?.get("Nats-Msg-Id") ?? "", data: msg.data });
+      // Messages that arrive while a batch is applied are applied together next, in order: one
+      // transaction for all of them instead of one per message.
+      const consumeInBatches = async (messages: AsyncIterable<JsMsg>, handle: (batch: BusMessage[]) => Promise<void>, durable: string) => {
+        const waiting: JsMsg[] = [];
+        let wake: (() => void) | undefined;
+        let ended = false;
+        const applying = (async () => {
+          for (;;) {
+            if (waiting.length === 0) {
+              if (ended) return;
+              await new Promise<void>((resolve) => {
+                wake = resolve;
+              });
+              wake = undefined;
+              continue;
+            }
+            const batch = waiting.splice(0, 64);
+            try {
+              await handle(batch.map(busMessageOf));
+              for (const msg of batch) msg.ack();
+              consumerPending.set({ consumer: durable }, batch.at(-1)?.info.pending ?? 0);
+            } catch (error) {
+              logger.error({ err: error, durable, messages: batch.length }, "event handler failed; redelivering");
+              for (const msg of batch) msg.nak(1_000);
+            }
+          }
+        })();
+        try {
+          for await (const msg of messages) {
+            waiting.push(msg);
+            wake?.();
+          }
+        } finally {
+          ended = true;
+          wake?.();
+          await applying;
+        }
+      };
+
       let stopped = false;
       let messages: ConsumerMessages | undefined;
       const durable = wireDurable(subscription.durable);
@@ -175,9 +215,14 @@ export function createNatsBus(options: NatsBusOptions): EventBus {
         }
         const consumer = await js.consumers.get(stream, durable);
         messages = await consumer.consume({ max_messages: 64 });
+        const { batchHandler } = subscription;
+        if (batchHandler) {
+          await consumeInBatches(messages, batchHandler, subscription.durable);
+          return;
+        }
         for await (const msg of messages) {
           try {
-            await subscription.handler({ subject: localSubject(msg.subject), id: msg.headers?.get("Nats-Msg-Id") ?? "", data: msg.data });
+            await subscription.handler(busMessageOf(msg));
             msg.ack();
             consumerPending.set({ consumer: subscription.durable }, msg.info.pending);
           } catch (error) {

@@ -61,12 +61,15 @@ function handlerFor(consumer: AnyEventConsumer, type: string): TypedHandler<any>
   return consumer.handlers[type];
 }
 
-/** Consecutive items of one handler that has `handleAll`, together; every other item alone. */
+/**
+ * Consecutive items whose handlers share one `handleAll` function, together (one handler, or
+ * handlers of several types built around the same function); every other item alone.
+ */
 function runsOf<T extends { typed: TypedHandler<DescMessage> }>(items: T[]): T[][] {
   const runs: T[][] = [];
   for (const item of items) {
     const last = runs.at(-1);
-    if (last && item.typed.handleAll && last[0]?.typed === item.typed) last.push(item);
+    if (last && item.typed.handleAll && last[0]?.typed.handleAll === item.typed.handleAll) last.push(item);
     else runs.push([item]);
   }
   return runs;

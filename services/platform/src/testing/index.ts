@@ -25,6 +25,9 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     INTERNAL_TOKEN: randomBytes(18).toString("base64url"),
     // The voice runtime's key, which POST /api/activities accepts in x-internal-key.
     INTERNAL_API_KEY: randomBytes(18).toString("base64url"),
+    // Webhook tests deliver to receivers on 127.0.0.1, and retry within seconds.
+    WEBHOOK_ALLOW_PRIVATE_URLS: "true",
+    WEBHOOK_RETRY_SCHEDULE: "0,2s,2s,2s",
     ...overrides,
   };
 }

@@ -96,3 +96,25 @@ export function isLocalHostname(hostname: string): boolean {
   const host = hostname.toLowerCase().replace(/\.$/, "");
   return host === "localhost" || host.endsWith(".localhost");
 }
+
+const linkLocalOrUnspecified = new BlockList();
+linkLocalOrUnspecified.addSubnet("169.254.0.0", 16, "ipv4");
+linkLocalOrUnspecified.addAddress("0.0.0.0", "ipv4");
+linkLocalOrUnspecified.addSubnet("fe80::", 10, "ipv6");
+linkLocalOrUnspecified.addAddress("::", "ipv6");
+
+/**
+ * Whether an address is link-local or unspecified (cloud metadata lives there): refused even
+ * where loopback and private addresses are allowed.
+ */
+export function isLinkLocalOrUnspecified(address: string): boolean {
+  const plain = address.split("%", 1)[0] ?? "";
+  const family = isIP(plain);
+  if (family === 4) return linkLocalOrUnspecified.check(plain, "ipv4");
+  if (family === 6) {
+    if (linkLocalOrUnspecified.check(plain, "ipv6")) return true;
+    const v4 = embeddedIpv4(plain);
+    return v4 !== undefined && linkLocalOrUnspecified.check(v4, "ipv4");
+  }
+  return true;
+}
