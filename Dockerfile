@@ -10,7 +10,8 @@ COPY package.json package-lock.json ./
 COPY proto/ proto/
 COPY services/ services/
 COPY gateway/ gateway/
-RUN find proto services gateway -type f ! -name package.json -delete && find proto services gateway -type d -empty -delete
+COPY web/ web/
+RUN find proto services gateway web -type f ! -name package.json -delete && find proto services gateway web -type d -empty -delete
 
 # Build stage: every dependency, then the TypeScript compiled into one bundle per component.
 FROM node:20-bookworm-slim AS build
@@ -21,6 +22,7 @@ COPY tsconfig.base.json tsconfig.json ./
 COPY proto/ proto/
 COPY services/ services/
 COPY gateway/ gateway/
+COPY web/ web/
 # The embedded database template is for `npm start`, not for the cluster.
 RUN node gateway/scripts/build.mjs --no-template
 

@@ -1,7 +1,8 @@
-// Compiles every entry point (the embedded launcher, the gateway, each service, the apikey CLI)
+// Compiles every entry point (the embedded launcher, the gateway, each service, the operator CLIs)
 // into one JavaScript file each under dist/, so nothing is transpiled at start-up. The project's
 // TypeScript (gateway, services, platform, generated proto code) is bundled; third-party
-// packages stay in node_modules and are loaded as they are.
+// packages stay in node_modules and are loaded as they are. The dashboard (web/) is built with
+// Vite into dist/web.
 //
 //   node gateway/scripts/build.mjs        build dist/
 //   node gateway/scripts/build.mjs --if-stale   build only when a source is newer than dist/
@@ -27,6 +28,7 @@ export const ENTRIES = {
   embedded: "gateway/src/embedded.ts",
   gateway: "gateway/src/main.ts",
   apikey: "gateway/src/cli/apikey.ts",
+  user: "gateway/src/cli/user.ts",
   "analytics-rebuild": "services/analytics/src/rebuild-main.ts",
   ...Object.fromEntries(SERVICES.map((name) => [name, `services/${name}/src/main.ts`])),
 };
@@ -41,7 +43,8 @@ const HELPERS = {
 };
 
 /** Folders and files whose change makes dist/ stale. */
-const SOURCES = ["gateway/src", "services", "proto/gen", "package.json", "package-lock.json"];
+const SOURCES = ["gateway/src", "services", "proto/gen", "web/src", "web/index.html", "web/vite.config.ts", "package.json", "package-lock.json"];
+const WEB = join(ROOT, "web");
 
 function newestMtime(path) {
   let stat;
@@ -68,6 +71,7 @@ export function isStale() {
     return true;
   }
   for (const name of [...Object.keys(ENTRIES), ...Object.keys(HELPERS)]) if (!existsFile(join(DIST, `${name}.js`))) return true;
+  if (existsFile(join(WEB, "package.json")) && !existsFile(join(DIST, "web", "index.html"))) return true;
   return SOURCES.some((source) => newestMtime(join(ROOT, source)) > built);
 }
 
@@ -149,6 +153,21 @@ function dropStaleTemplate() {
   if (recorded !== pgliteVersion()) dropTemplate();
 }
 
+/**
+ * The dashboard (web/) with Vite into dist/web, without source maps. Skipped with a warning
+ * where Vite is not installed (an install without devDependencies): the API runs without it.
+ */
+async function buildDashboard() {
+  let vite;
+  try {
+    vite = await import("vite");
+  } catch {
+    process.stderr.write("vite is not installed: the dashboard (/app) is not built\n");
+    return;
+  }
+  await vite.build({ root: WEB, configFile: join(WEB, "vite.config.ts"), logLevel: "warn", mode: "production" });
+}
+
 export async function build() {
   const esbuild = await import("esbuild");
   const started = Date.now();
@@ -173,6 +192,7 @@ export async function build() {
   // esbuild's service process would otherwise live as long as the process that built: a server
   // started after an edit (start.mjs builds first) kept it as a child for its whole life.
   await esbuild.stop();
+  await buildDashboard();
   dropStaleTemplate();
   writeFileSync(STAMP, `${new Date().toISOString()}\n`);
   return Date.now() - started;

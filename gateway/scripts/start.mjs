@@ -1,7 +1,7 @@
 // `npm start` and the other start scripts: runs one compiled entry point from dist/, building
 // dist/ first when it is missing or older than the sources (a fresh clone, or after an edit).
 //
-//   node gateway/scripts/start.mjs <embedded|gateway|apikey|analytics-rebuild|<service>> [args...]
+//   node gateway/scripts/start.mjs <embedded|gateway|apikey|user|analytics-rebuild|<service>> [args...]
 //
 // A service's entry point is services/<service>/src/main.ts, compiled to dist/<service>.js.
 import { join } from "node:path";

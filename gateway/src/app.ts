@@ -1,5 +1,9 @@
 import express, { type RequestHandler } from "express";
 import type { Clock, Database, EventBus, Logger, ObjectStore, PeerRegistry, UrlSigner } from "@voiceops/platform";
+import { tracingOn } from "@voiceops/platform";
+import { authRoutes } from "./account/auth-routes.js";
+import { accountRoutes } from "./account/routes.js";
+import { mountDashboard } from "./dashboard.js";
 import { docsPage } from "./docs.js";
 import { mountFiles } from "./files.js";
 import { mountHealth } from "./health.js";
@@ -8,17 +12,30 @@ import { jsonBody } from "./http/json-body.js";
 import { jsonErrors } from "./errors/index.js";
 import { rateLimits } from "./http/rate-limit.js";
 import { requestContext } from "./http/request-context.js";
+import { traceRequests } from "./http/trace-request.js";
 import type { PrincipalCache } from "./identity/principal-cache.js";
+import type { IdentityStore } from "./identity/store.js";
+import type { UserStore } from "./identity/users.js";
+import type { CookieOptions } from "./http/session-cookie.js";
 import { ToolCatalog } from "./mcp/catalog.js";
 import type { LookupRecorder } from "./mcp/lookups.js";
 import { bearerApiKey, mcpBody, mcpBodyErrors, mcpEndpoint } from "./mcp/server.js";
 import { buildOpenApi } from "./openapi/document.js";
+import { mountPortalPage } from "./portal/page.js";
+import { portalApi } from "./portal/routes.js";
 import { routeDispatcher } from "./transcoder/mount.js";
 import type { Route } from "./transcoder/routes.js";
 
 export interface PublicAppDeps {
   routes: Route[];
   cache: PrincipalCache;
+  store: IdentityStore;
+  /** Dashboard users and their sessions, a second way to authenticate the same API. */
+  users: UserStore;
+  cookie: CookieOptions;
+  /** Where set-up links point. */
+  publicUrl: () => string;
+  idempotencyTtlSeconds: number;
   peers: PeerRegistry;
   internalToken: string;
   logger: Logger;
@@ -27,6 +44,8 @@ export interface PublicAppDeps {
   /** Services whose health /health reports. */
   services: string[];
   rateLimitPerMinute: number;
+  /** Customer-portal requests per token and minute (PORTAL_RATE_LIMIT_PER_MINUTE). */
+  portalRateLimitPerMinute?: number;
   /** Express's "trust proxy": which proxies' X-Forwarded-For names the client address. */
   trustProxy?: boolean | number | string;
   /** Whether the gateway is draining (readiness answers 503). */
@@ -54,6 +73,7 @@ export function createPublicApp(deps: PublicAppDeps) {
   // No ETag: hashing every JSON body costs more than the conditional GETs no client of this API sends.
   app.set("etag", false);
   app.set("trust proxy", deps.trustProxy ?? false);
+  if (tracingOn()) app.use(traceRequests());
   app.use(requestContext(deps.logger));
   const limits = rateLimits({ limit: deps.rateLimitPerMinute, windowMs: 60_000 });
   app.use(limits.byAddress);
@@ -68,14 +88,23 @@ export function createPublicApp(deps: PublicAppDeps) {
   app.get("/docs", (_req, res) => {
     res.type("html").send(docsPage("/openapi.json"));
   });
+  mountDashboard(app);
   mountFiles(app, { objects: deps.objects, signer: deps.fileSigner, clock: deps.clock, logger: deps.logger });
 
   // Agent tools over MCP: authenticated and limited as /api is; the transport reads the body.
   const tools = new ToolCatalog({ peers: deps.peers, internalToken: deps.internalToken, logger: deps.logger, clock: deps.clock, lookups: deps.lookups });
   app.all("/mcp", nameRoute("/mcp"), bearerApiKey, authenticate(deps.cache), limits.byKey, ...mcpBody(), mcpEndpoint(tools), mcpBodyErrors);
 
+  // The customer portal: its token is the credential.
+  app.use(portalApi({ ...deps, identity: deps.store, perMinute: deps.portalRateLimitPerMinute ?? 60 }));
+  mountPortalPage(app);
+
   // Authentication and body parsing run only on known routes, so an unknown path is a 404.
-  const guard: RequestHandler[] = [authenticate(deps.cache), limits.byKey, ...jsonBody("1mb")];
+  const guard: RequestHandler[] = [authenticate(deps.cache, deps.users), limits.byKey, ...jsonBody("1mb")];
+  app.use(authRoutes({ users: deps.users, store: deps.store, cache: deps.cache, cookie: deps.cookie, logger: deps.logger, body: jsonBody("64kb") }));
+  app.use(
+    accountRoutes({ users: deps.users, store: deps.store, cache: deps.cache, db: deps.db, idempotencyTtlSeconds: deps.idempotencyTtlSeconds, publicUrl: deps.publicUrl }, guard),
+  );
   app.use(routeDispatcher(deps.routes, { ...deps, before: guard }));
 
   jsonErrors(app, deps.logger);

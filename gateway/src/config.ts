@@ -1,4 +1,4 @@
-import { envInt, envString } from "@voiceops/platform";
+import { ConfigError, envInt, envOptional, envString, idempotencyTtlSeconds } from "@voiceops/platform";
 import { trustProxyFromEnv } from "./trust-proxy.js";
 
 /** The gateway's listeners and limits, read from the environment once as a launcher starts. */
@@ -8,9 +8,27 @@ export interface GatewayConfig {
   adminHost: string;
   adminPort: number;
   rateLimitPerMinute: number;
+  portalRateLimitPerMinute: number;
   trustProxy: boolean | number | string;
   /** PostgreSQL connections of the process. */
   poolSize: number;
+  /** PUBLIC_URL: the address users reach the gateway at (set-up links; https makes the session cookie Secure). */
+  publicUrl: string | undefined;
+  /** How long an Idempotency-Key's answer is kept (IDEMPOTENCY_TTL_HOURS). */
+  idempotencyTtlSeconds: number;
+}
+
+function publicUrlFromEnv(env: Record<string, string | undefined>): string | undefined {
+  const raw = envOptional("PUBLIC_URL", env);
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError("PUBLIC_URL", `must be an absolute http or https URL, got "${raw}"`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new ConfigError("PUBLIC_URL", `must be an http or https URL, got "${raw}"`);
+  return raw.replace(/\/+$/, "");
 }
 
 export function readGatewayConfig(env: Record<string, string | undefined>): GatewayConfig {
@@ -20,7 +38,10 @@ export function readGatewayConfig(env: Record<string, string | undefined>): Gate
     adminHost: envString("ADMIN_HOST", "127.0.0.1", env),
     adminPort: envInt("ADMIN_PORT", 8081, { min: 0, max: 65535 }, env),
     rateLimitPerMinute: envInt("RATE_LIMIT_PER_MINUTE", 600, { min: 1 }, env),
+    portalRateLimitPerMinute: envInt("PORTAL_RATE_LIMIT_PER_MINUTE", 60, { min: 1 }, env),
     trustProxy: trustProxyFromEnv(env),
     poolSize: envInt("DB_POOL_SIZE", 10, { min: 1, max: 200 }, env),
+    publicUrl: publicUrlFromEnv(env),
+    idempotencyTtlSeconds: idempotencyTtlSeconds(env),
   };
 }

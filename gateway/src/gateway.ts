@@ -18,9 +18,11 @@ import { LookupRecorder } from "./mcp/lookups.js";
 import { createPublicApp } from "./app.js";
 import { PrincipalCache } from "./identity/principal-cache.js";
 import { IdentityStore } from "./identity/store.js";
+import { UserStore } from "./identity/users.js";
 import { API_SERVICES } from "./services.js";
 import { collectRoutes } from "./transcoder/routes.js";
 
+const PRUNE_INTERVAL_MS = 10 * 60_000;
 const MIGRATIONS_DIR = fileURLToPath(new URL("../migrations", import.meta.url));
 
 export interface GatewayOptions {
@@ -35,8 +37,12 @@ export interface GatewayOptions {
   adminHost: string;
   adminPort: number;
   rateLimitPerMinute: number;
+  portalRateLimitPerMinute?: number;
   /** Express's "trust proxy" (TRUST_PROXY): which proxies' X-Forwarded-For gives the client address. */
   trustProxy?: boolean | number | string;
+  /** PUBLIC_URL: where users reach the gateway; unset = its own listening address. */
+  publicUrl?: string;
+  idempotencyTtlSeconds: number;
   /** Services /health reports on. */
   services: string[];
   /** Where upload routes put files, and what /files serves. */
@@ -66,12 +72,20 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   await migrate(options.db, "identity", readMigrations(MIGRATIONS_DIR));
   const store = new IdentityStore(options.db);
   const cache = new PrincipalCache(store, options.bus);
+  const users = new UserStore(options.db);
+  let publicUrl = options.publicUrl ?? "";
+  const cookie = { secure: publicUrl.startsWith("https:") };
   const routes = collectRoutes(API_SERVICES);
   let draining = false;
   const lookups = new LookupRecorder({ peers: options.peers, internalToken: options.internalToken, logger });
   const app = createPublicApp({
     routes,
     cache,
+    store,
+    users,
+    cookie,
+    publicUrl: () => publicUrl,
+    idempotencyTtlSeconds: options.idempotencyTtlSeconds,
     peers: options.peers,
     internalToken: options.internalToken,
     logger,
@@ -79,6 +93,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     bus: options.bus,
     services: options.services,
     rateLimitPerMinute: options.rateLimitPerMinute,
+    portalRateLimitPerMinute: options.portalRateLimitPerMinute,
     trustProxy: options.trustProxy,
     draining: () => draining,
     objects: options.objects,
@@ -86,7 +101,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     clock: options.clock,
     lookups,
   });
-  const admin = createAdminApp({ store, cache, adminToken: options.adminToken, logger });
+  const admin = createAdminApp({ store, cache, users, publicUrl: () => publicUrl, adminToken: options.adminToken, logger });
   const publicServer = http.createServer(app);
   publicServer.keepAliveTimeout = 65_000;
   const adminServer = http.createServer(admin);
@@ -94,6 +109,10 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const port = await listen(publicServer, options.port, options.host);
   const adminPort = await listen(adminServer, options.adminPort, options.adminHost);
   const shown = (host: string) => (host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host);
+  publicUrl ||= `http://${shown(options.host)}:${port}`;
+  // Ended sessions, used set-up links and old failed sign-ins are deleted now and then.
+  const pruning = setInterval(() => users.prune().catch((error: unknown) => logger.warn({ err: error }, "pruning sessions failed")), PRUNE_INTERVAL_MS);
+  pruning.unref();
   logger.info({ port, adminPort, routes: routes.length }, "gateway listening");
   return {
     url: `http://${shown(options.host)}:${port}`,
@@ -104,6 +123,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     },
     async stop() {
       draining = true;
+      clearInterval(pruning);
       await Promise.all(listeners.map((listener) => listener.close()));
       await lookups.close();
     },

@@ -11,6 +11,7 @@ import {
   runMain,
   SERVICE_NAMES,
   shutdownDelayMs,
+  startTracing,
   systemClock,
 } from "@voiceops/platform";
 import { readGatewayConfig } from "./config.js";
@@ -29,6 +30,7 @@ await runMain(async () => {
   const config = readGatewayConfig(env);
   const adminToken = envString("ADMIN_TOKEN", undefined, env);
   const delayMs = shutdownDelayMs(env);
+  const tracing = await startTracing(env, "gateway");
   const peers = peersFromEnv(env);
   const objects = openObjectStore({ dataDir: infra.dataDir, internalToken, clock: systemClock }, env);
   const logger = createLogger(infra.logLevel, "gateway");
@@ -54,6 +56,7 @@ await runMain(async () => {
         await gateway.stop();
         await bus.close();
         await db.close();
+        await tracing?.shutdown();
       },
     },
     { delayMs },

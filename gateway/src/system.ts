@@ -15,6 +15,7 @@ import {
   readInfraConfig,
   SERVICES,
   startService,
+  startTracing,
   type Clock,
   type Database,
   type EventBus,
@@ -98,6 +99,8 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
   const logger = options.logger ?? createLogger(infra.logLevel);
   const adminToken = infra.databaseUrl ? envString("ADMIN_TOKEN", undefined, env) : embeddedAdminToken(infra.dataDir, options.inMemory ?? false, env);
   const internalToken = infra.internalToken ?? randomBytes(24).toString("base64url");
+  // Before anything is built: the parts that trace wrap themselves as they are made.
+  const tracing = await startTracing(env, "voiceops");
   const modules: ServiceModule[] = [];
   for (const { name } of SERVICES) modules.push(await loadServiceModule(name));
 
@@ -128,7 +131,10 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       adminHost: config.adminHost,
       adminPort: config.adminPort,
       rateLimitPerMinute: config.rateLimitPerMinute,
+      portalRateLimitPerMinute: config.portalRateLimitPerMinute,
       trustProxy: config.trustProxy,
+      publicUrl: config.publicUrl,
+      idempotencyTtlSeconds: config.idempotencyTtlSeconds,
       services: modules.map((m) => m.name),
       objects,
       clock,
@@ -154,12 +160,14 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
         await bus.close();
         await db.close();
         if (options.inMemory) rmSync(objectsDir, { recursive: true, force: true });
+        await tracing?.shutdown();
       },
     };
   } catch (error) {
     for (const service of services) await service.stop().catch(() => undefined);
     await bus.close().catch(() => undefined);
     await db.close().catch(() => undefined);
+    await tracing?.shutdown().catch(() => undefined);
     throw error;
   }
 }

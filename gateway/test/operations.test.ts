@@ -134,6 +134,7 @@ describe("a missing or bad variable at start-up", () => {
     ["gateway/src/main.ts", { DATABASE_URL: "" }, /^invalid configuration: DATABASE_URL is required/],
     ["gateway/src/main.ts", { RATE_LIMIT_PER_MINUTE: "lots" }, /^invalid configuration: RATE_LIMIT_PER_MINUTE must be an integer/],
     ["gateway/src/main.ts", { TRUST_PROXY: "true" }, /^invalid configuration: TRUST_PROXY/],
+    ["gateway/src/main.ts", { PUBLIC_URL: "dash.example.com" }, /^invalid configuration: PUBLIC_URL/],
     [
       "services/crm/src/main.ts",
       { DATABASE_URL: "postgres://127.0.0.1:1/x", NATS_URL: "nats://127.0.0.1:1", INTERNAL_TOKEN: "" },

@@ -6,6 +6,9 @@ import { requestContext } from "../http/request-context.js";
 import { InputChecker, uuidPathError } from "../http/validate-input.js";
 import type { PrincipalCache } from "../identity/principal-cache.js";
 import type { IdentityStore } from "../identity/store.js";
+import { EmailTaken, type UserStore } from "../identity/users.js";
+import { userInput } from "../account/routes.js";
+import { publicUser, setupUrl } from "../account/views.js";
 import { jsonBody } from "../http/json-body.js";
 
 function bearerMatches(header: string | undefined, token: string): boolean {
@@ -17,8 +20,8 @@ function bearerMatches(header: string | undefined, token: string): boolean {
 type Handler = (req: Request, res: Response) => Promise<void>;
 
 /** The operators' API (organizations and keys) on its own listener, behind a bearer token. */
-export function createAdminApp(deps: { store: IdentityStore; cache: PrincipalCache; adminToken: string; logger: Logger }) {
-  const { store, cache } = deps;
+export function createAdminApp(deps: { store: IdentityStore; cache: PrincipalCache; users: UserStore; publicUrl: () => string; adminToken: string; logger: Logger }) {
+  const { store, cache, users } = deps;
   const app = express();
   app.disable("x-powered-by");
   app.use(requestContext(deps.logger));
@@ -142,6 +145,50 @@ export function createAdminApp(deps: { store: IdentityStore; cache: PrincipalCac
       const orgId = await store.revokeApiKey(id);
       if (!orgId) return sendDetail(res, 404, "API key not found");
       cache.invalidate({ keyId: id });
+      res.status(204).end();
+    }),
+  );
+
+  app.post(
+    "/admin/organizations/:id/users",
+    route(async (req, res) => {
+      const id = String(req.params.id);
+      const bad = uuidPathError("id", id);
+      if (bad) return sendValidation(res, [bad]);
+      const input = InputChecker.body(req.body);
+      if (!(input instanceof InputChecker)) return sendValidation(res, [input]);
+      const parsed = userInput(input);
+      if (!parsed) return sendValidation(res, input.errors);
+      if (!(await store.getOrganization(id))) return sendDetail(res, 404, "Organization not found");
+      try {
+        const created = await users.createUser(id, parsed);
+        res.status(201).json({ ...publicUser(created.user), setup_url: setupUrl(deps.publicUrl(), created.setupToken), setup_expires_at: created.setupExpiresAt });
+      } catch (error) {
+        if (error instanceof EmailTaken) return sendDetail(res, 409, "A user with this email already exists");
+        throw error;
+      }
+    }),
+  );
+
+  app.get(
+    "/admin/organizations/:id/users",
+    route(async (req, res) => {
+      const id = String(req.params.id);
+      const bad = uuidPathError("id", id);
+      if (bad) return sendValidation(res, [bad]);
+      if (!(await store.getOrganization(id))) return sendDetail(res, 404, "Organization not found");
+      const items = (await users.listUsers(id)).map(publicUser);
+      res.json({ items, total: items.length });
+    }),
+  );
+
+  app.delete(
+    "/admin/users/:user_id",
+    route(async (req, res) => {
+      const id = String(req.params.user_id);
+      const bad = uuidPathError("user_id", id);
+      if (bad) return sendValidation(res, [bad]);
+      if (!(await users.deleteUser(id))) return sendDetail(res, 404, "User not found");
       res.status(204).end();
     }),
   );

@@ -1,11 +1,45 @@
+import { timingSafeEqual } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
 import type { PrincipalCache } from "../identity/principal-cache.js";
+import { csrfTokenOf, type UserStore } from "../identity/users.js";
 import { sendDetail } from "../errors/index.js";
+import { CSRF_HEADER, sessionCookieOf } from "./session-cookie.js";
 
-/** X-API-Key -> principal, or 401. X-Organization-Id is never read. */
-export function authenticate(cache: PrincipalCache) {
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+function sameToken(presented: string | string[] | undefined, expected: string): boolean {
+  if (typeof presented !== "string") return false;
+  const a = Buffer.from(presented);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * X-API-Key -> principal, or else the dashboard's session cookie -> the user's principal (same
+ * organization scoping and roles); 401 without either. A request with a key is judged by the key
+ * alone. A session's POST, PUT, PATCH and DELETE must also carry the session's CSRF token in
+ * X-CSRF-Token (403 without it): a cookie a browser sends by itself never changes anything.
+ * X-Organization-Id is never read.
+ */
+export function authenticate(cache: PrincipalCache, users?: UserStore) {
   return (req: Request, res: Response, next: NextFunction) => {
     const hash = req.apiKeyHash;
+    const session = hash || !users ? undefined : sessionCookieOf(req);
+    if (session && users) {
+      users.principalOfSession(session).then(
+        (principal) => {
+          if (!principal) return sendDetail(res, 401, "Session expired or signed out: sign in again");
+          if (!SAFE_METHODS.has(req.method) && !sameToken(req.headers[CSRF_HEADER], csrfTokenOf(session))) {
+            return sendDetail(res, 403, "Missing or invalid CSRF token: send the session's token in the X-CSRF-Token header");
+          }
+          req.principal = principal;
+          req.csrfToken = csrfTokenOf(session);
+          next();
+        },
+        (error: unknown) => next(error),
+      );
+      return;
+    }
     if (!hash) return sendDetail(res, 401, "Missing API key: send it in the X-API-Key header");
     cache.lookup(hash).then(
       (principal) => {
@@ -16,4 +50,11 @@ export function authenticate(cache: PrincipalCache) {
       (error: unknown) => next(error),
     );
   };
+}
+
+declare module "express-serve-static-core" {
+  interface Request {
+    /** The CSRF token of the request's session, when a session authenticated it. */
+    csrfToken?: string;
+  }
 }

@@ -21,7 +21,7 @@ const SAFE_REQUEST_ID = /^[\w.:-]{1,128}$/;
  * The route a request matched, as a template (never the path itself, which may hold ids,
  * phone numbers or names), for logs and metric labels.
  */
-function routeLabel(req: Request): string {
+export function routeLabel(req: Request): string {
   if (req.routeName) return req.routeName;
   const path: unknown = req.route?.path;
   if (typeof path === "string") return `${req.method} ${path}`;

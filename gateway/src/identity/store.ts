@@ -30,6 +30,9 @@ export interface Principal {
   country: string;
   businessHours: WeeklyHours;
   expiresAt: number | undefined;
+  /** The signed-in dashboard user, when a session (not a key) authenticated the request. */
+  userId?: string;
+  sessionId?: string;
 }
 
 interface OrgRow {
@@ -123,6 +126,11 @@ export class IdentityStore {
       [newId(), orgId, input.name, prefix, hash, input.role, input.expiresAt],
     );
     return { ...toKey(result.rows[0] as KeyRow), key };
+  }
+
+  async getApiKey(id: string): Promise<ApiKeyRecord | undefined> {
+    const result = await this.db.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM identity.api_keys WHERE id = $1`, [id]);
+    return result.rows[0] ? toKey(result.rows[0]) : undefined;
   }
 
   async listApiKeys(orgId: string): Promise<ApiKeyRecord[]> {

@@ -5,6 +5,7 @@ import { serviceNameOf } from "../transcoder/mount.js";
 import type { Route, UploadSpec } from "../transcoder/routes.js";
 import { IDEMPOTENT_VERBS } from "../transcoder/idempotency.js";
 import { apiHeaders, ERROR_SCHEMAS, errorResponses, HEADERS, PARAMETERS, SHARED_RESPONSES } from "../errors/index.js";
+import { ACCOUNT_SCHEMAS, accountPaths } from "./account-paths.js";
 import { exampleOf } from "./examples.js";
 import { HEALTH_SCHEMAS, healthPaths } from "./health-paths.js";
 import { commentOf, outputMessageTypes, SchemaBuilder, type Schema } from "./schemas.js";
@@ -27,7 +28,7 @@ function nonNull(schema: Schema): Schema {
 /** Builds the OpenAPI 3.1 document from the same route table the gateway serves. */
 export function buildOpenApi(routes: Route[]) {
   const schemas = new SchemaBuilder(
-    { ...ERROR_SCHEMAS, ...HEALTH_SCHEMAS },
+    { ...ERROR_SCHEMAS, ...HEALTH_SCHEMAS, ...ACCOUNT_SCHEMAS },
     outputMessageTypes([...routes.map((route) => route.method.output), ...WEBHOOK_EVENT_TYPES.flatMap((entry) => (entry.data === "id" ? [] : [entry.data]))]),
   );
   const example = (schema: Schema) => exampleOf(schema, schemas.components);
@@ -108,7 +109,7 @@ export function buildOpenApi(routes: Route[]) {
       security: [{ ApiKeyAuth: [] }],
     };
   }
-  Object.assign(paths, healthPaths(API_VERSION));
+  Object.assign(paths, healthPaths(API_VERSION), accountPaths());
   const webhooks = webhookOperations(schemas, example);
 
   return {
@@ -123,6 +124,7 @@ export function buildOpenApi(routes: Route[]) {
     tags: [
       ...[...tags].map(([name, comments]) => ({ name, description: comments.join(" ") || name })),
       { name: "health", description: "Liveness, readiness and dependency checks; no API key needed." },
+      { name: "account", description: "Dashboard sign-in, who am I, the organization's API keys, users and business hours." },
     ],
     paths,
     webhooks,
@@ -131,7 +133,16 @@ export function buildOpenApi(routes: Route[]) {
       responses: SHARED_RESPONSES,
       parameters: PARAMETERS,
       headers: HEADERS,
-      securitySchemes: { ApiKeyAuth: { type: "apiKey", in: "header", name: "X-API-Key", description: "The organization's API key." } },
+      securitySchemes: {
+        ApiKeyAuth: { type: "apiKey", in: "header", name: "X-API-Key", description: "The organization's API key." },
+        SessionCookie: {
+          type: "apiKey",
+          in: "cookie",
+          name: "vo_session",
+          description:
+            "The dashboard's session (POST /api/auth/sign-in), accepted on every /api route as a key of the user's role; its POST, PUT, PATCH and DELETE also need the session's X-CSRF-Token.",
+        },
+      },
     },
     security: [{ ApiKeyAuth: [] }],
   };

@@ -13,8 +13,9 @@ describe("POST and DELETE /api/contacts/{id}/portal-token", () => {
   });
 
   it("issues a token shown once, expiring in 30 days by default", async () => {
-    const body = expectStatus(await t.member.post(`/api/contacts/${contactId}/portal-token`), 201);
-    expect(Object.keys(body).sort()).toEqual(["expires_at", "token"]);
+    const body = expectStatus(await t.owner.post(`/api/contacts/${contactId}/portal-token`), 201);
+    expect(Object.keys(body).sort()).toEqual(["expires_at", "token", "url"]);
+    expect(body.url).toBe(`/portal/${body.token}`);
     expect(body.token).toMatch(/^pt_[\w-]{43}$/);
     expect(Math.abs(Date.parse(body.expires_at) - (Date.now() + 30 * DAY))).toBeLessThan(60_000);
   });
@@ -35,6 +36,11 @@ describe("POST and DELETE /api/contacts/{id}/portal-token", () => {
   it("revokes with 204, also when there is nothing to revoke", async () => {
     expect((await t.owner.delete(`/api/contacts/${contactId}/portal-token`)).status).toBe(204);
     expect((await t.owner.delete(`/api/contacts/${contactId}/portal-token`)).status).toBe(204);
+  });
+
+  it("403 for the member role", async () => {
+    expectDetail(await t.member.post(`/api/contacts/${contactId}/portal-token`), 403);
+    expectDetail(await t.member.delete(`/api/contacts/${contactId}/portal-token`), 403);
   });
 
   it("404 for an unknown contact or another organization's, 422 for a malformed id", async () => {

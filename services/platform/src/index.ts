@@ -52,3 +52,5 @@ export * from "./idempotency/prune.js";
 export * from "./rest-json.js";
 export * from "./webhook-events.js";
 export * from "./address-policy.js";
+export * from "./tracing/sdk.js";
+export { tracingOn, tracer, contextFromTraceparent, activeTraceparent } from "./tracing/state.js";

@@ -19,6 +19,8 @@ import { serviceTransport } from "./rpc/client.js";
 import { fastPath, localTransport } from "./fast-path/index.js";
 import { serverInterceptors, serviceRoutes, startRpcServer } from "./rpc/server.js";
 import { databaseState } from "./runtime.js";
+import { tracedTransport } from "./tracing/rpc.js";
+import { tracingOn } from "./tracing/state.js";
 
 /** Records an event to publish when the surrounding transaction commits. */
 export type Emit = (event: DomainEvent) => void;
@@ -116,7 +118,7 @@ export class PeerRegistry {
   /** A service running in this process: its URL for others, and its in-process transport. */
   setLocal(name: string, url: string, transport: Transport): void {
     this.set(name, url);
-    if (this.inProcess) this.local.set(name, transport);
+    if (this.inProcess) this.local.set(name, tracingOn() ? tracedTransport(transport, name) : transport);
   }
 
   url(name: string): string | undefined {
@@ -140,6 +142,7 @@ export class PeerRegistry {
       const url = this.urls.get(name);
       if (!url) throw new Error(`no address known for service ${name}`);
       transport = serviceTransport(url, name);
+      if (tracingOn()) transport = tracedTransport(transport, name);
       this.transports.set(name, transport);
     }
     return transport;

@@ -7,6 +7,7 @@ import { onShutdown, runMain, shutdownDelayMs } from "./shutdown.js";
 import { systemClock } from "./clock.js";
 import { openObjectStore } from "./objects/open.js";
 import { serviceAddresses, serviceEntry } from "./registry.js";
+import { startTracing } from "./tracing/sdk.js";
 
 /** Where every registered service is (serviceAddresses), as the peers of this process. */
 export function peersFromEnv(env: Record<string, string | undefined>): PeerRegistry {
@@ -36,6 +37,7 @@ async function startStandalone(module: ServiceModule): Promise<void> {
   const opsPort = envInt("OPS_PORT", port + 1000, { min: 1, max: 65535 }, env);
   const poolSize = envInt("DB_POOL_SIZE", 10, { min: 1, max: 200 }, env);
   const delayMs = shutdownDelayMs(env);
+  const tracing = await startTracing(env, module.name);
   const peers = peersFromEnv(env);
   const objects = openObjectStore({ dataDir: infra.dataDir, internalToken, clock: systemClock }, env);
   const logger = createLogger(infra.logLevel, module.name);
@@ -60,6 +62,7 @@ async function startStandalone(module: ServiceModule): Promise<void> {
         await ops.close();
         await bus.close();
         await db.close();
+        await tracing?.shutdown();
       },
     },
     { delayMs },

@@ -6,6 +6,8 @@ export interface BusMessage {
   /** Event id; JetStream drops a second message with the same id. */
   id: string;
   data: Uint8Array;
+  /** W3C trace context of the publish (the NATS `traceparent` header), when tracing is on. */
+  traceparent?: string;
 }
 
 export type BusHandler = (message: BusMessage) => Promise<void>;

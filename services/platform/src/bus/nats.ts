@@ -7,6 +7,13 @@ import { streamOf, type BusMessage, type DurableSubscription, type EventBus, typ
 let natsPackage: Promise<typeof import("nats")> | undefined;
 const loadNats = () => (natsPackage ??= import("nats"));
 
+/** The headers of a message published in a trace. */
+async function traceHeaders(traceparent: string) {
+  const headers = (await loadNats()).headers();
+  headers.set("traceparent", traceparent);
+  return headers;
+}
+
 const DAY_NS = 24 * 60 * 60 * 1_000_000_000;
 const SECOND_NS = 1_000_000_000;
 
@@ -148,10 +155,16 @@ export function createNatsBus(options: NatsBusOptions): EventBus {
       await js.publish(wireSubject(message.subject), message.data, {
         msgID: message.id,
         timeout: options.publishTimeoutMs ?? 5_000,
+        ...(message.traceparent ? { headers: await traceHeaders(message.traceparent) } : {}),
       });
     },
     async subscribe(subscription: DurableSubscription): Promise<Subscription> {
-      const busMessageOf = (msg: JsMsg): BusMessage => ({ subject: localSubject(msg.subject), id: msg.headers?.get("Nats-Msg-Id") ?? "", data: msg.data });
+      const busMessageOf = (msg: JsMsg): BusMessage => ({
+        subject: localSubject(msg.subject),
+        id: msg.headers?.get("Nats-Msg-Id") ?? "",
+        data: msg.data,
+        traceparent: msg.headers?.get("traceparent") || undefined,
+      });
       // Messages that arrive while a batch is applied are applied together next, in order: one
       // transaction for all of them instead of one per message.
       const consumeInBatches = async (messages: AsyncIterable<JsMsg>, handle: (batch: BusMessage[]) => Promise<void>, durable: string) => {

@@ -2,6 +2,7 @@ import { create, fromBinary, toBinary, type DescMessage, type MessageShape } fro
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { type EventEnvelope, EventEnvelopeSchema } from "@voiceops/proto/voiceops/events/v1/event_envelope_pb";
 import { newId } from "../ids.js";
+import { activeTraceparent } from "../tracing/state.js";
 
 export interface DomainEvent<Desc extends DescMessage = DescMessage> {
   id: string;
@@ -26,6 +27,7 @@ export function encodeEvent(event: DomainEvent): Uint8Array {
       type: event.type,
       occurredAt: timestampFromDate(event.occurredAt),
       payload: toBinary(event.schema, event.payload),
+      traceparent: activeTraceparent(),
     }),
   );
 }

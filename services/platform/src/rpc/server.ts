@@ -11,6 +11,8 @@ import { authenticate, authorize, observe, validate } from "./interceptors.js";
 import { idempotency, type IdempotencyOptions } from "../idempotency/interceptor.js";
 import { MAX_MESSAGE_BYTES } from "./limits.js";
 import { registerReflection } from "./reflection.js";
+import { traceServer } from "../tracing/rpc.js";
+import { tracingOn } from "../tracing/state.js";
 
 export interface RpcServerOptions {
   /** Service name, e.g. "crm"; labels metrics and logs. */
@@ -45,6 +47,7 @@ export interface RpcServer {
  */
 export function serverInterceptors(options: Pick<RpcServerOptions, "name" | "logger" | "internalToken" | "idempotency">): Interceptor[] {
   const interceptors = [observe(options.name, options.logger), authenticate(options.internalToken), authorize(), validate()];
+  if (tracingOn()) interceptors.unshift(traceServer());
   if (options.idempotency) interceptors.push(idempotency(options.idempotency));
   return interceptors;
 }

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file voiceops/events/v1/event_envelope.proto.
  */
 export const file_voiceops_events_v1_event_envelope: GenFile = /*@__PURE__*/
-  fileDesc("Cid2b2ljZW9wcy9ldmVudHMvdjEvZXZlbnRfZW52ZWxvcGUucHJvdG8SEnZvaWNlb3BzLmV2ZW50cy52MSJ7Cg1FdmVudEVudmVsb3BlEgoKAmlkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRIMCgR0eXBlGAMgASgJEi8KC29jY3VycmVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgdwYXlsb2FkGAUgASgMYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("Cid2b2ljZW9wcy9ldmVudHMvdjEvZXZlbnRfZW52ZWxvcGUucHJvdG8SEnZvaWNlb3BzLmV2ZW50cy52MSKQAQoNRXZlbnRFbnZlbG9wZRIKCgJpZBgBIAEoCRIOCgZvcmdfaWQYAiABKAkSDAoEdHlwZRgDIAEoCRIvCgtvY2N1cnJlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHcGF5bG9hZBgFIAEoDBITCgt0cmFjZXBhcmVudBgGIAEoCWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * EventEnvelope wraps every event published on the bus. The subject equals the type.
@@ -52,6 +52,15 @@ export type EventEnvelope = Message<"voiceops.events.v1.EventEnvelope"> & {
    * @generated from field: bytes payload = 5;
    */
   payload: Uint8Array;
+
+  /**
+   * W3C trace context (traceparent) of the request that emitted the event; empty when the
+   * emitter did not trace. It travels with the outbox row, so the publish and the consumers
+   * continue that trace.
+   *
+   * @generated from field: string traceparent = 6;
+   */
+  traceparent: string;
 };
 
 /**

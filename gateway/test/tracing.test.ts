@@ -1,0 +1,110 @@
+import { randomBytes } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AdminClient, eventually, isolatedDatabase, newTenant, testEnv } from "@voiceops/platform/testing";
+import { startSystem, type RunningSystem } from "../src/system.js";
+
+// One request, one trace: the gateway, the crm's RPC, its SQL and the consumers of its event,
+// as a real OTLP/HTTP receiver (JSON) gets them from the SDK.
+
+type Value = { stringValue?: string; intValue?: string | number };
+interface OtlpSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  attributes?: { key: string; value: Value }[];
+}
+interface ExportRequest {
+  resourceSpans?: { resource?: { attributes?: { key: string; value: Value }[] }; scopeSpans?: { spans?: OtlpSpan[] }[] }[];
+}
+
+const SERVER = 2;
+const CONSUMER = 5;
+
+function attribute(span: OtlpSpan, key: string): string | undefined {
+  const value = span.attributes?.find((item) => item.key === key)?.value;
+  return value?.stringValue ?? (value?.intValue === undefined ? undefined : String(value.intValue));
+}
+
+/** An OTLP/HTTP receiver on a free loopback port that keeps every span it is sent. */
+function otlpReceiver() {
+  const spans: (OtlpSpan & { service: string })[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      if (req.method === "POST" && req.url === "/v1/traces") {
+        const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as ExportRequest;
+        for (const resource of body.resourceSpans ?? []) {
+          const service = resource.resource?.attributes?.find((item) => item.key === "service.name")?.value.stringValue ?? "";
+          for (const scope of resource.scopeSpans ?? []) for (const span of scope.spans ?? []) spans.push({ ...span, service });
+        }
+      }
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+  });
+  return {
+    spans,
+    listen: () => new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port))),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe("tracing with an OTLP endpoint", () => {
+  const receiver = otlpReceiver();
+  let system: RunningSystem;
+  // With PostgreSQL, a database (and so NATS namespace) of its own: the shared test system's
+  // consumers, which do not trace, would otherwise take part of its events.
+  let database: Awaited<ReturnType<typeof isolatedDatabase>> | undefined;
+
+  beforeAll(async () => {
+    const port = await receiver.listen();
+    if (process.env.DATABASE_URL) database = await isolatedDatabase(process.env.DATABASE_URL);
+    const env = testEnv({
+      ...(database ? { DATABASE_URL: database.url } : {}),
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+      OTEL_BSP_SCHEDULE_DELAY: "50",
+    });
+    system = await startSystem({ env, inMemory: true });
+  });
+  afterAll(async () => {
+    await system?.stop();
+    await database?.drop();
+    await receiver.close();
+  });
+
+  it("puts the gateway, the crm's RPC, its SQL and the event's consumers in the caller's trace", async () => {
+    const tenant = await newTenant(system.url, new AdminClient(system.adminUrl, system.adminToken));
+    const traceId = randomBytes(16).toString("hex");
+    const callerSpan = randomBytes(8).toString("hex");
+    const res = await tenant.owner.request("POST", "/api/contacts", {
+      body: { name: "Traced Caller", phone_number: "+15550190001" },
+      headers: { traceparent: `00-${traceId}-${callerSpan}-01` },
+    });
+    expect(res.status).toBe(201);
+    const traceparent = res.headers.get("traceparent") ?? "";
+    expect(traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
+
+    const trace = await eventually(async () => {
+      const spans = receiver.spans.filter((span) => span.traceId === traceId);
+      const gateway = spans.find((span) => span.kind === SERVER && attribute(span, "http.route") === "/api/contacts");
+      const rpc = spans.find((span) => span.kind === SERVER && attribute(span, "rpc.system") === "connect_rpc" && attribute(span, "rpc.service") === "voiceops.crm.v1.CrmService");
+      const sql = spans.find((span) => attribute(span, "db.system") === "postgresql" && attribute(span, "db.statement"));
+      const consumer = spans.find((span) => span.kind === CONSUMER && attribute(span, "messaging.destination.name") === "crm.contact.created");
+      if (!(gateway && rpc && sql && consumer)) throw new Error(`incomplete trace: ${spans.map((span) => span.name).join(", ")}`);
+      return { gateway, rpc, sql, consumer };
+    });
+    // The gateway's span continues the caller's and is the one the response names.
+    expect(trace.gateway.parentSpanId).toBe(callerSpan);
+    expect(traceparent.split("-")[2]).toBe(trace.gateway.spanId);
+    expect(attribute(trace.gateway, "http.request.method")).toBe("POST");
+    expect(attribute(trace.gateway, "http.response.status_code")).toBe("201");
+    expect(attribute(trace.rpc, "rpc.method")).toBe("CreateContact");
+    expect(attribute(trace.rpc, "rpc.grpc.status_code")).toBe("0");
+    expect(trace.gateway.service).toBe("voiceops");
+  });
+});
