@@ -1,5 +1,5 @@
 import { ConfigError, createLogger, openBus, openDatabase, readInfraConfig } from "@voiceops/platform";
-import { beginRebuild, REBUILD_SUBJECT } from "./model/generation.js";
+import { beginRebuild, REBUILD_SUBJECT } from "./store/generation.js";
 
 // npm run analytics:rebuild: empties the read models and has every running analytics replica
 // replay the retained event streams from the start (distributed mode: the in-process bus of the

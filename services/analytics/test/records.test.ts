@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@voiceops/platform";
 import { serviceDatabase } from "@voiceops/platform/testing";
 import { analyticsService } from "../src/index.js";
-import { APPLY_RECORDS, applyRecord, applyRecords, readCounters, type RecordChange } from "../src/model/records.js";
+import { APPLY_RECORDS, applyRecord, applyRecords, readCounters, type RecordChange } from "../src/store/records.js";
 
 // A record's state moves the counters with it, against the run's real database (PostgreSQL, or
 // PGlite in memory); each case in an organization of its own.

@@ -8,7 +8,7 @@ import { callHandlers } from "./handlers/calls.js";
 import { conversationHandlers } from "./handlers/conversations.js";
 import { messageHandlers } from "./handlers/messages.js";
 import { Recordings } from "./handlers/recordings.js";
-import { referenceChecker } from "./handlers/references.js";
+import { referenceChecker } from "./peers.js";
 import { outbound } from "./outbound/index.js";
 import { knowledgeBase } from "./knowledge/index.js";
 import { readCommsSettings } from "./settings.js";

@@ -8,7 +8,7 @@ import { appointmentTypeHandlers } from "./handlers/appointment-types.js";
 import { appointmentHandlers } from "./handlers/appointments.js";
 import { dispatchHandlers } from "./handlers/dispatches.js";
 import { providerHandlers } from "./handlers/providers.js";
-import { peerLookups } from "./handlers/references.js";
+import { peerLookups } from "./peers.js";
 import { scheduleHandlers } from "./handlers/schedules.js";
 import { slotHoldHandlers } from "./handlers/slot-holds.js";
 import { technicianHandlers } from "./handlers/technicians.js";

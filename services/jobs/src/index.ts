@@ -5,7 +5,7 @@ import { JobsService } from "@voiceops/proto/voiceops/jobs/v1/jobs_service_pb";
 import { jobsConsumers } from "./consumers.js";
 import { listingHandlers } from "./handlers/listings.js";
 import { quoteHandlers } from "./handlers/quotes.js";
-import { referenceChecker } from "./handlers/references.js";
+import { referenceChecker } from "./peers.js";
 import { requestHandlers } from "./handlers/requests.js";
 import { jobsStores } from "./store/index.js";
 

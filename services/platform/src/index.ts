@@ -28,6 +28,7 @@ export * from "./events/ledger.js";
 export * from "./events/relay.js";
 export * from "./rpc/org-context.js";
 export * from "./rpc/client.js";
+export * from "./rpc/peer.js";
 export * from "./rpc/errors.js";
 export * from "./rpc/named-errors.js";
 export * from "./rpc/server.js";

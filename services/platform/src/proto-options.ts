@@ -65,6 +65,11 @@ export function enumToJson(desc: DescEnum, value: number): string | null {
   return spelling(desc).toJson.get(value) ?? null;
 }
 
+/** A list filter on an enum: its JSON spelling, or undefined when the request leaves it out (or sends the zero value). */
+export function enumFilter(desc: DescEnum, value: number | undefined): string | undefined {
+  return value === undefined ? undefined : (enumToJson(desc, value) ?? undefined);
+}
+
 export function enumFromJson(desc: DescEnum, text: string): number | undefined {
   return spelling(desc).fromJson.get(text);
 }

@@ -27,14 +27,20 @@ export interface ServiceEntry {
 }
 
 /** Every service, in start order (those the others call first). */
-export const SERVICES: readonly ServiceEntry[] = [
+export const SERVICES = [
   { name: "crm", port: 50061, api: [CrmService] },
   { name: "fieldops", port: 50063, api: [FieldopsService] },
   { name: "jobs", port: 50062, api: [JobsService] },
   { name: "comms", port: 50064, api: [CommsService, OutboundService, KnowledgeService] },
   { name: "analytics", port: 50065, api: [AnalyticsService] },
   { name: "webhooks", port: 50066, api: [WebhooksService] },
-];
+] as const satisfies readonly ServiceEntry[];
+
+/** A registered service's name: "crm", "fieldops"... */
+export type ServiceName = (typeof SERVICES)[number]["name"];
+
+/** The proto services the registered service `N` serves. */
+export type ApiOf<N extends ServiceName> = Extract<(typeof SERVICES)[number], { name: N }>["api"][number];
 
 export const SERVICE_NAMES: readonly string[] = SERVICES.map((service) => service.name);
 

@@ -4,11 +4,11 @@ import { ActivityCreatedSchema, CallDeletedSchema } from "@voiceops/proto/voiceo
 import { ActivityTypeSchema } from "@voiceops/proto/voiceops/comms/v1/comms_service_pb";
 import { OutboundCallFinishedSchema, OutboundCallRequestedSchema } from "@voiceops/proto/voiceops/comms/v1/outbound_events_pb";
 import type { CallRequest } from "@voiceops/proto/voiceops/comms/v1/outbound_service_pb";
-import { addToBuckets, quarterOf } from "../model/buckets.js";
+import { addToBuckets, quarterOf } from "../store/buckets.js";
 import { Metric } from "../model/names.js";
-import type { OrgSettings } from "../model/org-settings.js";
-import { applyRecord } from "../model/records.js";
-import { setUpcoming } from "../model/upcoming.js";
+import type { OrgSettings } from "../store/org-settings.js";
+import { applyRecord } from "../store/records.js";
+import { setUpcoming } from "../store/upcoming.js";
 
 /** What an activity adds to the buckets (sign -1 takes it back out). */
 function activityValues(type: string, at: Date, sign: 1 | -1) {

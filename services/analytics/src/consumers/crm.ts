@@ -11,17 +11,13 @@ import {
   PortalTokensRevokedSchema,
 } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
 import { ContactStatusSchema, LeadStatusSchema, type Contact, type Lead } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
-import { addToBuckets } from "../model/buckets.js";
+import { addToBuckets } from "../store/buckets.js";
 import { Counter, Metric } from "../model/names.js";
-import { applyRecord, applyRecords, type RecordChange } from "../model/records.js";
-import { setUpcoming } from "../model/upcoming.js";
+import { applyRecord, applyRecords, type RecordChange } from "../store/records.js";
+import { addPortalToken, revokeTokens } from "../store/portal-tokens.js";
+import { setUpcoming } from "../store/upcoming.js";
 
 const dateOf = (timestamp: Timestamp | undefined) => (timestamp ? timestampDate(timestamp) : undefined);
-
-async function revokeTokens(tx: Queryable, orgId: string, tokenIds: string[]): Promise<void> {
-  if (tokenIds.length === 0) return;
-  await tx.query(`UPDATE analytics.portal_tokens SET revoked = true WHERE org_id = $1 AND token_id = ANY($2::uuid[])`, [orgId, tokenIds]);
-}
 
 function contactChange(orgId: string, contact: Contact): RecordChange {
   const customer = enumToJson(ContactStatusSchema, contact.status) === "customer";
@@ -87,12 +83,7 @@ export const crmConsumer: StreamConsumer = {
     "crm.portal_token.created": handlerOf(PortalTokenCreatedSchema, async (event, tx) => {
       const { tokenId, contactId, expiresAt, revokedTokenIds } = event.payload;
       await revokeTokens(tx, event.orgId, revokedTokenIds);
-      await tx.query(`INSERT INTO analytics.portal_tokens (org_id, token_id, contact_id, expires_at) VALUES ($1, $2, $3, $4) ON CONFLICT (org_id, token_id) DO NOTHING`, [
-        event.orgId,
-        tokenId,
-        contactId,
-        dateOf(expiresAt) ?? event.occurredAt,
-      ]);
+      await addPortalToken(tx, event.orgId, tokenId, contactId, dateOf(expiresAt) ?? event.occurredAt);
     }),
     "crm.portal_token.revoked": handlerOf(PortalTokensRevokedSchema, async (event, tx) => {
       await revokeTokens(tx, event.orgId, event.payload.tokenIds);

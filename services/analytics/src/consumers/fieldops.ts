@@ -24,10 +24,10 @@ import {
   type OnCallSchedule,
   type ServiceProvider,
 } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
-import { addToBuckets } from "../model/buckets.js";
+import { addToBuckets } from "../store/buckets.js";
 import { Counter, Metric } from "../model/names.js";
-import { applyRecord } from "../model/records.js";
-import { setUpcoming } from "../model/upcoming.js";
+import { applyRecord, hasRecord } from "../store/records.js";
+import { setUpcoming } from "../store/upcoming.js";
 
 async function applyTechnician(tx: Queryable, orgId: string, provider: ServiceProvider): Promise<void> {
   await applyRecord(tx, orgId, "technician", provider.id, {
@@ -114,11 +114,10 @@ export const fieldopsConsumer: StreamConsumer = {
     "fieldops.appointment.booked": handlerOf(AppointmentBookedSchema, async (event, tx) => {
       const appointment = event.payload.appointment;
       if (!appointment) return;
-      const seen = await tx.query(`SELECT 1 FROM analytics.records WHERE org_id = $1 AND kind = 'appointment' AND id = $2`, [event.orgId, appointment.id]);
+      const seen = await hasRecord(tx, event.orgId, "appointment", appointment.id);
       await applyAppointment(tx, event.orgId, appointment);
       // Booked once: a redelivered event finds its record.
-      if (seen.rows.length === 0)
-        await addToBuckets(tx, event.orgId, appointment.createdAt ? timestampDate(appointment.createdAt) : event.occurredAt, { [Metric.appointmentsBooked]: 1 });
+      if (!seen) await addToBuckets(tx, event.orgId, appointment.createdAt ? timestampDate(appointment.createdAt) : event.occurredAt, { [Metric.appointmentsBooked]: 1 });
     }),
     // A reschedule moves a booking: the old appointment is cancelled, the new one is not a new booking.
     "fieldops.appointment.rescheduled": handlerOf(AppointmentRescheduledSchema, async (event, tx) => {

@@ -15,10 +15,10 @@ import {
   type QuoteOfRequest,
   type ServiceRequest,
 } from "@voiceops/proto/voiceops/jobs/v1/jobs_service_pb";
-import { addToBuckets } from "../model/buckets.js";
+import { addToBuckets } from "../store/buckets.js";
 import { Counter, Metric } from "../model/names.js";
-import { applyRecord } from "../model/records.js";
-import { setUpcoming } from "../model/upcoming.js";
+import { applyRecord } from "../store/records.js";
+import { setUpcoming } from "../store/upcoming.js";
 
 const dateOf = (timestamp: Timestamp | undefined) => (timestamp ? timestampDate(timestamp) : undefined);
 

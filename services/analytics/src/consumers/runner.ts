@@ -1,5 +1,5 @@
 import { handlerOf, startConsumer, type Queryable, type ServiceContext, type StreamConsumer, type Subscription, type TypedHandler } from "@voiceops/platform";
-import { currentGeneration, fenceGeneration, REBUILD_SUBJECT, StaleGeneration } from "../model/generation.js";
+import { currentGeneration, fenceGeneration, REBUILD_SUBJECT, StaleGeneration } from "../store/generation.js";
 
 const GENERATION_POLL_MS = 5_000;
 

@@ -18,11 +18,12 @@ import {
 } from "@voiceops/proto/voiceops/analytics/v1/analytics_service_pb";
 import { ServiceRequestPrioritySchema, ServiceRequestStatusSchema } from "@voiceops/proto/voiceops/jobs/v1/jobs_service_pb";
 import { ACTIVITY_TYPES, MESSAGE_TYPES, SMS_TYPES } from "../model/activity-types.js";
-import { addSums, sumDaysPerMetric, sumPerDay, sumQuartersPerMetric } from "../model/buckets.js";
+import { addSums, sumDaysPerMetric, sumPerDay, sumQuartersPerMetric } from "../store/buckets.js";
 import { lastLocalDates, startOfLocalDate } from "../model/local-days.js";
 import { Counter, Metric } from "../model/names.js";
-import { SettingsKeeper } from "../model/org-settings.js";
-import { readCounters } from "../model/records.js";
+import { SettingsKeeper } from "../store/org-settings.js";
+import { readCounters } from "../store/records.js";
+import { contactsWithPortalTokens, techniciansOnCall, upcomingCount, upcomingPage } from "../store/statistics.js";
 
 const APPOINTMENT_STATUSES = ["scheduled", "confirmed", "completed", "cancelled", "no_show"] as const;
 const HOUR_MS = 3_600_000;
@@ -66,27 +67,6 @@ export function statisticsHandlers(service: ServiceContext) {
     return { counts, total: BigInt(sum([...counters.values()])) };
   }
 
-  /** Technicians on call now: the on-call flag, or a scheduled shift covering now. */
-  async function techniciansOnCall(orgId: string, now: Date): Promise<number> {
-    const result = await db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM (
-         SELECT id FROM analytics.records WHERE org_id = $1 AND kind = 'technician' AND NOT deleted AND attrs->>'on_call' = 'true'
-         UNION
-         SELECT technician_id::text FROM analytics.upcoming WHERE org_id = $1 AND type = 'on_call_shift' AND at <= $2 AND ends_at > $2
-       ) AS on_call`,
-      [orgId, now],
-    );
-    return result.rows[0]?.n ?? 0;
-  }
-
-  async function upcomingCount(orgId: string, type: string, from: Date, to: Date | null): Promise<number> {
-    const result = await db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM analytics.upcoming WHERE org_id = $1 AND type = $2 AND at >= $3 AND ($4::timestamptz IS NULL OR at < $4)`,
-      [orgId, type, from, to],
-    );
-    return result.rows[0]?.n ?? 0;
-  }
-
   return {
     async getDashboard(_req: unknown, ctx: HandlerContext) {
       const org = await settledOrg(ctx);
@@ -103,8 +83,8 @@ export function statisticsHandlers(service: ServiceContext) {
         ]),
         lastDays(org.orgId, org.timezone, [Metric.activity("CALL_ENDED")], 7),
         lastDays(org.orgId, org.timezone, MESSAGE_TYPES.map(Metric.activity), 7),
-        upcomingCount(org.orgId, "appointment", now, null),
-        techniciansOnCall(org.orgId, now),
+        upcomingCount(db, org.orgId, "appointment", now, null),
+        techniciansOnCall(db, org.orgId, now),
       ]);
       const count = (name: string) => BigInt(counters.get(name) ?? 0);
       return {
@@ -191,11 +171,7 @@ export function statisticsHandlers(service: ServiceContext) {
 
     async getPortalSessions(_req: unknown, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const result = await db.query<{ n: number }>(
-        `SELECT count(DISTINCT contact_id)::int AS n FROM analytics.portal_tokens WHERE org_id = $1 AND NOT revoked AND expires_at > $2`,
-        [org.orgId, clock.now()],
-      );
-      return { activePortalTokens: BigInt(result.rows[0]?.n ?? 0) };
+      return { activePortalTokens: BigInt(await contactsWithPortalTokens(db, org.orgId, clock.now())) };
     },
 
     async getAppointmentStats(_req: unknown, ctx: HandlerContext) {
@@ -203,7 +179,7 @@ export function statisticsHandlers(service: ServiceContext) {
       const now = clock.now();
       const [{ counts, total }, upcoming] = await Promise.all([
         countsOf(org.orgId, [...APPOINTMENT_STATUSES], Counter.appointmentStatus),
-        upcomingCount(org.orgId, "appointment", now, new Date(now.getTime() + 7 * DAY_MS)),
+        upcomingCount(db, org.orgId, "appointment", now, new Date(now.getTime() + 7 * DAY_MS)),
       ]);
       return {
         counts: create(AppointmentCountsSchema, {
@@ -222,19 +198,11 @@ export function statisticsHandlers(service: ServiceContext) {
       const org = orgOf(ctx);
       const now = clock.now();
       const { days, limit } = withDefaults(GetUpcomingRequestSchema, req, "days", "limit");
-      const result = await db.query<{ type: string; ref_id: string; at: Date; title: string; contact_id: string | null; total: number }>(
-        // A call handed to the voice runtime is due now until its result comes, however long ago it was due.
-        `SELECT type, ref_id, at, title, contact_id, count(*) OVER ()::int AS total FROM (
-           SELECT type, ref_id, CASE WHEN type = 'campaign_call' THEN greatest(at, $2) ELSE at END AS at, title, contact_id
-           FROM analytics.upcoming WHERE org_id = $1 AND (at >= $2 OR type = 'campaign_call') AND at < $3
-         ) AS due
-         ORDER BY at, type, ref_id LIMIT $4`,
-        [org.orgId, now, new Date(now.getTime() + days * DAY_MS), limit],
-      );
+      const rows = await upcomingPage(db, org.orgId, now, new Date(now.getTime() + days * DAY_MS), limit);
       // No row on the page means none in the window: the page starts at the first.
-      const total = result.rows[0]?.total ?? 0;
+      const total = rows[0]?.total ?? 0;
       return {
-        items: result.rows.map((row) =>
+        items: rows.map((row) =>
           create(UpcomingItemSchema, { type: row.type, at: timestampFromDate(row.at), title: row.title, refId: row.ref_id, contactId: row.contact_id ?? undefined }),
         ),
         total: BigInt(total),

@@ -1,7 +1,7 @@
 import { create, type JsonObject } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import { blankToNull, enumToJson, invalidArgument, newEvent, orgOf, type ServiceContext, notFound, withDefaults, invalidValue } from "@voiceops/platform";
+import { blankToNull, enumToJson, invalidArgument, newEvent, orgOf, type ServiceContext, notFound, withDefaults, invalidValue, enumFilter } from "@voiceops/platform";
 import { ActivityCreatedSchema, CallEndedSchema } from "@voiceops/proto/voiceops/comms/v1/comms_events_pb";
 import {
   ListActivitiesRequestSchema,
@@ -19,7 +19,7 @@ import type { ActivityStore } from "../store/activities.js";
 import type { ContactCopies } from "../store/contacts.js";
 import { callChannel, callDuration, callMetadataViolations, customerPhone, hasTranscription } from "./activity-metadata.js";
 import { activitySource } from "./internal-key.js";
-import type { ReferenceChecker } from "./references.js";
+import type { ReferenceChecker } from "../peers.js";
 
 /** How far ahead of now the voice runtime's clock may be when it dates an activity. */
 const CLOCK_SKEW_MS = 5 * 60_000;
@@ -39,7 +39,7 @@ export function activityHandlers(
       const { rows, total } = await activities.list(db, org.orgId, {
         page,
         pageSize,
-        activityType: req.activityType === undefined ? undefined : (enumToJson(ActivityTypeSchema, req.activityType) ?? undefined),
+        activityType: enumFilter(ActivityTypeSchema, req.activityType),
         contactId: req.contactId?.toLowerCase(),
         serviceRequestId: req.serviceRequestId?.toLowerCase(),
         since: hoursBefore(service.clock.now(), req.hoursBack),

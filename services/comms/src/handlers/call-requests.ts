@@ -2,7 +2,6 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
 import {
   blankToNull,
-  enumToJson,
   invalidArgument,
   normalizePhone,
   orgOf,
@@ -14,6 +13,7 @@ import {
   type ServiceContext,
   type Violation,
   withDefaults,
+  enumFilter,
 } from "@voiceops/platform";
 import {
   ListCallRequestsRequestSchema,
@@ -29,7 +29,7 @@ import { currentOrNextOpening, ONE_OFF_WINDOW } from "../outbound/calling-window
 import { hasNul } from "../outbound/contact-rows.js";
 import { ONE_OFF_MAX_ATTEMPTS, type OutboundEngine } from "../outbound/engine.js";
 import { toCallRequest } from "../store/outbound-rows.js";
-import type { CrmLookup } from "./crm-lookup.js";
+import type { CrmLookup } from "../peers.js";
 import { commsErrors } from "../errors.js";
 
 function checkVariables(variables: JsonObject | undefined, violations: Violation[]): void {
@@ -105,7 +105,7 @@ export function callRequestHandlers(service: ServiceContext, engine: OutboundEng
     async listCallRequests(req: ListCallRequestsRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       const { page, pageSize } = withDefaults(ListCallRequestsRequestSchema, req, "page", "pageSize");
-      const status = req.status === undefined ? undefined : (enumToJson(CallRequestStatusSchema, req.status) ?? undefined);
+      const status = enumFilter(CallRequestStatusSchema, req.status);
       const { rows, total } = await requests.list(db, org.orgId, { page, pageSize, status, campaignId: req.campaignId?.toLowerCase() });
       return { items: rows.map(toCallRequest), total, page, pageSize };
     },

@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import { enumToJson, invalidArgument, newEvent, orgOf, violation, type Emit, type ServiceContext, notFound, withDefaults, invalidValue } from "@voiceops/platform";
+import { invalidArgument, newEvent, orgOf, violation, type Emit, type ServiceContext, notFound, withDefaults, invalidValue, enumFilter } from "@voiceops/platform";
 import { CallDeletedSchema, RecordingStoredSchema } from "@voiceops/proto/voiceops/comms/v1/comms_events_pb";
 import {
   DeleteCallsRequestSchema,
@@ -36,7 +36,7 @@ export function callHandlers(service: ServiceContext, deps: { calls: CallStore; 
       const { rows, total } = await calls.list(db, org.orgId, {
         page,
         pageSize,
-        channel: req.channel === undefined ? undefined : (enumToJson(CallChannelSchema, req.channel) ?? undefined),
+        channel: enumFilter(CallChannelSchema, req.channel),
         since: hoursBefore(service.clock.now(), req.hoursBack),
       });
       return { items: rows.map(toCall), total, page, pageSize };

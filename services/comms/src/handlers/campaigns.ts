@@ -16,6 +16,7 @@ import {
   type ServiceContext,
   type Violation,
   withDefaults,
+  enumFilter,
 } from "@voiceops/platform";
 import {
   CreateCampaignRequestSchema,
@@ -43,7 +44,7 @@ import { columnIndex, CsvRefused, readCsvLimits, readUploadedCsv } from "../outb
 import type { OutboundEngine } from "../outbound/engine.js";
 import type { NewCampaignContact } from "../store/campaigns.js";
 import { toCampaign, toCampaignContact, type CampaignRow } from "../store/outbound-rows.js";
-import type { CrmLookup } from "./crm-lookup.js";
+import type { CrmLookup } from "../peers.js";
 import { commsErrors } from "../errors.js";
 
 /** Most data rows one upload may hold. */
@@ -119,7 +120,7 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
     async listCampaigns(req: ListCampaignsRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       const { page, pageSize } = withDefaults(ListCampaignsRequestSchema, req, "page", "pageSize");
-      const status = req.status === undefined ? undefined : (enumToJson(CampaignStatusSchema, req.status) ?? undefined);
+      const status = enumFilter(CampaignStatusSchema, req.status);
       const { rows, total } = await campaigns.list(db, org.orgId, { page, pageSize, status });
       const counts = await campaigns.counts(
         db,
@@ -192,7 +193,7 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
       const org = orgOf(ctx);
       if (!(await campaigns.get(db, org.orgId, req.campaignId))) throw notFound("Campaign");
       const { page, pageSize } = withDefaults(ListCampaignContactsRequestSchema, req, "page", "pageSize");
-      const status = req.status === undefined ? undefined : (enumToJson(CampaignContactStatusSchema, req.status) ?? undefined);
+      const status = enumFilter(CampaignContactStatusSchema, req.status);
       const { rows, total } = await campaigns.listContacts(db, org.orgId, req.campaignId, { page, pageSize, status });
       return { items: rows.map(toCampaignContact), total, page, pageSize };
     },

@@ -13,6 +13,7 @@ import {
   notFound,
   withDefaults,
   badFormat,
+  enumFilter,
 } from "@voiceops/platform";
 import { ConversationChangedSchema, ConversationDeletedSchema, ConversationMessageAddedSchema } from "@voiceops/proto/voiceops/comms/v1/comms_events_pb";
 import {
@@ -59,7 +60,7 @@ export function conversationHandlers(service: ServiceContext, store: Conversatio
       const phone = req.phoneNumber?.trim();
       const rows = await store.list(db, org.orgId, {
         phones: phone ? phoneCandidates(phone, org.country) : undefined,
-        channel: req.channel === undefined ? undefined : (enumToJson(ConversationChannelSchema, req.channel) ?? undefined),
+        channel: enumFilter(ConversationChannelSchema, req.channel),
         limit: withDefaults(ListConversationsRequestSchema, req, "limit").limit,
       });
       return { conversations: rows.map(toConversation) };

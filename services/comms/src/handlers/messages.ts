@@ -1,7 +1,7 @@
 import type { JsonValue } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import { enumFromJson, enumToJson, normalizePhone, orgOf, type ServiceContext, withDefaults } from "@voiceops/platform";
+import { enumFromJson, enumToJson, normalizePhone, orgOf, type ServiceContext, withDefaults, enumFilter } from "@voiceops/platform";
 import {
   ListMessagesRequestSchema,
   MessageChannelSchema,
@@ -50,7 +50,7 @@ export function messageHandlers(service: ServiceContext, store: MessageStore) {
       }
       const { items, total } = await store.list(service.db, org.orgId, {
         channel,
-        direction: req.direction === undefined ? undefined : ((enumToJson(MessageDirectionSchema, req.direction) ?? undefined) as "inbound" | "outbound" | undefined),
+        direction: enumFilter(MessageDirectionSchema, req.direction) as "inbound" | "outbound" | undefined,
         phones,
         since: hoursBefore(service.clock.now(), req.hoursBack),
         page,

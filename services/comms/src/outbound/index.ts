@@ -4,7 +4,7 @@ import { OutboundCallsService, OutboundService } from "@voiceops/proto/voiceops/
 import { callRequestHandlers } from "../handlers/call-requests.js";
 import { campaignHandlers } from "../handlers/campaigns.js";
 import { claimHandlers } from "../handlers/claims.js";
-import { crmLookup } from "../handlers/crm-lookup.js";
+import { crmLookup } from "../peers.js";
 import { dncHandlers } from "../handlers/dnc.js";
 import { CallRequestStore } from "../store/call-requests.js";
 import { CampaignStore } from "../store/campaigns.js";

@@ -27,7 +27,7 @@ import {
 } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
 import { ALERT_FIELDS, toUrgentAlert, type AlertRow, type AlertValues } from "../store/alerts.js";
 import type { FieldopsStores } from "../store/index.js";
-import type { PeerLookups } from "./references.js";
+import type { PeerLookups } from "../peers.js";
 
 /** The event of an alert written by a request or a consumer: fieldops.urgent_alert.created or .updated. */
 export function alertEvent(orgId: string, verb: "created" | "updated", row: AlertRow): DomainEvent {

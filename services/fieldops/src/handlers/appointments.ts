@@ -46,7 +46,7 @@ import type { FieldopsStores } from "../store/index.js";
 import type { SlotHoldRow } from "../store/slot-holds.js";
 import { type BookingPlan, bookingRules, rulesOf } from "./booking.js";
 import { unknownTechnician } from "./schedules.js";
-import type { PeerLookups } from "./references.js";
+import type { PeerLookups } from "../peers.js";
 import { fieldopsErrors } from "../errors.js";
 
 const MAX_RANGE_DAYS = 31;

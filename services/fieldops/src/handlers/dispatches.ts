@@ -33,7 +33,7 @@ import {
 import { EmergencyTypeSchema, type ServiceRequest } from "@voiceops/proto/voiceops/jobs/v1/jobs_service_pb";
 import { dispatchStatusOf, dispatchStatusText, dispatchValuesOf, toDispatch, type DispatchRow, type DispatchStore, type DispatchValues } from "../store/dispatches.js";
 import type { FieldopsStores } from "../store/index.js";
-import type { PeerLookups } from "./references.js";
+import type { PeerLookups } from "../peers.js";
 import { unknownTechnician } from "./schedules.js";
 import { fieldopsErrors } from "../errors.js";
 

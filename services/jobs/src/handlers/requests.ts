@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import { columnValues, endOfLocalDay, enumToJson, invalidArgument, newEvent, orgOf, updatedFields, withDefaults, type ServiceContext, notFound } from "@voiceops/platform";
+import { columnValues, endOfLocalDay, invalidArgument, newEvent, orgOf, updatedFields, withDefaults, type ServiceContext, notFound, enumFilter } from "@voiceops/platform";
 import { ServiceRequestCreatedSchema, ServiceRequestDeletedSchema, ServiceRequestUpdatedSchema } from "@voiceops/proto/voiceops/jobs/v1/jobs_events_pb";
 import {
   CreateServiceRequestRequestSchema,
@@ -17,7 +17,7 @@ import {
 } from "@voiceops/proto/voiceops/jobs/v1/jobs_service_pb";
 import { REQUEST_FIELDS, type RequestValues } from "../store/requests.js";
 import { toServiceRequest } from "../store/rows.js";
-import type { ReferenceChecker } from "./references.js";
+import type { ReferenceChecker } from "../peers.js";
 import type { JobsStores } from "../store/index.js";
 
 export function requestHandlers(service: ServiceContext, stores: JobsStores, checkReferences: ReferenceChecker) {
@@ -30,8 +30,8 @@ export function requestHandlers(service: ServiceContext, stores: JobsStores, che
       const { rows, total } = await store.list(db, org.orgId, {
         page,
         pageSize,
-        status: req.status === undefined ? undefined : (enumToJson(ServiceRequestStatusSchema, req.status) ?? undefined),
-        priority: req.priority === undefined ? undefined : (enumToJson(ServiceRequestPrioritySchema, req.priority) ?? undefined),
+        status: enumFilter(ServiceRequestStatusSchema, req.status),
+        priority: enumFilter(ServiceRequestPrioritySchema, req.priority),
         contactId: req.contactId?.toLowerCase(),
         search: req.search?.trim() || undefined,
         dueBefore: req.dueDays === undefined ? undefined : endOfLocalDay(org.timezone, req.dueDays),

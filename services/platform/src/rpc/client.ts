@@ -1,10 +1,10 @@
 import type { DescService } from "@bufbuild/protobuf";
-import { Code, ConnectError, createClient, type CallOptions, type Client, type Transport } from "@connectrpc/connect";
+import { Code, ConnectError, type CallOptions, type Client, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { connectUnaryTransport, fastPath } from "../fast-path/index.js";
 import { unavailableInTransit } from "./errors.js";
 import { MAX_MESSAGE_BYTES } from "./limits.js";
-import { orgHeaders, type OrgContext } from "./org-context.js";
+import type { OrgContext } from "./org-context.js";
 
 /** Connect's gRPC transport (HTTP/2 session pool, every RPC kind). */
 export function connectGrpcTransport(baseUrl: string): Transport {
@@ -41,16 +41,6 @@ export interface PeerClient<S extends DescService> {
   client: Client<S>;
   /** Call options that forward the caller's org context and authenticate the call. */
   as(org: OrgContext): CallOptions;
-}
-
-/** Client for calls between services. */
-export function peerClient<S extends DescService>(service: S, transport: Transport, internalToken: string): PeerClient<S> {
-  return {
-    client: createClient(service, transport),
-    as(org: OrgContext) {
-      return { headers: orgHeaders(org, internalToken) };
-    },
-  };
 }
 
 /** The answer of a lookup in another service, or undefined when that service says NOT_FOUND. */

@@ -125,3 +125,9 @@ export async function readCounters(db: Queryable, orgId: string, names: string[]
   for (const row of result.rows) values.set(row.name, Number(row.value));
   return values;
 }
+
+/** Whether the record is stored (deleted or not). */
+export async function hasRecord(db: Queryable, orgId: string, kind: string, id: string): Promise<boolean> {
+  const result = await db.query(`SELECT 1 FROM analytics.records WHERE org_id = $1 AND kind = $2 AND id = $3`, [orgId, kind, id]);
+  return result.rows.length > 0;
+}

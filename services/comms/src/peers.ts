@@ -1,8 +1,11 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { foundOrUndefined, peerClient, referenceNotFound, type OrgContext, type ServiceContext, type Violation } from "@voiceops/platform";
-import { CrmService } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
+import { foundOrUndefined, peer, referenceNotFound, type OrgContext, type ServiceContext, type Violation } from "@voiceops/platform";
+import { CrmService, type Contact, type Lead } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 import { JobsService } from "@voiceops/proto/voiceops/jobs/v1/jobs_service_pb";
-import type { ContactCopy } from "../store/contacts.js";
+import type { ContactCopy } from "./store/contacts.js";
+
+// Every call comms makes to another service: the reference checks of activities and the CRM
+// lookups of outbound calling.
 
 export interface CheckedReferences {
   violations: Violation[];
@@ -16,8 +19,8 @@ export interface CheckedReferences {
  * database transaction is held open across a call to another service.
  */
 export function referenceChecker(service: ServiceContext) {
-  let crm: ReturnType<typeof peerClient<typeof CrmService>> | undefined;
-  let jobs: ReturnType<typeof peerClient<typeof JobsService>> | undefined;
+  const crm = peer(service, "crm", CrmService);
+  const jobs = peer(service, "jobs", JobsService);
 
   return async function check(org: OrgContext, refs: { contactId: string | null; serviceRequestId: string | null }): Promise<CheckedReferences> {
     const violations: Violation[] = [];
@@ -25,7 +28,6 @@ export function referenceChecker(service: ServiceContext) {
     const checks: Promise<void>[] = [];
     const { contactId, serviceRequestId } = refs;
     if (contactId) {
-      crm ??= peerClient(CrmService, service.peer("crm"), service.internalToken);
       const client = crm;
       checks.push(
         foundOrUndefined(client.client.getContact({ contactId }, client.as(org))).then((found) => {
@@ -42,7 +44,6 @@ export function referenceChecker(service: ServiceContext) {
       );
     }
     if (serviceRequestId) {
-      jobs ??= peerClient(JobsService, service.peer("jobs"), service.internalToken);
       const client = jobs;
       checks.push(
         foundOrUndefined(client.client.getServiceRequest({ serviceRequestId }, client.as(org))).then((found) => {
@@ -56,3 +57,37 @@ export function referenceChecker(service: ServiceContext) {
 }
 
 export type ReferenceChecker = ReturnType<typeof referenceChecker>;
+
+/**
+ * Reads contacts and leads from the CRM service over gRPC, in the caller's organization. Runs
+ * before a write's transaction, so no transaction is held across a call to another service.
+ */
+export function crmLookup(service: ServiceContext) {
+  const crm = peer(service, "crm", CrmService);
+  const client = () => crm;
+  return {
+    async contact(org: OrgContext, contactId: string): Promise<Contact | undefined> {
+      const c = client();
+      return (await foundOrUndefined(c.client.getContact({ contactId }, c.as(org))))?.contact;
+    },
+    async lead(org: OrgContext, leadId: string): Promise<Lead | undefined> {
+      const c = client();
+      return (await foundOrUndefined(c.client.getLead({ leadId }, c.as(org))))?.lead;
+    },
+    /** Many contacts, a few calls at a time; an unknown id maps to undefined. */
+    async contacts(org: OrgContext, ids: readonly string[], concurrency = 8): Promise<(Contact | undefined)[]> {
+      const out: (Contact | undefined)[] = new Array(ids.length);
+      let next = 0;
+      const worker = async () => {
+        while (next < ids.length) {
+          const index = next++;
+          out[index] = await this.contact(org, ids[index] as string);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(concurrency, ids.length) }, worker));
+      return out;
+    },
+  };
+}
+
+export type CrmLookup = ReturnType<typeof crmLookup>;

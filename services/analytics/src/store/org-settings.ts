@@ -1,6 +1,6 @@
 import { DEFAULT_BUSINESS_HOURS, encodeBusinessHours, isOpenAt, type Database, type Queryable, type WeeklyHours } from "@voiceops/platform";
 import { DateTime } from "luxon";
-import { Metric } from "./names.js";
+import { Metric } from "../model/names.js";
 
 /** What the day sums depend on: the organization's time zone and opening hours. */
 export interface OrgSettings {

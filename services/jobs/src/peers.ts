@@ -1,4 +1,4 @@
-import { foundOrUndefined, peerClient, referenceNotFound, type OrgContext, type ServiceContext, type Violation } from "@voiceops/platform";
+import { foundOrUndefined, peer, referenceNotFound, type OrgContext, type ServiceContext, type Violation } from "@voiceops/platform";
 import { CrmService } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 import { FieldopsService } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
 
@@ -8,8 +8,8 @@ import { FieldopsService } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_s
  * transaction is held open across a call to another service.
  */
 export function referenceChecker(service: ServiceContext) {
-  let crm: ReturnType<typeof peerClient<typeof CrmService>> | undefined;
-  let fieldops: ReturnType<typeof peerClient<typeof FieldopsService>> | undefined;
+  const crm = peer(service, "crm", CrmService);
+  const fieldops = peer(service, "fieldops", FieldopsService);
 
   const exists = async (lookup: () => Promise<unknown>): Promise<boolean> => (await foundOrUndefined(lookup())) !== undefined;
 
@@ -17,7 +17,6 @@ export function referenceChecker(service: ServiceContext) {
     const violations: Violation[] = [];
     const checks: Promise<void>[] = [];
     if (refs.contactId) {
-      crm ??= peerClient(CrmService, service.peer("crm"), service.internalToken);
       const client = crm;
       const contactId = refs.contactId;
       checks.push(
@@ -27,7 +26,6 @@ export function referenceChecker(service: ServiceContext) {
       );
     }
     if (refs.providerId) {
-      fieldops ??= peerClient(FieldopsService, service.peer("fieldops"), service.internalToken);
       const client = fieldops;
       const providerId = refs.providerId;
       checks.push(

@@ -1,5 +1,5 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import { foundOrUndefined, invalidArgument, peerClient, violationsOf, type OrgContext, type PeerClient, type ServiceContext } from "@voiceops/platform";
+import { foundOrUndefined, invalidArgument, peer, violationsOf, type OrgContext, type ServiceContext } from "@voiceops/platform";
 import { CrmService, type Contact, type UpsertContactRequest } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 import { JobsService, type ServiceRequest } from "@voiceops/proto/voiceops/jobs/v1/jobs_service_pb";
 
@@ -9,18 +9,16 @@ import { JobsService, type ServiceRequest } from "@voiceops/proto/voiceops/jobs/
  * transaction, so no database transaction is held open across a call to another service.
  */
 export function peerLookups(service: ServiceContext) {
-  let jobs: PeerClient<typeof JobsService> | undefined;
-  let crm: PeerClient<typeof CrmService> | undefined;
+  const jobs = peer(service, "jobs", JobsService);
+  const crm = peer(service, "crm", CrmService);
   return {
     /** The service request, or undefined when it is not in the caller's organization. */
     async serviceRequest(org: OrgContext, serviceRequestId: string): Promise<ServiceRequest | undefined> {
-      jobs ??= peerClient(JobsService, service.peer("jobs"), service.internalToken);
       const response = await foundOrUndefined(jobs.client.getServiceRequest({ serviceRequestId }, jobs.as(org)));
       return response?.serviceRequest;
     },
 
     async contactExists(org: OrgContext, contactId: string): Promise<boolean> {
-      crm ??= peerClient(CrmService, service.peer("crm"), service.internalToken);
       return (await foundOrUndefined(crm.client.getContact({ contactId }, crm.as(org)))) !== undefined;
     },
 
@@ -29,7 +27,6 @@ export function peerLookups(service: ServiceContext) {
      * 422s are placed on the booking's fields: contact_id, or contact.<field>.
      */
     async upsertContact(org: OrgContext, reference: Partial<UpsertContactRequest>): Promise<Contact> {
-      crm ??= peerClient(CrmService, service.peer("crm"), service.internalToken);
       try {
         const response = await crm.client.upsertContact(reference, crm.as(org));
         if (!response.contact) throw new ConnectError("the CRM answered no contact", Code.Internal);
