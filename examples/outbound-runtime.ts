@@ -43,7 +43,9 @@ const config = {
 };
 
 /** The metadata every call to a service carries: the internal token and the organization. */
-const callOptions = { headers: { "x-internal-token": config.internalToken, "x-org-id": config.orgId, "x-role": "member" } };
+const callOptions = {
+  headers: { "x-internal-token": config.internalToken, "x-org-id": config.orgId, "x-role": "member" },
+};
 const calls = createClient(OutboundCallsService, createGrpcTransport({ baseUrl: config.commsAddr }));
 
 const stats = { claimed: 0, reported: 0, silent: 0, peakInFlight: 0, failedReports: 0 };
@@ -92,7 +94,11 @@ async function report(call: ClaimedCall, disposition: string, startedAt: Date): 
     try {
       const res = await fetch(`${config.apiUrl}/api/activities`, {
         method: "POST",
-        headers: { "content-type": "application/json", "x-api-key": config.apiKey, "x-internal-key": config.internalApiKey },
+        headers: {
+          "content-type": "application/json",
+          "x-api-key": config.apiKey,
+          "x-internal-key": config.internalApiKey,
+        },
         body: JSON.stringify(body),
       });
       if (res.status === 201) return;
@@ -102,7 +108,8 @@ async function report(call: ClaimedCall, disposition: string, startedAt: Date): 
         delete body.contact_id;
         continue;
       }
-      if (res.status < 500 && res.status !== 429) throw new Error(`report refused: ${res.status} ${JSON.stringify(answer)}`);
+      if (res.status < 500 && res.status !== 429)
+        throw new Error(`report refused: ${res.status} ${JSON.stringify(answer)}`);
     } catch (error) {
       if (attempt === 8 || (error instanceof Error && error.message.startsWith("report refused"))) throw error;
     }

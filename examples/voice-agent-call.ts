@@ -52,7 +52,11 @@ export async function runCallFlow(options: CallFlowOptions): Promise<CallFlowOut
   const log = options.log ?? (() => undefined);
   const client = new Client({ name: "example-voice-agent", version: "1.0.0" });
   // The key as a bearer token; X-API-Key works as well.
-  await client.connect(new StreamableHTTPClientTransport(new URL(options.url), { requestInit: { headers: { authorization: `Bearer ${options.apiKey}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(options.url), {
+      requestInit: { headers: { authorization: `Bearer ${options.apiKey}` } },
+    }),
+  );
   try {
     // 1. Who is calling, what do we know, anything open, may we call them back?
     const caller = await use(client, "lookup_caller", { phone_number: options.caller });
@@ -67,7 +71,11 @@ export async function runCallFlow(options: CallFlowOptions): Promise<CallFlowOut
     //    after a time-out (same key, same arguments) never does the work twice.
     let contact = caller.contact;
     if (!contact) {
-      contact = await use(client, "save_contact", { phone_number: caller.phone_number, name: options.callerName ?? "Jordan Example", idempotency_key: randomUUID() });
+      contact = await use(client, "save_contact", {
+        phone_number: caller.phone_number,
+        name: options.callerName ?? "Jordan Example",
+        idempotency_key: randomUUID(),
+      });
       log("save_contact", { contact_id: contact.id, name: contact.name });
     }
 
@@ -75,23 +83,54 @@ export async function runCallFlow(options: CallFlowOptions): Promise<CallFlowOut
     const { items: types } = await use(client, "list_appointment_types", {});
     const wanted = options.appointmentType?.toLowerCase();
     const type = wanted ? types.find((t: Json) => t.name.toLowerCase() === wanted) : types[0];
-    if (!type) throw new Error(wanted ? `no appointment type named ${options.appointmentType}` : "no appointment type: create one with POST /api/scheduling/types");
+    if (!type)
+      throw new Error(
+        wanted
+          ? `no appointment type named ${options.appointmentType}`
+          : "no appointment type: create one with POST /api/scheduling/types",
+      );
     const { slots, timezone } = await use(client, "find_slots", { appointment_type_id: type.id });
     if (slots.length === 0) throw new Error(`no open slot of ${type.name} in the next 7 days`);
     log("find_slots", { appointment_type: type.name, timezone, offered: slots.slice(0, 3).map((s: Json) => s.start) });
 
     // 4. The caller picks the first slot offered: hold it while they confirm, then book it.
-    const hold = await use(client, "hold_slot", { appointment_type_id: type.id, start: slots[0].start, idempotency_key: randomUUID() });
+    const hold = await use(client, "hold_slot", {
+      appointment_type_id: type.id,
+      start: slots[0].start,
+      idempotency_key: randomUUID(),
+    });
     log("hold_slot", { hold_id: hold.id, expires_at: hold.expires_at });
-    const appointment = await use(client, "book_appointment", { hold_id: hold.id, appointment_type_id: type.id, contact_id: contact.id, idempotency_key: randomUUID() });
-    log("book_appointment", { appointment_id: appointment.id, start_at: appointment.start_at, status: appointment.status });
+    const appointment = await use(client, "book_appointment", {
+      hold_id: hold.id,
+      appointment_type_id: type.id,
+      contact_id: contact.id,
+      idempotency_key: randomUUID(),
+    });
+    log("book_appointment", {
+      appointment_id: appointment.id,
+      start_at: appointment.start_at,
+      status: appointment.status,
+    });
 
     // 5. Before hanging up: what to remember next time.
-    const summary = `${contact.name ?? "Caller"} booked ${type.name} for ${slots[0].start}.${caller.memory.summary ? ` Earlier: ${caller.memory.summary}` : ""}`.slice(0, 5000);
-    const memory = await use(client, "save_caller_memory", { phone_number: caller.phone_number, summary, idempotency_key: randomUUID() });
+    const summary =
+      `${contact.name ?? "Caller"} booked ${type.name} for ${slots[0].start}.${caller.memory.summary ? ` Earlier: ${caller.memory.summary}` : ""}`.slice(
+        0,
+        5000,
+      );
+    const memory = await use(client, "save_caller_memory", {
+      phone_number: caller.phone_number,
+      summary,
+      idempotency_key: randomUUID(),
+    });
     log("save_caller_memory", { summary: memory.summary });
 
-    return { contactId: contact.id, appointmentId: appointment.id, start: appointment.start_at, summary: memory.summary };
+    return {
+      contactId: contact.id,
+      appointmentId: appointment.id,
+      start: appointment.start_at,
+      summary: memory.summary,
+    };
   } finally {
     await client.close();
   }

@@ -9,7 +9,10 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { Deployment, type IDeployment } from "kubernetes-models/apps/v1/Deployment";
-import { HorizontalPodAutoscaler, type IHorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler";
+import {
+  HorizontalPodAutoscaler,
+  type IHorizontalPodAutoscaler,
+} from "kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler";
 import { PodDisruptionBudget, type IPodDisruptionBudget } from "kubernetes-models/policy/v1/PodDisruptionBudget";
 import { ConfigMap, type IConfigMap } from "kubernetes-models/v1/ConfigMap";
 import { Namespace, type INamespace } from "kubernetes-models/v1/Namespace";
@@ -34,8 +37,29 @@ const BASE_IMAGE = "voiceops:latest";
 // Every process finds every service through this one setting, so a new service adds no env.
 const PEER_ADDRS = ["SERVICE_ADDR_TEMPLATE"];
 const REQUIRED_ENV: Record<"gateway" | "service", string[]> = {
-  gateway: ["PORT", "ADMIN_PORT", "ADMIN_HOST", "DATABASE_URL", "NATS_URL", "ADMIN_TOKEN", "INTERNAL_TOKEN", "LOG_LEVEL", "RATE_LIMIT_PER_MINUTE", ...PEER_ADDRS],
-  service: ["GRPC_HOST", "GRPC_PORT", "OPS_PORT", "DATABASE_URL", "NATS_URL", "INTERNAL_TOKEN", "LOG_LEVEL", "DB_POOL_SIZE", ...PEER_ADDRS],
+  gateway: [
+    "PORT",
+    "ADMIN_PORT",
+    "ADMIN_HOST",
+    "DATABASE_URL",
+    "NATS_URL",
+    "ADMIN_TOKEN",
+    "INTERNAL_TOKEN",
+    "LOG_LEVEL",
+    "RATE_LIMIT_PER_MINUTE",
+    ...PEER_ADDRS,
+  ],
+  service: [
+    "GRPC_HOST",
+    "GRPC_PORT",
+    "OPS_PORT",
+    "DATABASE_URL",
+    "NATS_URL",
+    "INTERNAL_TOKEN",
+    "LOG_LEVEL",
+    "DB_POOL_SIZE",
+    ...PEER_ADDRS,
+  ],
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -73,7 +97,8 @@ for (const path of allFiles) {
   const file = relative(DEPLOY_DIR, path);
   const docs: Doc[] = [];
   parseAllDocuments(readFileSync(path, "utf8")).forEach((parsed, index) => {
-    for (const problem of [...parsed.errors, ...parsed.warnings]) parseErrors.push(`${file}#${index}: ${problem.message}`);
+    for (const problem of [...parsed.errors, ...parsed.warnings])
+      parseErrors.push(`${file}#${index}: ${problem.message}`);
     const body: unknown = parsed.toJS();
     if (body === null || body === undefined) return; // empty document, e.g. after a trailing ---
     if (!isObject(body)) parseErrors.push(`${file}#${index}: not a mapping`);
@@ -94,7 +119,8 @@ function kustomizationIn(dir: string): { path: string; body: Json } {
 
 function stringList(value: unknown, what: string): string[] {
   if (value === undefined) return [];
-  if (!Array.isArray(value) || !value.every((v): v is string => typeof v === "string")) throw new Error(`${what} must be a list of strings`);
+  if (!Array.isArray(value) || !value.every((v): v is string => typeof v === "string"))
+    throw new Error(`${what} must be a list of strings`);
   return value;
 }
 
@@ -103,7 +129,8 @@ function patchPaths(kustomization: Json): string[] {
   if (patches === undefined) return [];
   if (!Array.isArray(patches)) throw new Error("patches must be a list");
   return patches.map((p) => {
-    if (!isObject(p) || typeof p.path !== "string") throw new Error("only file patches (`path:`) are supported by this test");
+    if (!isObject(p) || typeof p.path !== "string")
+      throw new Error("only file patches (`path:`) are supported by this test");
     return p.path;
   });
 }
@@ -117,13 +144,15 @@ const VALIDATORS: Record<string, (body: Json) => void> = {
   "v1/ConfigMap": (b) => new ConfigMap(b as unknown as IConfigMap).validate(),
   "v1/Namespace": (b) => new Namespace(b as unknown as INamespace).validate(),
   "policy/v1/PodDisruptionBudget": (b) => new PodDisruptionBudget(b as unknown as IPodDisruptionBudget).validate(),
-  "autoscaling/v2/HorizontalPodAutoscaler": (b) => new HorizontalPodAutoscaler(b as unknown as IHorizontalPodAutoscaler).validate(),
+  "autoscaling/v2/HorizontalPodAutoscaler": (b) =>
+    new HorizontalPodAutoscaler(b as unknown as IHorizontalPodAutoscaler).validate(),
 };
 
 function validateSchema(doc: Doc): void {
   const key = `${String(doc.body.apiVersion)}/${String(doc.body.kind)}`;
   const validate = VALIDATORS[key];
-  if (validate === undefined) throw new Error(`${label(doc)}: no schema for ${key}; add its kubernetes-models class to the test`);
+  if (validate === undefined)
+    throw new Error(`${label(doc)}: no schema for ${key}; add its kubernetes-models class to the test`);
   try {
     validate(doc.body);
   } catch (error) {
@@ -178,7 +207,11 @@ function render(dir: string): Doc[] {
       const at = docs.findIndex((d) => identity(d.body) === identity(patch.body));
       if (at === -1) throw new Error(`${label(patch)}: patch matches no resource`);
       const target = docs[at]!;
-      docs[at] = { ...target, file: `${target.file} + ${patch.file}`, body: strategicMerge(target.body, patch.body) as Json };
+      docs[at] = {
+        ...target,
+        file: `${target.file} + ${patch.file}`,
+        body: strategicMerge(target.body, patch.body) as Json,
+      };
     }
   }
   const namespace = body.namespace;
@@ -263,14 +296,17 @@ function checkPolicies(docs: Doc[], scope: string): void {
       for (const { doc, body } of services) {
         for (const port of body.spec?.ports ?? []) {
           expect(port.name, `${label(doc)}: unnamed port ${port.port}`).toMatch(/^(http|admin|grpc|ops)$/);
-          if (port.name === "grpc") expect(port.appProtocol, `${label(doc)}: grpc appProtocol`).toBe("kubernetes.io/h2c");
+          if (port.name === "grpc")
+            expect(port.appProtocol, `${label(doc)}: grpc appProtocol`).toBe("kubernetes.io/h2c");
         }
       }
     });
 
     it("keeps the gateway admin port off every Service but gateway-admin", () => {
       for (const { doc, body } of services) {
-        const exposesAdmin = (body.spec?.ports ?? []).some((p) => p.name === "admin" || p.targetPort === "admin" || p.targetPort === 8081);
+        const exposesAdmin = (body.spec?.ports ?? []).some(
+          (p) => p.name === "admin" || p.targetPort === "admin" || p.targetPort === 8081,
+        );
         expect(exposesAdmin, `${label(doc)} exposes the admin port`).toBe(body.metadata?.name === "gateway-admin");
       }
       const admin = services.find((s) => s.body.metadata?.name === "gateway-admin")?.body;
@@ -279,14 +315,18 @@ function checkPolicies(docs: Doc[], scope: string): void {
     });
 
     it("gives the gateway an autoscaling/v2 HPA on 70% CPU (min >= 2, max 10)", () => {
-      const hpa = hpas.find((h) => h.body.spec?.scaleTargetRef.kind === "Deployment" && h.body.spec.scaleTargetRef.name === "gateway")?.body;
+      const hpa = hpas.find(
+        (h) => h.body.spec?.scaleTargetRef.kind === "Deployment" && h.body.spec.scaleTargetRef.name === "gateway",
+      )?.body;
       expect(hpa, "HPA targeting Deployment gateway").toBeDefined();
       expect(hpa?.spec?.minReplicas ?? 1).toBeGreaterThanOrEqual(2);
       expect(hpa?.spec?.maxReplicas).toBe(10);
       const cpu = hpa?.spec?.metrics?.find((m) => m.type === "Resource" && m.resource?.name === "cpu");
       expect(cpu?.resource?.target).toEqual({ type: "Utilization", averageUtilization: 70 });
       const gateway = deployments.find((d) => d.body.metadata?.name === "gateway")?.body;
-      expect(gateway?.spec?.replicas, "gateway replicas within the HPA range").toBeGreaterThanOrEqual(hpa?.spec?.minReplicas ?? 1);
+      expect(gateway?.spec?.replicas, "gateway replicas within the HPA range").toBeGreaterThanOrEqual(
+        hpa?.spec?.minReplicas ?? 1,
+      );
     });
 
     for (const { doc, body: deployment } of deployments) {
@@ -302,7 +342,10 @@ function checkPolicies(docs: Doc[], scope: string): void {
           const expected = { "app.kubernetes.io/name": name, "app.kubernetes.io/part-of": "voiceops" };
           expect(deployment.metadata?.labels, `${where}: metadata.labels`).toMatchObject(expected);
           expect(podLabels, `${where}: template labels`).toMatchObject(expected);
-          expect(selects(deployment.spec?.selector.matchLabels, podLabels), `${where}: selector does not match template labels`).toBe(true);
+          expect(
+            selects(deployment.spec?.selector.matchLabels, podLabels),
+            `${where}: selector does not match template labels`,
+          ).toBe(true);
           expect(deployment.spec?.replicas, `${where}: replicas`).toBeGreaterThanOrEqual(2);
         });
 
@@ -367,10 +410,16 @@ function checkPolicies(docs: Doc[], scope: string): void {
         });
 
         it("drains gracefully (preStop hook, terminationGracePeriodSeconds >= 30)", () => {
-          expect(podSpec?.terminationGracePeriodSeconds, `${where}: terminationGracePeriodSeconds`).toBeGreaterThanOrEqual(30);
+          expect(
+            podSpec?.terminationGracePeriodSeconds,
+            `${where}: terminationGracePeriodSeconds`,
+          ).toBeGreaterThanOrEqual(30);
           for (const c of containers) {
             const hook = c.lifecycle?.preStop;
-            expect(hook?.exec?.command ?? hook?.httpGet ?? hook?.sleep, `${where} ${c.name}: lifecycle.preStop`).toBeDefined();
+            expect(
+              hook?.exec?.command ?? hook?.httpGet ?? hook?.sleep,
+              `${where} ${c.name}: lifecycle.preStop`,
+            ).toBeDefined();
           }
         });
 
@@ -390,7 +439,10 @@ function checkPolicies(docs: Doc[], scope: string): void {
               const cm = e.valueFrom?.configMapKeyRef;
               if (cm) {
                 expect(cm.name, `${where} ${c.name}: env ${e.name} ConfigMap`).toBe(CONFIG_MAP);
-                expect(configKeys.has(cm.key), `${where} ${c.name}: env ${e.name} -> ${CONFIG_MAP}.${cm.key} is not defined`).toBe(true);
+                expect(
+                  configKeys.has(cm.key),
+                  `${where} ${c.name}: env ${e.name} -> ${CONFIG_MAP}.${cm.key} is not defined`,
+                ).toBe(true);
               }
               const secret = e.valueFrom?.secretKeyRef;
               if (secret) {
@@ -433,7 +485,10 @@ function checkPolicies(docs: Doc[], scope: string): void {
           const portNames = new Set(containers.flatMap((c) => (c.ports ?? []).map((p) => p.name)));
           for (const { doc: svcDoc, body: svc } of mine) {
             for (const p of svc.spec?.ports ?? []) {
-              expect(portNames.has(String(p.targetPort)), `${label(svcDoc)}: targetPort ${String(p.targetPort)} not a named port of ${name}`).toBe(true);
+              expect(
+                portNames.has(String(p.targetPort)),
+                `${label(svcDoc)}: targetPort ${String(p.targetPort)} not a named port of ${name}`,
+              ).toBe(true);
             }
           }
         });
@@ -442,7 +497,10 @@ function checkPolicies(docs: Doc[], scope: string): void {
           const mine = pdbs.filter((p) => selects(p.body.spec?.selector?.matchLabels, podLabels));
           expect(mine, `${where}: PodDisruptionBudget`).toHaveLength(1);
           const spec = mine[0]?.body.spec;
-          const ok = spec?.minAvailable !== undefined ? Number(spec.minAvailable) >= 1 : spec?.maxUnavailable !== undefined && Number(spec.maxUnavailable) <= 1;
+          const ok =
+            spec?.minAvailable !== undefined
+              ? Number(spec.minAvailable) >= 1
+              : spec?.maxUnavailable !== undefined && Number(spec.maxUnavailable) <= 1;
           expect(ok, `${where}: PDB minAvailable >= 1 or maxUnavailable <= 1`).toBe(true);
         });
       });
@@ -458,9 +516,12 @@ const resourceFiles = new Set<string>();
 for (const path of kustomizationFiles) {
   const body = docsByFile.get(path)?.[0]?.body ?? {};
   for (const entry of patchPaths(body)) patchFiles.add(resolve(dirname(path), entry));
-  for (const entry of stringList(body.resources, relative(DEPLOY_DIR, path))) resourceFiles.add(resolve(dirname(path), entry));
+  for (const entry of stringList(body.resources, relative(DEPLOY_DIR, path)))
+    resourceFiles.add(resolve(dirname(path), entry));
 }
-const manifestDocs = allFiles.filter((p) => !isKustomization(p) && !patchFiles.has(p)).flatMap((p) => docsByFile.get(p) ?? []);
+const manifestDocs = allFiles
+  .filter((p) => !isKustomization(p) && !patchFiles.has(p))
+  .flatMap((p) => docsByFile.get(p) ?? []);
 const overlayDirs = existsSync(OVERLAYS_DIR)
   ? readdirSync(OVERLAYS_DIR)
       .sort()
@@ -491,11 +552,13 @@ describe("deploy manifests", () => {
       for (const entry of [...stringList(body.resources, `${file} resources`), ...patchPaths(body)]) {
         const target = resolve(dirname(path), entry);
         if (!existsSync(target)) problems.push(`${file}: ${entry} does not exist`);
-        else if (statSync(target).isDirectory() && !existsSync(join(target, "kustomization.yaml"))) problems.push(`${file}: ${entry} has no kustomization.yaml`);
+        else if (statSync(target).isDirectory() && !existsSync(join(target, "kustomization.yaml")))
+          problems.push(`${file}: ${entry} has no kustomization.yaml`);
       }
     }
     for (const path of allFiles) {
-      if (!isKustomization(path) && !patchFiles.has(path) && !resourceFiles.has(path)) problems.push(`${relative(DEPLOY_DIR, path)} is not listed in any kustomization`);
+      if (!isKustomization(path) && !patchFiles.has(path) && !resourceFiles.has(path))
+        problems.push(`${relative(DEPLOY_DIR, path)} is not listed in any kustomization`);
     }
     expect(problems).toEqual([]);
   });
@@ -510,7 +573,9 @@ describe("deploy manifests", () => {
       .filter((file) => !isKustomization(file) && file !== "configmap.yaml");
     expect(files.sort()).toEqual(COMPONENTS.map((name) => `${name}.yaml`).sort());
     for (const name of COMPONENTS) {
-      const deployments = (docsByFile.get(join(BASE_DIR, `${name}.yaml`)) ?? []).filter((d) => d.body.kind === "Deployment");
+      const deployments = (docsByFile.get(join(BASE_DIR, `${name}.yaml`)) ?? []).filter(
+        (d) => d.body.kind === "Deployment",
+      );
       expect(
         deployments.map((d) => (isObject(d.body.metadata) ? d.body.metadata.name : undefined)),
         `base/${name}.yaml`,
@@ -561,7 +626,9 @@ for (const dir of overlayDirs) {
     });
 
     it("overrides the base image with a pinned tag", () => {
-      const images = ofKind<IDeployment>(rendered, "Deployment").flatMap((d) => (d.body.spec?.template.spec?.containers ?? []).map((c) => c.image));
+      const images = ofKind<IDeployment>(rendered, "Deployment").flatMap((d) =>
+        (d.body.spec?.template.spec?.containers ?? []).map((c) => c.image),
+      );
       expect(
         images.filter((i) => i === BASE_IMAGE || i?.endsWith(":latest")),
         "unpinned images",

@@ -11,7 +11,24 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const MONITORING = join(ROOT, "deploy", "monitoring");
 
 /** PromQL's functions and keywords used in the queries: every other identifier is a metric. */
-const PROMQL_WORDS = new Set(["sum", "max", "min", "avg", "count", "rate", "increase", "irate", "histogram_quantile", "by", "without", "on", "ignoring", "and", "or", "unless"]);
+const PROMQL_WORDS = new Set([
+  "sum",
+  "max",
+  "min",
+  "avg",
+  "count",
+  "rate",
+  "increase",
+  "irate",
+  "histogram_quantile",
+  "by",
+  "without",
+  "on",
+  "ignoring",
+  "and",
+  "or",
+  "unless",
+]);
 
 /** Metric names registered in the code: `name: "..."` of prom-client metrics under services/platform/src. */
 function exportedMetrics(): Set<string> {
@@ -22,10 +39,13 @@ function exportedMetrics(): Set<string> {
       if (statSync(path).isDirectory()) walk(path);
       else if (entry.endsWith(".ts")) {
         const source = readFileSync(path, "utf8");
-        for (const block of source.matchAll(/new (Counter|Gauge|Histogram|Summary)\(\{\s*name: "([a-z_:][a-z0-9_:]*)"/g)) {
+        for (const block of source.matchAll(
+          /new (Counter|Gauge|Histogram|Summary)\(\{\s*name: "([a-z_:][a-z0-9_:]*)"/g,
+        )) {
           const name = block[2] as string;
           names.add(name);
-          if (block[1] === "Histogram" || block[1] === "Summary") for (const suffix of ["_bucket", "_count", "_sum"]) names.add(`${name}${suffix}`);
+          if (block[1] === "Histogram" || block[1] === "Summary")
+            for (const suffix of ["_bucket", "_count", "_sum"]) names.add(`${name}${suffix}`);
         }
       }
     }
@@ -52,7 +72,12 @@ const rules = parse(readFileSync(join(MONITORING, "prometheus-rules.yaml"), "utf
   apiVersion: string;
   kind: string;
   metadata: { name: string };
-  spec: { groups: { name: string; rules: { alert: string; expr: string; labels: { severity: string }; annotations: { summary: string } }[] }[] };
+  spec: {
+    groups: {
+      name: string;
+      rules: { alert: string; expr: string; labels: { severity: string }; annotations: { summary: string } }[];
+    }[];
+  };
 };
 const exported = exportedMetrics();
 
@@ -68,13 +93,16 @@ describe("the Grafana dashboard", () => {
       for (const target of panel.targets) {
         const metrics = metricsOf(target.expr);
         expect(metrics.length, `${panel.title}: ${target.expr}`).toBeGreaterThan(0);
-        for (const metric of metrics) expect(exported.has(metric), `${panel.title}: ${metric} is not exported`).toBe(true);
+        for (const metric of metrics)
+          expect(exported.has(metric), `${panel.title}: ${metric} is not exported`).toBe(true);
       }
     }
   });
 
   it("covers requests, RPCs, the outbox, consumers, webhooks and the database pool", () => {
-    const queried = new Set(dashboard.panels.flatMap((panel) => panel.targets.flatMap((target) => metricsOf(target.expr))));
+    const queried = new Set(
+      dashboard.panels.flatMap((panel) => panel.targets.flatMap((target) => metricsOf(target.expr))),
+    );
     for (const metric of [
       "http_request_duration_seconds_count",
       "http_request_duration_seconds_bucket",
@@ -114,6 +142,8 @@ describe("the Prometheus alert rules", () => {
   });
 
   it("the check itself catches a metric the code does not export", () => {
-    expect(metricsOf('sum(rate(no_such_metric_total{a="b"}[5m])) by (route)').filter((m) => !exported.has(m))).toEqual(["no_such_metric_total"]);
+    expect(metricsOf('sum(rate(no_such_metric_total{a="b"}[5m])) by (route)').filter((m) => !exported.has(m))).toEqual([
+      "no_such_metric_total",
+    ]);
   });
 });

@@ -56,7 +56,8 @@ interface Run extends LoadResult {
   cpuUsPerRequest: number;
 }
 
-const mcpCall = (tool: string, args: Record<string, unknown>): string => JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: tool, arguments: args } });
+const mcpCall = (tool: string, args: Record<string, unknown>): string =>
+  JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: tool, arguments: args } });
 
 const MCP_HEADERS = { accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" };
 
@@ -111,16 +112,37 @@ async function main(): Promise<void> {
         goal: "read tool search_contacts / GET /api/contacts/search (CPU per call)",
         limit: 1.3,
         measure: "cpu",
-        a: { name: "mcp search_contacts", method: "POST", path: "/mcp", headers: MCP_HEADERS, body: mcpCall("search_contacts", { query: caller }) },
-        b: { name: "GET /api/contacts/search", method: "GET", path: `/api/contacts/search?q=${encodeURIComponent(caller)}` },
+        a: {
+          name: "mcp search_contacts",
+          method: "POST",
+          path: "/mcp",
+          headers: MCP_HEADERS,
+          body: mcpCall("search_contacts", { query: caller }),
+        },
+        b: {
+          name: "GET /api/contacts/search",
+          method: "GET",
+          path: `/api/contacts/search?q=${encodeURIComponent(caller)}`,
+        },
       },
       {
         id: "write",
         goal: "write tool create_lead / POST /api/leads (CPU per call)",
         limit: 1.3,
         measure: "cpu",
-        a: { name: "mcp create_lead", method: "POST", path: "/mcp", headers: MCP_HEADERS, body: mcpCall("create_lead", { name: "Bench [<id>]", notes: "Bench" }) },
-        b: { name: "POST /api/leads", method: "POST", path: "/api/leads", body: JSON.stringify({ name: "Bench [<id>]", notes: "Bench" }) },
+        a: {
+          name: "mcp create_lead",
+          method: "POST",
+          path: "/mcp",
+          headers: MCP_HEADERS,
+          body: mcpCall("create_lead", { name: "Bench [<id>]", notes: "Bench" }),
+        },
+        b: {
+          name: "POST /api/leads",
+          method: "POST",
+          path: "/api/leads",
+          body: JSON.stringify({ name: "Bench [<id>]", notes: "Bench" }),
+        },
       },
       {
         id: "idempotency",
@@ -134,7 +156,12 @@ async function main(): Promise<void> {
           headers: { "idempotency-key": "bench-[<id>]" },
           body: JSON.stringify({ name: "Bench [<id>]" }),
         },
-        b: { name: "POST /api/contacts", method: "POST", path: "/api/contacts", body: JSON.stringify({ name: "Bench [<id>]" }) },
+        b: {
+          name: "POST /api/contacts",
+          method: "POST",
+          path: "/api/contacts",
+          body: JSON.stringify({ name: "Bench [<id>]" }),
+        },
       },
       {
         id: "lookup",
@@ -158,11 +185,18 @@ async function main(): Promise<void> {
     for (const scenario of pairs.flatMap((p) => (p.b ? [p.a, p.b] : [p.a]))) {
       const res = await fetch(`${url}${scenario.path}`, {
         method: scenario.method,
-        headers: { ...auth, ...scenario.headers, ...(scenario.headers?.["idempotency-key"] ? { "idempotency-key": `check-${randomBytes(6).toString("hex")}` } : {}) },
+        headers: {
+          ...auth,
+          ...scenario.headers,
+          ...(scenario.headers?.["idempotency-key"]
+            ? { "idempotency-key": `check-${randomBytes(6).toString("hex")}` }
+            : {}),
+        },
         body: scenario.body?.replaceAll("[<id>]", "check"),
       });
       const text = await res.text();
-      if (!res.ok || text.includes('"isError":true')) throw new Error(`${scenario.name}: ${res.status} ${text.slice(0, 500)}`);
+      if (!res.ok || text.includes('"isError":true'))
+        throw new Error(`${scenario.name}: ${res.status} ${text.slice(0, 500)}`);
     }
 
     const drive = async (scenario: Scenario, proc: Proc, seconds: number): Promise<Run> => {
@@ -181,7 +215,9 @@ async function main(): Promise<void> {
     };
 
     out(`# agent benchmark (${new Date().toISOString()})`);
-    out(`${cpus().length} cores; server ${PINNED ? "pinned to core 0, autocannon to core 1" : "not pinned"}; ${SECONDS} s runs, ${ROUNDS} rounds, ${CONNECTIONS} connections`);
+    out(
+      `${cpus().length} cores; server ${PINNED ? "pinned to core 0, autocannon to core 1" : "not pinned"}; ${SECONDS} s runs, ${ROUNDS} rounds, ${CONNECTIONS} connections`,
+    );
     for (const pair of pairs) {
       for (const scenario of pair.b ? [pair.a, pair.b] : [pair.a]) await drive(scenario, system, 2);
       const runs: { a: Run; b?: Run; load: number }[] = [];
@@ -204,10 +240,16 @@ async function main(): Promise<void> {
         out(
           `| ${i + 1} | ${load.toFixed(1)} | ${a.rps.toFixed(0)} | ${a.p99} | ${a.cpuUsPerRequest.toFixed(0)} | ${b?.rps.toFixed(0) ?? ""} | ${b?.p99 ?? ""} | ${b?.cpuUsPerRequest.toFixed(0) ?? ""} | ${ratio} |`,
         );
-        if (a.non2xx + a.errors + (b?.non2xx ?? 0) + (b?.errors ?? 0) > 0) out(`  (round ${i + 1}: non-2xx or errors: a ${a.non2xx}/${a.errors}, b ${b?.non2xx}/${b?.errors})`);
+        if (a.non2xx + a.errors + (b?.non2xx ?? 0) + (b?.errors ?? 0) > 0)
+          out(`  (round ${i + 1}: non-2xx or errors: a ${a.non2xx}/${a.errors}, b ${b?.non2xx}/${b?.errors})`);
       });
-      const figure = pair.measure === "cpu" ? median(runs.map((r) => r.a.cpuUsPerRequest / (r.b?.cpuUsPerRequest ?? 1))) : median(runs.map((r) => r.a.p99));
-      out(`median: ${figure.toFixed(2)}${pair.measure === "cpu" ? "x" : " ms"} (a = ${pair.a.name}${pair.b ? `, b = ${pair.b.name}` : ""})`);
+      const figure =
+        pair.measure === "cpu"
+          ? median(runs.map((r) => r.a.cpuUsPerRequest / (r.b?.cpuUsPerRequest ?? 1)))
+          : median(runs.map((r) => r.a.p99));
+      out(
+        `median: ${figure.toFixed(2)}${pair.measure === "cpu" ? "x" : " ms"} (a = ${pair.a.name}${pair.b ? `, b = ${pair.b.name}` : ""})`,
+      );
     }
   } finally {
     await stopAllServers();

@@ -18,7 +18,11 @@ import { autocannon, PINNED } from "./load-generator.js";
 // Usage: [DATABASE_URL=... [NATS_URL=...]] npm run bench:availability -- [--seconds 10] [--port 18100]
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const args = Object.fromEntries(process.argv.slice(2).flatMap((arg, index, all) => (arg.startsWith("--") ? [[arg.slice(2), all[index + 1] ?? ""]] : [])));
+const args = Object.fromEntries(
+  process.argv
+    .slice(2)
+    .flatMap((arg, index, all) => (arg.startsWith("--") ? [[arg.slice(2), all[index + 1] ?? ""]] : [])),
+);
 const SECONDS = Number(args.seconds ?? 10);
 const BASE_PORT = Number(args.port ?? 18100);
 const TECHNICIANS = 20;
@@ -28,7 +32,9 @@ const out = (line = "") => process.stdout.write(`${line}\n`);
 
 function startServer(env: Record<string, string | undefined>): { child: ChildProcess; output: () => string } {
   // BENCH_PROFILE=<dir> writes the server's CPU profile there, as `npm run bench` does.
-  const profile = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`, "--cpu-prof-name=availability-server.cpuprofile"] : [];
+  const profile = process.env.BENCH_PROFILE
+    ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`, "--cpu-prof-name=availability-server.cpuprofile"]
+    : [];
   const node = [process.execPath, ...profile, ...scriptNodeFlags(ROOT, "start"), "dist/embedded.js"];
   const [command, ...rest] = PINNED ? ["taskset", "-c", "0", ...node] : node;
   const child = spawn(command ?? process.execPath, rest, {
@@ -102,14 +108,19 @@ try {
   const org = await admin.request("POST", "/admin/organizations", {
     name: "Bench Scheduling",
     timezone: ZONE,
-    business_hours: Object.fromEntries(["mon", "tue", "wed", "thu", "fri", "sat", "sun"].map((day) => [day, [{ start: "07:00", end: "19:00" }]])),
+    business_hours: Object.fromEntries(
+      ["mon", "tue", "wed", "thu", "fri", "sat", "sun"].map((day) => [day, [{ start: "07:00", end: "19:00" }]]),
+    ),
   });
   const key = await admin.createKey(org.body.id as string, { role: "owner" });
   const api = new ApiClient(url, key.key);
   const started = Date.now();
   const technicians: string[] = [];
   for (let i = 0; i < TECHNICIANS; i++) {
-    const created = await api.post<{ id: string }>("/api/technicians", { name: `Tech ${String(i).padStart(2, "0")}`, skills: ["plumbing", i % 2 ? "gas" : "drains"] });
+    const created = await api.post<{ id: string }>("/api/technicians", {
+      name: `Tech ${String(i).padStart(2, "0")}`,
+      skills: ["plumbing", i % 2 ? "gas" : "drains"],
+    });
     technicians.push(created.body.id);
   }
   const seedType = await api.post<{ id: string }>("/api/scheduling/types", {
@@ -141,32 +152,59 @@ try {
       .toISO({ suppressMilliseconds: true });
     bookings.push(
       async () =>
-        (await api.post("/api/scheduling/book", { appointment_type_id: seedType.body.id, start, technician_id: technicians[technician], contact: { name: `Customer ${n}` } }))
-          .status,
+        (
+          await api.post("/api/scheduling/book", {
+            appointment_type_id: seedType.body.id,
+            start,
+            technician_id: technicians[technician],
+            contact: { name: `Customer ${n}` },
+          })
+        ).status,
     );
   }
   const statuses = await inBatches(bookings, 4);
   const booked = statuses.filter((status) => status === 201).length;
-  if (booked !== APPOINTMENTS) throw new Error(`seeded ${booked} of ${APPOINTMENTS} appointments: ${[...new Set(statuses)].join(", ")}`);
+  if (booked !== APPOINTMENTS)
+    throw new Error(`seeded ${booked} of ${APPOINTMENTS} appointments: ${[...new Set(statuses)].join(", ")}`);
   out(
     `storage ${database ? "PostgreSQL" : "PGlite"}; ${TECHNICIANS} technicians and ${booked} appointments seeded through the API in ${((Date.now() - started) / 1000).toFixed(1)} s`,
   );
-  out(`${cpus().length} cores; server ${PINNED ? "pinned to core 0, autocannon to core 1" : "not pinned"}; load average ${loadavg()[0]?.toFixed(1)}; ${SECONDS} s per run`);
+  out(
+    `${cpus().length} cores; server ${PINNED ? "pinned to core 0, autocannon to core 1" : "not pinned"}; load average ${loadavg()[0]?.toFixed(1)}; ${SECONDS} s per run`,
+  );
 
   const headers = { "x-api-key": key.key, "content-type": "application/json" };
-  const body = JSON.stringify({ appointment_type_id: type.body.id, date_from: tomorrow.toISODate(), date_to: tomorrow.plus({ days: 13 }).toISODate() });
+  const body = JSON.stringify({
+    appointment_type_id: type.body.id,
+    date_from: tomorrow.toISODate(),
+    date_to: tomorrow.plus({ days: 13 }).toISODate(),
+  });
   const sample = await api.post<{ slots: unknown[] }>("/api/scheduling/check-availability", JSON.parse(body));
   if (sample.status !== 200) throw new Error(`check-availability: ${sample.status} ${JSON.stringify(sample.body)}`);
   out(`check-availability answers ${sample.body.slots.length} slots for the 14 days\n`);
   out("| request | connections | req/s | p50 ms | p99 ms | non-2xx |");
   out("|---|---|---|---|---|---|");
   for (const connections of [1, 10]) {
-    const load = await autocannon(`${url}/api/scheduling/check-availability`, { method: "POST", body, headers, connections, seconds: SECONDS });
-    out(`| POST /api/scheduling/check-availability (14 days) | ${connections} | ${load.rps.toFixed(0)} | ${load.p50} | ${load.p99} | ${load.non2xx + load.errors} |`);
+    const load = await autocannon(`${url}/api/scheduling/check-availability`, {
+      method: "POST",
+      body,
+      headers,
+      connections,
+      seconds: SECONDS,
+    });
+    out(
+      `| POST /api/scheduling/check-availability (14 days) | ${connections} | ${load.rps.toFixed(0)} | ${load.p50} | ${load.p99} | ${load.non2xx + load.errors} |`,
+    );
   }
   for (const connections of [1, 10]) {
-    const load = await autocannon(`${url}/api/technicians?available_now=true`, { headers, connections, seconds: SECONDS });
-    out(`| GET /api/technicians?available_now=true | ${connections} | ${load.rps.toFixed(0)} | ${load.p50} | ${load.p99} | ${load.non2xx + load.errors} |`);
+    const load = await autocannon(`${url}/api/technicians?available_now=true`, {
+      headers,
+      connections,
+      seconds: SECONDS,
+    });
+    out(
+      `| GET /api/technicians?available_now=true | ${connections} | ${load.rps.toFixed(0)} | ${load.p50} | ${load.p99} | ${load.non2xx + load.errors} |`,
+    );
   }
 } finally {
   server.child.kill("SIGTERM");

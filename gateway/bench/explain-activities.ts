@@ -20,7 +20,9 @@ const percentile = (values: number[], p: number) => {
 };
 
 const database = await isolatedDatabase(base);
-const system = await startSystem({ env: testEnv({ DATABASE_URL: database.url, NATS_URL: "", RATE_LIMIT_PER_MINUTE: "100000000" }) });
+const system = await startSystem({
+  env: testEnv({ DATABASE_URL: database.url, NATS_URL: "", RATE_LIMIT_PER_MINUTE: "100000000" }),
+});
 try {
   const tenant = await newTenant(system.url, new AdminClient(system.adminUrl, system.adminToken));
   const other = await newTenant(system.url, new AdminClient(system.adminUrl, system.adminToken));
@@ -92,7 +94,9 @@ try {
     `SELECT (SELECT count(*) FROM comms.activities WHERE org_id = $1) AS activities, (SELECT count(*) FROM comms.calls WHERE org_id = $1) AS calls`,
     [tenant.orgId],
   );
-  process.stdout.write(`seeded ${sizes.rows[0]?.activities} activities (${sizes.rows[0]?.calls} calls) in one organization in ${seconds} s; ${runs} runs per request\n\n`);
+  process.stdout.write(
+    `seeded ${sizes.rows[0]?.activities} activities (${sizes.rows[0]?.calls} calls) in one organization in ${seconds} s; ${runs} runs per request\n\n`,
+  );
 
   // The statements the services run, captured as they go through the shared database object.
   let captured: { sql: string; params: readonly unknown[] } | undefined;
@@ -103,7 +107,9 @@ try {
   }) as Queryable["query"];
 
   const explain = async (sql: string, params: readonly unknown[]) => {
-    const result = await query<{ "QUERY PLAN": [{ "Execution Time": number; "Planning Time": number; Plan: unknown }] }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`, params);
+    const result = await query<{
+      "QUERY PLAN": [{ "Execution Time": number; "Planning Time": number; Plan: unknown }];
+    }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`, params);
     const plan = result.rows[0]?.["QUERY PLAN"][0];
     return { ms: (plan?.["Execution Time"] ?? Number.NaN) + (plan?.["Planning Time"] ?? 0), plan };
   };
@@ -123,7 +129,9 @@ try {
     "/api/messages?phone=(555)%20000-0053",
     "/api/messages?page=100",
   ];
-  process.stdout.write("| first page of | SQL p50 ms | SQL p99 ms | HTTP p50 ms | HTTP p99 ms | total |\n|---|---|---|---|---|---|\n");
+  process.stdout.write(
+    "| first page of | SQL p50 ms | SQL p99 ms | HTTP p50 ms | HTTP p99 ms | total |\n|---|---|---|---|---|---|\n",
+  );
   const plans: Record<string, unknown> = {};
   for (const path of paths) {
     captured = undefined;
@@ -152,9 +160,17 @@ try {
   // the default listing's total.
   const naive: number[] = [];
   for (let i = 0; i < Math.min(runs, 10); i++) {
-    naive.push((await explain(`SELECT count(*) FROM comms.activities WHERE org_id = $1 AND activity_type <> 'LOOKUP'`, [tenant.orgId])).ms);
+    naive.push(
+      (
+        await explain(`SELECT count(*) FROM comms.activities WHERE org_id = $1 AND activity_type <> 'LOOKUP'`, [
+          tenant.orgId,
+        ])
+      ).ms,
+    );
   }
-  process.stdout.write(`\nbaseline: counting the organization's non-lookup activities takes ${percentile(naive, 50).toFixed(1)} ms (p50 of ${naive.length})\n`);
+  process.stdout.write(
+    `\nbaseline: counting the organization's non-lookup activities takes ${percentile(naive, 50).toFixed(1)} ms (p50 of ${naive.length})\n`,
+  );
   if (process.env.BENCH_PLANS) process.stdout.write(`\n${JSON.stringify(plans, null, 1)}\n`);
 } finally {
   await system.stop();

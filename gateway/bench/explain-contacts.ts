@@ -37,12 +37,16 @@ if (!base) throw new Error("DATABASE_URL is required: this measures PostgreSQL")
 const out = (line = "") => process.stdout.write(`${line}\n`);
 
 const database = reuse ? keptDatabase(base, reuse) : await isolatedDatabase(base);
-const system = await startSystem({ env: testEnv({ DATABASE_URL: database.url, NATS_URL: "", RATE_LIMIT_PER_MINUTE: "100000000" }) });
+const system = await startSystem({
+  env: testEnv({ DATABASE_URL: database.url, NATS_URL: "", RATE_LIMIT_PER_MINUTE: "100000000" }),
+});
 const seeder = new pg.Client({ connectionString: database.url, statement_timeout: 0 });
 try {
   await seeder.connect();
   const admin = new AdminClient(system.adminUrl, system.adminToken);
-  const tenant = reusedOrg ? { owner: new ApiClient(system.url, (await admin.createKey(reusedOrg, { role: "owner" })).key), orgId: reusedOrg } : await newTenant(system.url, admin);
+  const tenant = reusedOrg
+    ? { owner: new ApiClient(system.url, (await admin.createKey(reusedOrg, { role: "owner" })).key), orgId: reusedOrg }
+    : await newTenant(system.url, admin);
   if (!reuse) await seed(tenant.orgId);
   if (keep || reuse) out(`measured organization: ${tenant.orgId}`);
   out();
@@ -126,7 +130,10 @@ async function seed(orgId: string): Promise<void> {
   for (const index of indexes.rows) await seeder.query(index.definition);
   await seeder.query("ANALYZE crm.contacts");
   await seeder.query("SELECT crm.fold_contact_count_changes()");
-  const counted = await seeder.query<{ n: number }>("SELECT coalesce(sum(n), 0)::int AS n FROM crm.contact_counts WHERE org_id = $1", [orgId]);
+  const counted = await seeder.query<{ n: number }>(
+    "SELECT coalesce(sum(n), 0)::int AS n FROM crm.contact_counts WHERE org_id = $1",
+    [orgId],
+  );
   out(
     `seeded ${total} contacts (${count} in the measured organization; its counter says ${counted.rows[0]?.n}) in ${((seededAt - started) / 1000).toFixed(0)} s, indexes rebuilt in ${((Date.now() - seededAt) / 1000).toFixed(0)} s`,
   );

@@ -32,7 +32,8 @@ async function ingest(client: ApiClient, body: Record<string, unknown>): Promise
     const read = await client.get(`/api/knowledge-base/sources/${id}`);
     return read.body.status === "processing" ? undefined : read.body;
   }, 60_000);
-  if (source.status !== "ready") throw new Error(`source ${body.title ?? body.url} ended in ${source.status}: ${source.error}`);
+  if (source.status !== "ready")
+    throw new Error(`source ${body.title ?? body.url} ended in ${source.status}: ${source.error}`);
   return id;
 }
 
@@ -42,7 +43,10 @@ const server = createServer((_req, res) => {
   res.end(page);
 });
 await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-const system = await startSystem({ env: testEnv({ KB_ALLOW_PRIVATE_URLS: "true", RATE_LIMIT_PER_MINUTE: "100000000" }), inMemory: true });
+const system = await startSystem({
+  env: testEnv({ KB_ALLOW_PRIVATE_URLS: "true", RATE_LIMIT_PER_MINUTE: "100000000" }),
+  inMemory: true,
+});
 try {
   const tenant = await newTenant(system.url, new AdminClient(system.adminUrl, system.adminToken));
   const client = tenant.owner;
@@ -71,11 +75,14 @@ try {
     if (verbose || rank === 0) {
       process.stdout.write(`${rank === 0 ? "MISS" : `#${rank}  `} [${res.body.mode}] ${question.q}\n`);
       if (verbose || rank === 0) {
-        for (const r of results) process.stdout.write(`        ${r.score.toFixed(3)} ${r.content.slice(0, 90).replace(/\s+/g, " ")}\n`);
+        for (const r of results)
+          process.stdout.write(`        ${r.score.toFixed(3)} ${r.content.slice(0, 90).replace(/\s+/g, " ")}\n`);
       }
     }
   }
-  process.stdout.write(`\nstorage: ${system.db.kind}; modes: ${JSON.stringify(Object.fromEntries(modes))}\n\n| questions | n | recall@5 | MRR |\n|---|---|---|---|\n`);
+  process.stdout.write(
+    `\nstorage: ${system.db.kind}; modes: ${JSON.stringify(Object.fromEntries(modes))}\n\n| questions | n | recall@5 | MRR |\n|---|---|---|---|\n`,
+  );
   for (const name of ["plain", "misspelled", "all"]) {
     const g = groups.get(name);
     if (!g) continue;

@@ -38,7 +38,32 @@ function random(seed: number): () => number {
 }
 
 const rand = random(42);
-const syllables = ["ka", "lo", "mi", "ter", "bro", "an", "vel", "dun", "sor", "pe", "qui", "rat", "hol", "men", "stra", "gi", "fon", "lu", "wes", "cor", "ba", "ny", "ex", "tal"];
+const syllables = [
+  "ka",
+  "lo",
+  "mi",
+  "ter",
+  "bro",
+  "an",
+  "vel",
+  "dun",
+  "sor",
+  "pe",
+  "qui",
+  "rat",
+  "hol",
+  "men",
+  "stra",
+  "gi",
+  "fon",
+  "lu",
+  "wes",
+  "cor",
+  "ba",
+  "ny",
+  "ex",
+  "tal",
+];
 function pseudoWord(): string {
   const n = 2 + Math.floor(rand() * 3);
   let word = "";
@@ -51,7 +76,10 @@ const documents = await Promise.all(
     const bytes = fixture(name);
     const kind = documentKind(bytes, undefined, name);
     if (!kind) throw new Error(`unsupported fixture ${name}`);
-    return { name, chunks: chunkDocument((await extractDocument(bytes, kind, readKnowledgeConfig({}).extraction.document)).blocks) };
+    return {
+      name,
+      chunks: chunkDocument((await extractDocument(bytes, kind, readKnowledgeConfig({}).extraction.document)).blocks),
+    };
   }),
 );
 const domainWords = [...new Set(documents.flatMap((d) => d.chunks.flatMap((c) => wordsOf(c.content))))];
@@ -91,12 +119,20 @@ function sentence(): string {
 function syntheticChunk(): IngestedChunk {
   const heading = Array.from({ length: 2 + Math.floor(rand() * 3) }, drawWord).join(" ");
   let content = heading;
-  while (content.length < 1_300) content += (content.length - heading.length > 500 && rand() < 0.3 ? "\n\n" : " ") + sentence();
+  while (content.length < 1_300)
+    content += (content.length - heading.length > 500 && rand() < 0.3 ? "\n\n" : " ") + sentence();
   return { heading, content };
 }
 
 const database = await isolatedDatabase(base);
-const system = await startSystem({ env: testEnv({ DATABASE_URL: database.url, NATS_URL: "", RATE_LIMIT_PER_MINUTE: "100000000", KB_INGEST_CONCURRENCY: "1" }) });
+const system = await startSystem({
+  env: testEnv({
+    DATABASE_URL: database.url,
+    NATS_URL: "",
+    RATE_LIMIT_PER_MINUTE: "100000000",
+    KB_INGEST_CONCURRENCY: "1",
+  }),
+});
 try {
   const tenant = await newTenant(system.url, new AdminClient(system.adminUrl, system.adminToken));
   const store = new KnowledgeSourceStore();
@@ -104,13 +140,36 @@ try {
   let chunks = 0;
   const ingest = async (title: string, parts: IngestedChunk[]) => {
     // Straight into the store, as the ingestion worker would write an ingested document.
-    const row = await store.insert(system.db, tenant.orgId, { type: "text", title, url: null, filename: null, contentType: null, bytes: 0, body: null, objectKey: null });
-    await system.db.query("UPDATE comms.knowledge_sources SET claimed_until = now() + interval '1 hour' WHERE id = $1", [row.id]);
+    const row = await store.insert(system.db, tenant.orgId, {
+      type: "text",
+      title,
+      url: null,
+      filename: null,
+      contentType: null,
+      bytes: 0,
+      body: null,
+      objectKey: null,
+    });
+    await system.db.query(
+      "UPDATE comms.knowledge_sources SET claimed_until = now() + interval '1 hour' WHERE id = $1",
+      [row.id],
+    );
     const words = [...new Set(parts.flatMap((c) => wordsOf(`${c.heading} ${c.content}`)))];
     await system.db.transaction((tx) =>
       store.markReady(
         tx,
-        { id: row.id, org_id: tenant.orgId, type: "text", title, url: null, filename: null, content_type: null, body: null, object_key: null, attempts: 1 },
+        {
+          id: row.id,
+          org_id: tenant.orgId,
+          type: "text",
+          title,
+          url: null,
+          filename: null,
+          content_type: null,
+          body: null,
+          object_key: null,
+          attempts: 1,
+        },
         { title, contentType: null, bytes: 0, chunks: parts, words },
       ),
     );

@@ -47,7 +47,12 @@ export function autocannon(url: string, options: LoadOptions): Promise<LoadResul
     child.stdout.on("data", (chunk: Buffer) => (text += chunk.toString()));
     child.on("exit", (code) => {
       if (code !== 0) return reject(new Error(`autocannon exited ${code}`));
-      const r = JSON.parse(text) as { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number };
+      const r = JSON.parse(text) as {
+        requests: { average: number };
+        latency: { p50: number; p99: number };
+        non2xx: number;
+        errors: number;
+      };
       resolve({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors });
     });
   });

@@ -37,9 +37,12 @@ await db.query(
   [orgId],
 );
 await db.exec("ANALYZE crm.contacts");
-const ids = (await db.query<{ id: string }>("SELECT id FROM crm.contacts WHERE org_id = $1 ORDER BY id LIMIT 100", [orgId])).rows.map((row) => row.id);
+const ids = (
+  await db.query<{ id: string }>("SELECT id FROM crm.contacts WHERE org_id = $1 ORDER BY id LIMIT 100", [orgId])
+).rows.map((row) => row.id);
 // The crm store's statement (CONTACT_COLUMNS).
-const sql = "SELECT id, org_id, name, phone_number, email, status, company_name, address, notes, tags, created_at, updated_at FROM crm.contacts WHERE org_id = $1 AND id = $2";
+const sql =
+  "SELECT id, org_id, name, phone_number, email, status, company_name, address, notes, tags, created_at, updated_at FROM crm.contacts WHERE org_id = $1 AND id = $2";
 
 const paths: Record<string, (id: string) => Promise<unknown>> = {
   "PGlite query() (unnamed, planned each call)": (id) => pglite.query(sql, [orgId, id]),
@@ -59,16 +62,20 @@ for (let round = 0; round < runs; round++) {
   for (const [name, run] of Object.entries(paths)) results.get(name)?.push(await timeRun(run));
 }
 
-out(`Contact by id on in-memory PGlite, ${queries} statements x ${runs} alternating runs, plan_cache_mode ${planCacheMode}, load average ${loadavg()[0]?.toFixed(2)}`);
+out(
+  `Contact by id on in-memory PGlite, ${queries} statements x ${runs} alternating runs, plan_cache_mode ${planCacheMode}, load average ${loadavg()[0]?.toFixed(2)}`,
+);
 out();
 out("| path | µs per statement (median) | runs |");
 out("|---|---|---|");
-for (const [name, values] of results) out(`| ${name} | ${median(values).toFixed(0)} | ${values.map((v) => v.toFixed(0)).join(", ")} |`);
+for (const [name, values] of results)
+  out(`| ${name} | ${median(values).toFixed(0)} | ${values.map((v) => v.toFixed(0)).join(", ")} |`);
 // PostgreSQL plans a named statement for its parameters five times, then settles on a generic
 // plan when that costs no more: the statement above is then no longer planned at all.
-const plans = await pglite.query<{ generic_plans: number; custom_plans: number }>("SELECT generic_plans::int, custom_plans::int FROM pg_prepared_statements WHERE statement = $1", [
-  sql,
-]);
+const plans = await pglite.query<{ generic_plans: number; custom_plans: number }>(
+  "SELECT generic_plans::int, custom_plans::int FROM pg_prepared_statements WHERE statement = $1",
+  [sql],
+);
 out();
 out(`Plans of the prepared statement: ${JSON.stringify(plans.rows[0])}`);
 await db.close();

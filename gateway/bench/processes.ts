@@ -42,7 +42,9 @@ export function portAllocator(first?: number): () => Promise<number> {
  * a CPU profile of each one there (node --cpu-prof) when it stops.
  */
 export function startServer(name: string, args: string[], env: Record<string, string | undefined>): Proc {
-  const profile = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
+  const profile = process.env.BENCH_PROFILE
+    ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`, `--cpu-prof-name=${name}.cpuprofile`]
+    : [];
   const node = [process.execPath, ...profile, ...args];
   const [command, ...rest] = PINNED ? ["taskset", "-c", "0", ...node] : node;
   const child = spawn(command ?? process.execPath, rest, {
@@ -56,7 +58,12 @@ export function startServer(name: string, args: string[], env: Record<string, st
   };
   child.stdout?.on("data", keep);
   child.stderr?.on("data", keep);
-  const proc: Proc = { name, child, output: () => output, exited: new Promise((resolve) => child.on("exit", () => resolve())) };
+  const proc: Proc = {
+    name,
+    child,
+    output: () => output,
+    exited: new Promise((resolve) => child.on("exit", () => resolve())),
+  };
   running.add(proc);
   void proc.exited.then(() => running.delete(proc));
   return proc;

@@ -5,7 +5,13 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { createClient, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
-import { connectUnaryTransport, createLogger, DEFAULT_BUSINESS_HOURS, orgHeaders, startRpcServer } from "@voiceops/platform";
+import {
+  connectUnaryTransport,
+  createLogger,
+  DEFAULT_BUSINESS_HOURS,
+  orgHeaders,
+  startRpcServer,
+} from "@voiceops/platform";
 import { plainGrpcClient } from "@voiceops/platform/testing";
 import { ContactSchema, ContactStatus, CrmService } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 
@@ -58,7 +64,17 @@ async function serve(): Promise<void> {
 }
 
 async function client(kind: string, url: string, seconds: number): Promise<void> {
-  const headers = orgHeaders({ orgId: ORG, timezone: "UTC", country: "US", businessHours: DEFAULT_BUSINESS_HOURS, role: "owner", requestId: "bench" }, TOKEN);
+  const headers = orgHeaders(
+    {
+      orgId: ORG,
+      timezone: "UTC",
+      country: "US",
+      businessHours: DEFAULT_BUSINESS_HOURS,
+      role: "owner",
+      requestId: "bench",
+    },
+    TOKEN,
+  );
   let call: () => Promise<unknown>;
   if (kind === "grpc-js") {
     const c = plainGrpcClient(url);
@@ -66,9 +82,11 @@ async function client(kind: string, url: string, seconds: number): Promise<void>
   } else {
     const transports: Record<string, () => Transport> = {
       "connect-unary": () => connectUnaryTransport(url, { fallback: () => createGrpcTransport({ baseUrl: url }) }),
-      "connect-http1": () => createConnectTransport({ baseUrl: url, httpVersion: "1.1", useBinaryFormat: true, acceptCompression: [] }),
+      "connect-http1": () =>
+        createConnectTransport({ baseUrl: url, httpVersion: "1.1", useBinaryFormat: true, acceptCompression: [] }),
       "connect-grpc": () => createGrpcTransport({ baseUrl: url, acceptCompression: [] }),
-      "connect-protocol": () => createConnectTransport({ baseUrl: url, httpVersion: "2", useBinaryFormat: true, acceptCompression: [] }),
+      "connect-protocol": () =>
+        createConnectTransport({ baseUrl: url, httpVersion: "2", useBinaryFormat: true, acceptCompression: [] }),
     };
     const c = createClient(CrmService, (transports[kind] ?? transports["connect-unary"]!)());
     call = () => c.getContact({ contactId: CONTACT_ID }, { headers, timeoutMs: 10_000 });
@@ -110,15 +128,25 @@ async function main(): Promise<void> {
   const rounds = Number(rest[1] ?? 3);
   const script = new URL(import.meta.url).pathname;
   const args = ["--import", "tsx", script];
-  const server = spawn(PINNED ? "taskset" : process.execPath, PINNED ? ["-c", "0", process.execPath, ...args, "server"] : [...args, "server"], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const urls = await new Promise<{ direct: string; connect: string }>((resolve) => server.stdout.once("data", (chunk: Buffer) => resolve(JSON.parse(chunk.toString()))));
+  const server = spawn(
+    PINNED ? "taskset" : process.execPath,
+    PINNED ? ["-c", "0", process.execPath, ...args, "server"] : [...args, "server"],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  const urls = await new Promise<{ direct: string; connect: string }>((resolve) =>
+    server.stdout.once("data", (chunk: Buffer) => resolve(JSON.parse(chunk.toString()))),
+  );
   const pairs: [string, string, string][] = [
     ["Connect gRPC transport -> Connect handler (before)", "connect-grpc", urls.connect],
     ["Connect protocol (binary, HTTP/2) -> Connect handler", "connect-protocol", urls.connect],
     ["@grpc/grpc-js client -> Connect handler", "grpc-js", urls.connect],
-    ["stock: Connect protocol (binary, HTTP/1.1) -> Connect handler (FAST_PATH without rpc)", "connect-http1", urls.connect],
+    [
+      "stock: Connect protocol (binary, HTTP/1.1) -> Connect handler (FAST_PATH without rpc)",
+      "connect-http1",
+      urls.connect,
+    ],
     ["Connect protocol (binary, HTTP/1.1) -> fast-path server", "connect-http1", urls.direct],
     ["fast-path client (HTTP/1.1 pool) -> Connect handler", "connect-unary", urls.connect],
     ["fast path: fast-path client -> fast-path server (FAST_PATH's rpc)", "connect-unary", urls.direct],
@@ -129,10 +157,18 @@ async function main(): Promise<void> {
     for (const [name, kind, url] of pairs) {
       loads.push(loadavg()[0] ?? 0);
       const before = cpuMs(server.pid ?? 0);
-      const result = JSON.parse(await run([...args, "client", kind, url, String(seconds)], "1")) as { calls: number; errors: number; cpuMs: number };
+      const result = JSON.parse(await run([...args, "client", kind, url, String(seconds)], "1")) as {
+        calls: number;
+        errors: number;
+        cpuMs: number;
+      };
       const serverMs = cpuMs(server.pid ?? 0) - before;
       const list = results.get(name) ?? [];
-      list.push({ rate: result.calls / seconds, clientUs: (result.cpuMs * 1000) / result.calls, serverUs: (serverMs * 1000) / result.calls });
+      list.push({
+        rate: result.calls / seconds,
+        clientUs: (result.cpuMs * 1000) / result.calls,
+        serverUs: (serverMs * 1000) / result.calls,
+      });
       results.set(name, list);
     }
   }
@@ -144,7 +180,9 @@ async function main(): Promise<void> {
       `| ${name} | ${median(list.map((r) => r.rate)).toFixed(0)} | ${median(list.map((r) => r.clientUs)).toFixed(0)} | ${median(list.map((r) => r.serverUs)).toFixed(0)} |\n`,
     );
   }
-  process.stdout.write(`\n${rounds} interleaved rounds of ${seconds} s; load average median ${median(loads).toFixed(1)} on ${cpus().length} cores\n`);
+  process.stdout.write(
+    `\n${rounds} interleaved rounds of ${seconds} s; load average median ${median(loads).toFixed(1)} on ${cpus().length} cores\n`,
+  );
 }
 
 if (role === "server") await serve();

@@ -10,7 +10,17 @@ import { deleteNatsStreams, isolatedDatabase } from "@voiceops/platform/testing"
 import { ContactCreatedSchema } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
 import { scriptNodeFlags } from "./node-flags.js";
 import { autocannon, PINNED, type LoadOptions, type LoadResult } from "./load-generator.js";
-import { cpuMs, cpuOf, portAllocator, type Proc, ROOT, startServer as start, stopAllServers, stopServer as stop, waitFor } from "./processes.js";
+import {
+  cpuMs,
+  cpuOf,
+  portAllocator,
+  type Proc,
+  ROOT,
+  startServer as start,
+  stopAllServers,
+  stopServer as stop,
+  waitFor,
+} from "./processes.js";
 
 // npm run bench [-- --seconds 8 --rounds 3 --connections 50 --contacts 20000 --only read,write,relay,startup
 //                  --systems distributed,embedded,lite,uncached --ports 20400 --quiet-max 20
@@ -55,7 +65,8 @@ const VARIANTS = (opts.variants ?? "")
   });
 const FAST_PATH_PARTS = ["rpc", "local", "pglite", "router"];
 /** The FAST_PATH value of a variant's `fastpath`. */
-const fastPathValue = (spec: string) => (spec.startsWith("-") ? FAST_PATH_PARTS.filter((part) => part !== spec.slice(1)).join(",") : spec);
+const fastPathValue = (spec: string) =>
+  spec.startsWith("-") ? FAST_PATH_PARTS.filter((part) => part !== spec.slice(1)).join(",") : spec;
 
 function parseArgs(args: string[]): Record<string, string> {
   const out: Record<string, string> = {};
@@ -146,8 +157,13 @@ interface Summary {
  * Drives each target in turn for ROUNDS rounds; returns medians and the median of the
  * per-round ratios to the first target (the baseline).
  */
-async function interleaved(targets: Target[], request: { path: (t: Target) => string; method?: string; body?: () => string }): Promise<Summary[]> {
-  const results = new Map<string, (LoadResult & { cpuUs: number; partUs: number[] })[]>(targets.map((t) => [t.name, []]));
+async function interleaved(
+  targets: Target[],
+  request: { path: (t: Target) => string; method?: string; body?: () => string },
+): Promise<Summary[]> {
+  const results = new Map<string, (LoadResult & { cpuUs: number; partUs: number[] })[]>(
+    targets.map((t) => [t.name, []]),
+  );
   for (let round = 0; round < ROUNDS; round++) {
     // Rotate the order, and reverse it every other round, so no target always runs first or
     // right after the same one.
@@ -157,7 +173,11 @@ async function interleaved(targets: Target[], request: { path: (t: Target) => st
       await quiet();
       noteLoad();
       const partsBefore = target.procs.map(cpuOf);
-      const result = await drive(`${target.url}${request.path(target)}`, { method: request.method, body: request.body?.(), headers: target.headers });
+      const result = await drive(`${target.url}${request.path(target)}`, {
+        method: request.method,
+        body: request.body?.(),
+        headers: target.headers,
+      });
       const requests = Math.max(1, result.rps * SECONDS);
       const partUs = target.procs.map((p, i) => ((cpuOf(p) - (partsBefore[i] ?? 0)) * 1000) / requests);
       results.get(target.name)?.push({ ...result, cpuUs: partUs.reduce((a, b) => a + b, 0), partUs });
@@ -174,7 +194,10 @@ async function interleaved(targets: Target[], request: { path: (t: Target) => st
       ratio: median(ratios),
       ratioRange: [Math.min(...ratios), Math.max(...ratios)],
       cpuUs: median(list.map((r) => r.cpuUs)),
-      cpuParts: t.procs.length > 1 ? t.procs.map((p, i) => `${p.name} ${fmt(median(list.map((r) => r.partUs[i] ?? Number.NaN)))}`).join(" + ") : "",
+      cpuParts:
+        t.procs.length > 1
+          ? t.procs.map((p, i) => `${p.name} ${fmt(median(list.map((r) => r.partUs[i] ?? Number.NaN)))}`).join(" + ")
+          : "",
       cpuRatio: median(list.map((r, i) => (base[i]?.cpuUs ?? Number.NaN) / r.cpuUs)),
       failures: list.reduce((n, r) => n + r.non2xx + r.errors, 0),
     };
@@ -182,7 +205,9 @@ async function interleaved(targets: Target[], request: { path: (t: Target) => st
 }
 
 function table(rows: Summary[], goal: (row: Summary) => string): void {
-  out("| target | req/s (median) | p99 ms (median) | ratio to baseline (median of rounds; lowest-highest) | CPU µs per request | CPU ratio | non-2xx + errors | goal |");
+  out(
+    "| target | req/s (median) | p99 ms (median) | ratio to baseline (median of rounds; lowest-highest) | CPU µs per request | CPU ratio | non-2xx + errors | goal |",
+  );
   out("|---|---|---|---|---|---|---|---|");
   for (const row of rows) {
     out(
@@ -216,7 +241,9 @@ function leafNode(pid: number): number {
 
 /** Ticks all cores spent busy (user, system, interrupts; not idle, I/O wait or steal) and in all. */
 function machineTicks(): { busy: number; total: number } {
-  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = (readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "")
+  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = (
+    readFileSync("/proc/stat", "utf8").split("\n")[0] ?? ""
+  )
     .trim()
     .split(/\s+/)
     .slice(1)
@@ -263,7 +290,14 @@ async function startupRound(dataDir: string): Promise<{ wallMs: number; cpuMs: n
   const started = performance.now();
   const child = spawn("npm", ["start", "--silent"], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, PORT: String(port), ADMIN_PORT: String(adminPort), LOG_LEVEL: "warn" },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      ADMIN_PORT: String(adminPort),
+      LOG_LEVEL: "warn",
+    },
     stdio: ["ignore", "ignore", "ignore"],
   });
   const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
@@ -306,7 +340,9 @@ async function startupBench(): Promise<void> {
       rmSync(dataDir, { recursive: true, force: true });
     }
   }
-  out("| start | /health/live after, wall ms (median) | CPU ms until then (median) | idle RSS MB (median, 5 s after) | goal |");
+  out(
+    "| start | /health/live after, wall ms (median) | CPU ms until then (median) | idle RSS MB (median, 5 s after) | goal |",
+  );
   out("|---|---|---|---|---|");
   const row = (name: string, list: typeof cold, goalMs: number) =>
     out(
@@ -323,7 +359,9 @@ async function requestBench(): Promise<void> {
   const base = process.env.DATABASE_URL;
   const natsUrl = process.env.NATS_URL;
   if (!base || !natsUrl) {
-    out("DATABASE_URL and NATS_URL are not both set: skipping the request scenarios (they compare with Express + pg).\n");
+    out(
+      "DATABASE_URL and NATS_URL are not both set: skipping the request scenarios (they compare with Express + pg).\n",
+    );
     return;
   }
   const database = await isolatedDatabase(base);
@@ -340,19 +378,19 @@ async function requestBench(): Promise<void> {
     const adminToken = randomBytes(18).toString("base64url");
     const ports: number[] = [];
     for (let i = 0; i < 11; i++) ports.push(await freePort());
-    const [crmPort, crmOps, gwPort, gwAdmin, embPort, embAdmin, litePort, liteAdmin, basePort, uncachedPort, uncachedAdmin] = ports as [
-      number,
-      number,
-      number,
-      number,
-      number,
-      number,
-      number,
-      number,
-      number,
-      number,
-      number,
-    ];
+    const [
+      crmPort,
+      crmOps,
+      gwPort,
+      gwAdmin,
+      embPort,
+      embAdmin,
+      litePort,
+      liteAdmin,
+      basePort,
+      uncachedPort,
+      uncachedAdmin,
+    ] = ports as [number, number, number, number, number, number, number, number, number, number, number];
     const common = {
       DATABASE_URL: database.url,
       NATS_URL: natsUrl,
@@ -364,7 +402,12 @@ async function requestBench(): Promise<void> {
     };
 
     // Distributed: the crm service and the gateway as two processes.
-    const crm = start("crm", [...SERVICE_NODE_FLAGS, "dist/crm.js"], { ...common, GRPC_HOST: "127.0.0.1", GRPC_PORT: String(crmPort), OPS_PORT: String(crmOps) });
+    const crm = start("crm", [...SERVICE_NODE_FLAGS, "dist/crm.js"], {
+      ...common,
+      GRPC_HOST: "127.0.0.1",
+      GRPC_PORT: String(crmPort),
+      OPS_PORT: String(crmOps),
+    });
     procs.push(crm);
     await waitFor(`http://127.0.0.1:${crmOps}/health/live`, crm);
     const gateway = start("gateway", [...GATEWAY_NODE_FLAGS, "dist/gateway.js"], {
@@ -387,7 +430,13 @@ async function requestBench(): Promise<void> {
     await waitFor(`http://127.0.0.1:${embPort}/health/live`, embedded);
     // PGlite as shipped, and with its read cache off: every read reaches the database.
     const liteDirs: string[] = [];
-    const startLite = async (name: string, port: number, adminPort: number, readCache: "on" | "off", fastPath = "all") => {
+    const startLite = async (
+      name: string,
+      port: number,
+      adminPort: number,
+      readCache: "on" | "off",
+      fastPath = "all",
+    ) => {
       const dataDir = mkdtempSync(join(tmpdir(), "voiceops-bench-pglite-"));
       liteDirs.push(dataDir);
       const proc = start(name, [...EMBEDDED_NODE_FLAGS, "dist/embedded.js"], {
@@ -432,7 +481,12 @@ async function requestBench(): Promise<void> {
       );
       await db.query("ANALYZE crm.contacts");
       const id =
-        (await db.query<{ id: string }>("SELECT id FROM crm.contacts WHERE org_id = $1 ORDER BY id LIMIT 1 OFFSET $2", [org.id, Math.floor(CONTACTS / 2)])).rows[0]?.id ?? "";
+        (
+          await db.query<{ id: string }>(
+            "SELECT id FROM crm.contacts WHERE org_id = $1 ORDER BY id LIMIT 1 OFFSET $2",
+            [org.id, Math.floor(CONTACTS / 2)],
+          )
+        ).rows[0]?.id ?? "";
       return { orgId: org.id, key, id };
     };
     const { orgId, key, id: someId } = await seeded(gwAdmin, client);
@@ -465,7 +519,12 @@ async function requestBench(): Promise<void> {
 
     const json = { "content-type": "application/json" };
     const targets = {
-      baseline: { name: "baseline: Express 5 + pg", url: `http://127.0.0.1:${basePort}`, headers: json, procs: [baseline] },
+      baseline: {
+        name: "baseline: Express 5 + pg",
+        url: `http://127.0.0.1:${basePort}`,
+        headers: json,
+        procs: [baseline],
+      },
       distributed: {
         name: "distributed: gateway -> crm (Connect over HTTP/1.1) -> PostgreSQL",
         url: `http://127.0.0.1:${gwPort}`,
@@ -478,7 +537,12 @@ async function requestBench(): Promise<void> {
         headers: { ...json, "x-api-key": embeddedData.key },
         procs: [embedded],
       },
-      lite: { name: "embedded on PGlite (npm start as shipped)", url: `http://127.0.0.1:${litePort}`, headers: { ...json, "x-api-key": liteData.key }, procs: [lite] },
+      lite: {
+        name: "embedded on PGlite (npm start as shipped)",
+        url: `http://127.0.0.1:${litePort}`,
+        headers: { ...json, "x-api-key": liteData.key },
+        procs: [lite],
+      },
       uncached: {
         name: "embedded on PGlite, EMBEDDED_READ_CACHE=off (every read reaches PGlite)",
         url: `http://127.0.0.1:${uncachedPort}`,
@@ -496,7 +560,12 @@ async function requestBench(): Promise<void> {
     const variantTargets: { target: Target; scenario: string | undefined }[] = [];
     for (const variant of VARIANTS) {
       const fastPath = fastPathValue(variant.fastPath);
-      const [port, adminPort, rpcPort, opsPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+      const [port, adminPort, rpcPort, opsPort] = [
+        await freePort(),
+        await freePort(),
+        await freePort(),
+        await freePort(),
+      ];
       let target: Target;
       if (variant.system === "distributed" || variant.system === "embedded") {
         const own = await isolatedDatabase(base);
@@ -521,22 +590,44 @@ async function requestBench(): Promise<void> {
             }),
           );
         } else {
-          variantProcs.push(start(`embedded ${fastPath}`, [...EMBEDDED_NODE_FLAGS, "dist/embedded.js"], { ...env, PORT: String(port), ADMIN_PORT: String(adminPort) }));
+          variantProcs.push(
+            start(`embedded ${fastPath}`, [...EMBEDDED_NODE_FLAGS, "dist/embedded.js"], {
+              ...env,
+              PORT: String(port),
+              ADMIN_PORT: String(adminPort),
+            }),
+          );
         }
         procs.push(...variantProcs);
         await waitFor(`http://127.0.0.1:${port}/health/live`, variantProcs.at(-1) as Proc);
         const dbClient = new pg.Client({ connectionString: own.url });
         try {
           const data = await seeded(adminPort, dbClient);
-          target = { name: variant.label, url: `http://127.0.0.1:${port}`, headers: { ...json, "x-api-key": data.key }, procs: variantProcs };
+          target = {
+            name: variant.label,
+            url: `http://127.0.0.1:${port}`,
+            headers: { ...json, "x-api-key": data.key },
+            procs: variantProcs,
+          };
           contacts.set(target, data.id);
         } finally {
           await dbClient.end();
         }
       } else if (variant.system === "lite" || variant.system === "uncached") {
-        const proc = await startLite(variant.label, port, adminPort, variant.system === "lite" ? "on" : "off", fastPath);
+        const proc = await startLite(
+          variant.label,
+          port,
+          adminPort,
+          variant.system === "lite" ? "on" : "off",
+          fastPath,
+        );
         const data = await liteContact(port, adminPort);
-        target = { name: variant.label, url: `http://127.0.0.1:${port}`, headers: { ...json, "x-api-key": data.key }, procs: [proc] };
+        target = {
+          name: variant.label,
+          url: `http://127.0.0.1:${port}`,
+          headers: { ...json, "x-api-key": data.key },
+          procs: [proc],
+        };
         contacts.set(target, data.id);
       } else {
         throw new Error(`--variants: unknown system ${variant.system}`);
@@ -557,13 +648,22 @@ async function requestBench(): Promise<void> {
     }
 
     if (ONLY.has("read")) {
-      out(`## Goals 1 and 2: GET /api/contacts/{id}, ${CONNECTIONS} connections, ${SECONDS} s per run, ${ROUNDS} interleaved rounds`);
+      out(
+        `## Goals 1 and 2: GET /api/contacts/{id}, ${CONNECTIONS} connections, ${SECONDS} s per run, ${ROUNDS} interleaved rounds`,
+      );
       out();
-      const rows = await interleaved(pick("read", targets.distributed, targets.embedded, targets.lite, targets.uncached), {
-        path: (t) => `/api/contacts/${contactOf(t)}`,
-      });
+      const rows = await interleaved(
+        pick("read", targets.distributed, targets.embedded, targets.lite, targets.uncached),
+        {
+          path: (t) => `/api/contacts/${contactOf(t)}`,
+        },
+      );
       table(rows, (row) =>
-        row.name === targets.distributed.name ? ">= 0.6x, p99 < 25 ms" : row.name === targets.embedded.name || row.name === targets.lite.name ? ">= 0.8x" : "",
+        row.name === targets.distributed.name
+          ? ">= 0.6x, p99 < 25 ms"
+          : row.name === targets.embedded.name || row.name === targets.lite.name
+            ? ">= 0.8x"
+            : "",
       );
     }
 
@@ -575,7 +675,11 @@ async function requestBench(): Promise<void> {
       for (const t of pick("write", targets.distributed, targets.embedded, targets.lite)) {
         await warmUp(`${t.url}/api/contacts`, { method: "POST", body: body(), headers: t.headers });
       }
-      const rows = await interleaved(pick("write", targets.distributed, targets.embedded, targets.lite), { path: () => "/api/contacts", method: "POST", body });
+      const rows = await interleaved(pick("write", targets.distributed, targets.embedded, targets.lite), {
+        path: () => "/api/contacts",
+        method: "POST",
+        body,
+      });
       table(rows, (row) => (row.name === targets.baseline.name ? "" : ">= 0.5x"));
     }
 
@@ -587,7 +691,8 @@ async function requestBench(): Promise<void> {
     for (const dir of liteDirs) rmSync(dir, { recursive: true, force: true });
     await drainOutbox(client);
 
-    if (ONLY.has("relay")) await relayBench(client, database.url, natsUrl, targets.distributed, `http://127.0.0.1:${crmOps}/metrics`);
+    if (ONLY.has("relay"))
+      await relayBench(client, database.url, natsUrl, targets.distributed, `http://127.0.0.1:${crmOps}/metrics`);
   } finally {
     for (const proc of procs.reverse()) await stop(proc);
     await client.end().catch(() => undefined);
@@ -596,7 +701,8 @@ async function requestBench(): Promise<void> {
     await embeddedDatabase.drop();
     for (const own of variantDatabases) await own.drop();
     // The systems' streams, named after their databases, go with them.
-    for (const url of [database.url, embeddedDatabase.url, ...variantDatabases.map((own) => own.url)]) await deleteNatsStreams(natsUrl, defaultNatsPrefix(url));
+    for (const url of [database.url, embeddedDatabase.url, ...variantDatabases.map((own) => own.url)])
+      await deleteNatsStreams(natsUrl, defaultNatsPrefix(url));
   }
 }
 
@@ -637,12 +743,20 @@ function bucketQuantile(before: Map<number, number>, after: Map<number, number>,
  * When the machine cannot sustain the goal's rate, a second run at half of what it achieved
  * shows the relay apart from queueing in front of the database.
  */
-async function relayBench(client: pg.Client, databaseUrl: string, natsUrl: string, target: Target, metricsUrl: string): Promise<void> {
+async function relayBench(
+  client: pg.Client,
+  databaseUrl: string,
+  natsUrl: string,
+  target: Target,
+  metricsUrl: string,
+): Promise<void> {
   const goalRate = Number(opts.rate ?? 500);
   const seconds = Math.max(SECONDS, 10);
   out(`## Goal 4: outbox relay, POST /api/contacts at a fixed rate for ${seconds} s, event -> NATS subscriber`);
   out();
-  out("| rate asked | writes/s achieved | events received | p50 ms | p90 ms | p99 ms | max ms | relay lag p50 / p99 ms (commit -> ack, histogram bucket) | goal |");
+  out(
+    "| rate asked | writes/s achieved | events received | p50 ms | p90 ms | p99 ms | max ms | relay lag p50 / p99 ms (commit -> ack, histogram bucket) | goal |",
+  );
   out("|---|---|---|---|---|---|---|---|---|");
   const nc = await connect({ servers: natsUrl });
   const prefix = defaultNatsPrefix(databaseUrl);

@@ -20,7 +20,9 @@ function percentile(sorted: number[], p: number): number {
 }
 
 try {
-  const tenant = await newTenant(system.url, new AdminClient(system.adminUrl, system.adminToken), { timezone: "America/Chicago" });
+  const tenant = await newTenant(system.url, new AdminClient(system.adminUrl, system.adminToken), {
+    timezone: "America/Chicago",
+  });
   const org = tenant.orgId;
   const started = Date.now();
   // A year of quarter hours, each with about 28.5 activities of several types (1,000,000 in all)
@@ -55,14 +57,19 @@ try {
     [org],
   );
   // The day sums, in the organization's zone, as the consumers keep them.
-  await system.db.query(`INSERT INTO analytics.org_settings (org_id, timezone, business_hours) VALUES ($1, 'America/Chicago', $2)`, [org, JSON.stringify(DEFAULT_BUSINESS_HOURS)]);
+  await system.db.query(
+    `INSERT INTO analytics.org_settings (org_id, timezone, business_hours) VALUES ($1, 'America/Chicago', $2)`,
+    [org, JSON.stringify(DEFAULT_BUSINESS_HOURS)],
+  );
   await system.db.query(
     `INSERT INTO analytics.daily (org_id, metric, day, value)
      SELECT org_id, metric, (bucket AT TIME ZONE 'America/Chicago')::date, sum(value) FROM analytics.buckets WHERE org_id = $1 GROUP BY 1, 2, 3`,
     [org],
   );
   for (const table of ["buckets", "daily", "records", "upcoming"]) await system.db.query(`ANALYZE analytics.${table}`);
-  process.stdout.write(`seeded a year of statistics in ${((Date.now() - started) / 1000).toFixed(1)} s (${system.db.kind}, ${system.bus.kind} bus)\n\n`);
+  process.stdout.write(
+    `seeded a year of statistics in ${((Date.now() - started) / 1000).toFixed(1)} s (${system.db.kind}, ${system.bus.kind} bus)\n\n`,
+  );
   process.stdout.write(`| request | p50 ms | p99 ms | (${rounds} sequential requests) |\n|---|---|---|---|\n`);
   const paths = [
     "/api/statistics/dashboard",
@@ -82,7 +89,9 @@ try {
       if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
     }
     times.sort((a, b) => a - b);
-    process.stdout.write(`| GET ${path} | ${percentile(times, 50).toFixed(1)} | ${percentile(times, 99).toFixed(1)} | |\n`);
+    process.stdout.write(
+      `| GET ${path} | ${percentile(times, 50).toFixed(1)} | ${percentile(times, 99).toFixed(1)} | |\n`,
+    );
   }
 
   // Freshness: from a write's answer to the statistics showing it.
@@ -91,11 +100,18 @@ try {
     const before = (await tenant.owner.get("/api/statistics/dashboard")).body.contacts_total as number;
     const t0 = performance.now();
     await tenant.owner.post("/api/contacts", { name: `Fresh ${i}` });
-    await eventually(async () => ((await tenant.owner.get("/api/statistics/dashboard")).body.contacts_total > before ? true : undefined), 30_000, 5);
+    await eventually(
+      async () =>
+        (await tenant.owner.get("/api/statistics/dashboard")).body.contacts_total > before ? true : undefined,
+      30_000,
+      5,
+    );
     lags.push(performance.now() - t0);
   }
   lags.sort((a, b) => a - b);
-  process.stdout.write(`\nwrite to statistics: p50 ${percentile(lags, 50).toFixed(0)} ms, p99 ${percentile(lags, 99).toFixed(0)} ms (50 writes)\n`);
+  process.stdout.write(
+    `\nwrite to statistics: p50 ${percentile(lags, 50).toFixed(0)} ms, p99 ${percentile(lags, 99).toFixed(0)} ms (50 writes)\n`,
+  );
 } finally {
   await system.stop();
   await database.drop();

@@ -67,13 +67,24 @@ async function runOnce(variant: Variant): Promise<LoadResult & { cpuPerRequestMs
     const tenant = await newTenant(url, new AdminClient(`http://127.0.0.1:${adminPort}`, adminToken));
     const ids: string[] = [];
     for (let i = 0; i < CONTACTS; i++) {
-      const res = await tenant.owner.post("/api/contacts", { name: `Bench ${i}`, phone_number: `+1555018${String(i).padStart(4, "0")}` });
+      const res = await tenant.owner.post("/api/contacts", {
+        name: `Bench ${i}`,
+        phone_number: `+1555018${String(i).padStart(4, "0")}`,
+      });
       ids.push(res.body.id);
     }
     const key = tenant.owner.apiKey ?? "";
-    await autocannon(`${url}/api/contacts/${ids[0]}`, { seconds: 2, connections: CONNECTIONS, headers: { "x-api-key": key } });
+    await autocannon(`${url}/api/contacts/${ids[0]}`, {
+      seconds: 2,
+      connections: CONNECTIONS,
+      headers: { "x-api-key": key },
+    });
     const cpuBefore = cpuOf(proc);
-    const result = await autocannon(`${url}/api/contacts/${ids[CONTACTS >> 1]}`, { seconds: SECONDS, connections: CONNECTIONS, headers: { "x-api-key": key } });
+    const result = await autocannon(`${url}/api/contacts/${ids[CONTACTS >> 1]}`, {
+      seconds: SECONDS,
+      connections: CONNECTIONS,
+      headers: { "x-api-key": key },
+    });
     const requests = result.rps * SECONDS;
     return { ...result, cpuPerRequestMs: (cpuOf(proc) - cpuBefore) / Math.max(1, requests) };
   } finally {
@@ -91,13 +102,19 @@ const median = (values: number[]) => {
 const otlp = await receiver();
 const variants: Variant[] = [
   { label: "tracing off", entry: "dist/embedded.js", env: {} },
-  { label: "tracing on, 100% sampled", entry: "dist/embedded.js", env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_TRACES_SAMPLER: "always_on" } },
+  {
+    label: "tracing on, 100% sampled",
+    entry: "dist/embedded.js",
+    env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_TRACES_SAMPLER: "always_on" },
+  },
 ];
 if (opts.before) {
   const root = isAbsolute(opts.before) ? opts.before : join(process.cwd(), opts.before);
   variants.unshift({ label: "before tracing", entry: join(root, "dist", "embedded.js"), env: {} });
 }
-const results = new Map<string, (LoadResult & { cpuPerRequestMs: number })[]>(variants.map((variant) => [variant.label, []]));
+const results = new Map<string, (LoadResult & { cpuPerRequestMs: number })[]>(
+  variants.map((variant) => [variant.label, []]),
+);
 try {
   for (let round = 0; round < ROUNDS; round++) {
     for (const variant of variants) results.get(variant.label)?.push(await runOnce(variant));
@@ -106,7 +123,9 @@ try {
   await stopAllServers();
   await otlp.close();
 }
-process.stdout.write(`GET /api/contacts/{id}, embedded, ${CONNECTIONS} connections, ${SECONDS} s, median of ${ROUNDS} rounds\n\n`);
+process.stdout.write(
+  `GET /api/contacts/{id}, embedded, ${CONNECTIONS} connections, ${SECONDS} s, median of ${ROUNDS} rounds\n\n`,
+);
 process.stdout.write("| variant | req/s | p99 ms | CPU ms per request |\n|---|---:|---:|---:|\n");
 for (const variant of variants) {
   const runs = results.get(variant.label) ?? [];

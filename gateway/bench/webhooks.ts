@@ -15,7 +15,9 @@ const seconds = Number(process.argv[3] ?? 20);
 const base = process.env.DATABASE_URL;
 if (!base) throw new Error("DATABASE_URL is required: this measures PostgreSQL");
 const database = await isolatedDatabase(base);
-const system = await startSystem({ env: testEnv({ DATABASE_URL: database.url, RATE_LIMIT_PER_MINUTE: "100000000", WEBHOOK_RETRY_SCHEDULE: "" }) });
+const system = await startSystem({
+  env: testEnv({ DATABASE_URL: database.url, RATE_LIMIT_PER_MINUTE: "100000000", WEBHOOK_RETRY_SCHEDULE: "" }),
+});
 
 const arrived = new Map<string, number>();
 const receiver = createServer((req, res) => {
@@ -37,9 +39,16 @@ function percentile(sorted: number[], p: number): number {
 
 async function run(label: string, withSlowEndpoint: boolean): Promise<void> {
   const tenant = await newTenant(system.url, new AdminClient(system.adminUrl, system.adminToken));
-  const hook = await tenant.owner.post("/api/webhooks", { url: `http://127.0.0.1:${port}/ok`, event_types: ["contact.created"] });
+  const hook = await tenant.owner.post("/api/webhooks", {
+    url: `http://127.0.0.1:${port}/ok`,
+    event_types: ["contact.created"],
+  });
   if (hook.status !== 201) throw new Error(`endpoint: ${hook.status}`);
-  if (withSlowEndpoint) await tenant.owner.post("/api/webhooks", { url: `http://127.0.0.1:${port}/slow`, event_types: ["contact.created"] });
+  if (withSlowEndpoint)
+    await tenant.owner.post("/api/webhooks", {
+      url: `http://127.0.0.1:${port}/slow`,
+      event_types: ["contact.created"],
+    });
   const committed = new Map<string, number>();
   const writes: number[] = [];
   const total = rate * seconds;
@@ -61,8 +70,11 @@ async function run(label: string, withSlowEndpoint: boolean): Promise<void> {
   }
   await Promise.all(pending);
   const deadline = performance.now() + 60_000;
-  while ([...committed.keys()].some((id) => !arrived.has(id)) && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-  const latencies = [...committed].map(([id, at]) => (arrived.get(id) ?? Number.POSITIVE_INFINITY) - at).sort((a, b) => a - b);
+  while ([...committed.keys()].some((id) => !arrived.has(id)) && performance.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  const latencies = [...committed]
+    .map(([id, at]) => (arrived.get(id) ?? Number.POSITIVE_INFINITY) - at)
+    .sort((a, b) => a - b);
   const missing = latencies.filter((value) => !Number.isFinite(value)).length;
   writes.sort((a, b) => a - b);
   // Where the time goes: event to its recording (outbox, NATS, consumer), recording to the first

@@ -43,7 +43,16 @@ const HELPERS = {
 };
 
 /** Folders and files whose change makes dist/ stale. */
-const SOURCES = ["gateway/src", "services", "proto/gen", "web/src", "web/index.html", "web/vite.config.ts", "package.json", "package-lock.json"];
+const SOURCES = [
+  "gateway/src",
+  "services",
+  "proto/gen",
+  "web/src",
+  "web/index.html",
+  "web/vite.config.ts",
+  "package.json",
+  "package-lock.json",
+];
 const WEB = join(ROOT, "web");
 
 function newestMtime(path) {
@@ -70,7 +79,8 @@ export function isStale() {
   } catch {
     return true;
   }
-  for (const name of [...Object.keys(ENTRIES), ...Object.keys(HELPERS)]) if (!existsFile(join(DIST, `${name}.js`))) return true;
+  for (const name of [...Object.keys(ENTRIES), ...Object.keys(HELPERS)])
+    if (!existsFile(join(DIST, `${name}.js`))) return true;
   if (existsFile(join(WEB, "package.json")) && !existsFile(join(DIST, "web", "index.html"))) return true;
   return SOURCES.some((source) => newestMtime(join(ROOT, source)) > built);
 }
@@ -95,7 +105,10 @@ const sourceUrls = {
       const text = readFileSync(args.path, "utf8");
       if (!text.includes("import.meta.url")) return undefined;
       const fromDist = relative(DIST, args.path).split(sep).join("/");
-      return { contents: text.replaceAll("import.meta.url", `new URL(${JSON.stringify(fromDist)}, import.meta.url).href`), loader: "ts" };
+      return {
+        contents: text.replaceAll("import.meta.url", `new URL(${JSON.stringify(fromDist)}, import.meta.url).href`),
+        loader: "ts",
+      };
     });
   },
 };
@@ -112,8 +125,13 @@ const thirdPartyExternal = {
     build.onResolve({ filter: /^[^./]/ }, async (args) => {
       if (args.path.startsWith("@voiceops/") || args.pluginData?.resolving) return undefined;
       if (args.path.startsWith("node:")) return { path: args.path, external: true };
-      const resolved = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: { resolving: true } });
-      if (resolved.errors.length > 0 || resolved.external || !resolved.path || resolved.path.startsWith(rootModules)) return { path: args.path, external: true };
+      const resolved = await build.resolve(args.path, {
+        kind: args.kind,
+        resolveDir: args.resolveDir,
+        pluginData: { resolving: true },
+      });
+      if (resolved.errors.length > 0 || resolved.external || !resolved.path || resolved.path.startsWith(rootModules))
+        return { path: args.path, external: true };
       return { path: `./${relative(DIST, resolved.path).split(sep).join("/")}`, external: true };
     });
   },
@@ -129,7 +147,12 @@ function pgliteVersion() {
  */
 export async function buildPgliteTemplate() {
   const version = pgliteVersion();
-  if (existsFile(TEMPLATE_TAR) && existsFile(TEMPLATE_VERSION) && readFileSync(TEMPLATE_VERSION, "utf8").trim() === version) return false;
+  if (
+    existsFile(TEMPLATE_TAR) &&
+    existsFile(TEMPLATE_VERSION) &&
+    readFileSync(TEMPLATE_VERSION, "utf8").trim() === version
+  )
+    return false;
   dropTemplate();
   const { makePgliteTemplate } = await import(pathToFileURL(join(DIST, "template.js")).href);
   const building = `${TEMPLATE}.tmp`;
@@ -205,6 +228,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   }
   if (!process.argv.includes("--no-template")) {
     const started = Date.now();
-    if (await buildPgliteTemplate()) process.stdout.write(`made the embedded database template in ${Date.now() - started} ms\n`);
+    if (await buildPgliteTemplate())
+      process.stdout.write(`made the embedded database template in ${Date.now() - started} ms\n`);
   }
 }

@@ -90,8 +90,23 @@ export function createPublicApp(deps: PublicAppDeps) {
   mountFiles(app, { objects: deps.objects, signer: deps.fileSigner, clock: deps.clock, logger: deps.logger });
 
   // Agent tools over MCP: authenticated and limited as /api is; the transport reads the body.
-  const tools = new ToolCatalog({ peers: deps.peers, internalToken: deps.internalToken, logger: deps.logger, clock: deps.clock, lookups: deps.lookups });
-  app.all("/mcp", nameRoute("/mcp"), bearerApiKey, authenticate(deps.cache), limits.byKey, ...mcpBody(), mcpEndpoint(tools), mcpBodyErrors);
+  const tools = new ToolCatalog({
+    peers: deps.peers,
+    internalToken: deps.internalToken,
+    logger: deps.logger,
+    clock: deps.clock,
+    lookups: deps.lookups,
+  });
+  app.all(
+    "/mcp",
+    nameRoute("/mcp"),
+    bearerApiKey,
+    authenticate(deps.cache),
+    limits.byKey,
+    ...mcpBody(),
+    mcpEndpoint(tools),
+    mcpBodyErrors,
+  );
 
   // The customer portal: its token is the credential.
   app.use(portalApi({ ...deps, identity: deps.store, perMinute: deps.portalRateLimitPerMinute ?? 60 }));
@@ -99,9 +114,28 @@ export function createPublicApp(deps: PublicAppDeps) {
 
   // Authentication and body parsing run only on known routes, so an unknown path is a 404.
   const guard: RequestHandler[] = [authenticate(deps.cache, deps.users), limits.byKey, ...jsonBody("1mb")];
-  app.use(authRoutes({ users: deps.users, store: deps.store, cache: deps.cache, cookie: deps.cookie, logger: deps.logger, body: jsonBody("64kb") }));
   app.use(
-    accountRoutes({ users: deps.users, store: deps.store, cache: deps.cache, db: deps.db, idempotencyTtlSeconds: deps.idempotencyTtlSeconds, publicUrl: deps.publicUrl }, guard),
+    authRoutes({
+      users: deps.users,
+      store: deps.store,
+      cache: deps.cache,
+      cookie: deps.cookie,
+      logger: deps.logger,
+      body: jsonBody("64kb"),
+    }),
+  );
+  app.use(
+    accountRoutes(
+      {
+        users: deps.users,
+        store: deps.store,
+        cache: deps.cache,
+        db: deps.db,
+        idempotencyTtlSeconds: deps.idempotencyTtlSeconds,
+        publicUrl: deps.publicUrl,
+      },
+      guard,
+    ),
   );
   app.use(routeDispatcher(deps.routes, { ...deps, before: guard }));
 

@@ -29,7 +29,8 @@ function publicUrlFromEnv(env: Record<string, string | undefined>): string | und
   } catch {
     throw new ConfigError("PUBLIC_URL", `must be an absolute http or https URL, got "${raw}"`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new ConfigError("PUBLIC_URL", `must be an http or https URL, got "${raw}"`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new ConfigError("PUBLIC_URL", `must be an http or https URL, got "${raw}"`);
   return raw.replace(/\/+$/, "");
 }
 
@@ -54,7 +55,10 @@ function readSlowClientLimits(env: Record<string, string | undefined>): SlowClie
   const requestSeconds = envInt("REQUEST_TIMEOUT_SECONDS", 60, { min: 1, max: 86_400 }, env);
   // Node refuses a request timeout shorter than the headers': the head is part of the request.
   if (requestSeconds < headersSeconds) {
-    throw new ConfigError("REQUEST_TIMEOUT_SECONDS", `must be >= HEADERS_TIMEOUT_SECONDS (${headersSeconds}), got ${requestSeconds}`);
+    throw new ConfigError(
+      "REQUEST_TIMEOUT_SECONDS",
+      `must be >= HEADERS_TIMEOUT_SECONDS (${headersSeconds}), got ${requestSeconds}`,
+    );
   }
   return {
     headersTimeoutMs: headersSeconds * 1000,

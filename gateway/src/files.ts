@@ -20,7 +20,8 @@ export function mountFiles(app: Express, deps: FilesDeps): void {
     const key = segments.join("/");
     const expires = Number(req.query.expires);
     const signature = typeof req.query.signature === "string" ? req.query.signature : "";
-    if (!Number.isSafeInteger(expires) || signature === "") return sendDetail(res, 403, "Missing or malformed signature");
+    if (!Number.isSafeInteger(expires) || signature === "")
+      return sendDetail(res, 403, "Missing or malformed signature");
     const verdict = deps.signer.verify(key, expires, signature, deps.clock.now());
     if (verdict === "invalid") return sendDetail(res, 403, "Invalid signature");
     if (verdict === "expired") return sendDetail(res, 403, "This link has expired");

@@ -104,7 +104,14 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     clock: options.clock,
     lookups,
   });
-  const admin = createAdminApp({ store, cache, users, publicUrl: () => publicUrl, adminToken: options.adminToken, logger });
+  const admin = createAdminApp({
+    store,
+    cache,
+    users,
+    publicUrl: () => publicUrl,
+    adminToken: options.adminToken,
+    logger,
+  });
   const publicServer = createPublicServer(app, options.slowClients);
   publicServer.keepAliveTimeout = 65_000;
   const adminServer = http.createServer(admin);
@@ -114,7 +121,10 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const shown = (host: string) => (host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host);
   publicUrl ||= `http://${shown(options.host)}:${port}`;
   // Ended sessions, used set-up links and old failed sign-ins are deleted now and then.
-  const pruning = setInterval(() => users.prune().catch((error: unknown) => logger.warn({ err: error }, "pruning sessions failed")), PRUNE_INTERVAL_MS);
+  const pruning = setInterval(
+    () => users.prune().catch((error: unknown) => logger.warn({ err: error }, "pruning sessions failed")),
+    PRUNE_INTERVAL_MS,
+  );
   pruning.unref();
   logger.info({ port, adminPort, routes: routes.length }, "gateway listening");
   return {

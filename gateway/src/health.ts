@@ -20,7 +20,10 @@ async function serviceState(peers: PeerRegistry, name: string): Promise<string> 
  * /health/live and /api/health/live answer 200 while the process runs;
  * /health/ready is the replica's readiness for Kubernetes.
  */
-export function mountHealth(router: Router, deps: { db: Database; bus: EventBus; peers: PeerRegistry; services: string[]; draining?: () => boolean }): void {
+export function mountHealth(
+  router: Router,
+  deps: { db: Database; bus: EventBus; peers: PeerRegistry; services: string[]; draining?: () => boolean },
+): void {
   const live = (_req: unknown, res: { json(body: unknown): void }) => res.json({ status: "ok" });
   router.get(["/health/live", "/api/health/live"], live);
   // Readiness of this gateway replica: its own database and bus, not the services behind it,
@@ -39,8 +42,14 @@ export function mountHealth(router: Router, deps: { db: Database; bus: EventBus;
   router.get(["/health", "/api/health"], async (_req, res, next) => {
     try {
       const names = deps.services;
-      const [database, ...states] = await Promise.all([databaseState(deps.db), ...names.map((name) => serviceState(deps.peers, name))]);
-      const dependencies: Record<string, string> = { database: database ?? "down", bus: deps.bus.healthy() ? "ok" : "down" };
+      const [database, ...states] = await Promise.all([
+        databaseState(deps.db),
+        ...names.map((name) => serviceState(deps.peers, name)),
+      ]);
+      const dependencies: Record<string, string> = {
+        database: database ?? "down",
+        bus: deps.bus.healthy() ? "ok" : "down",
+      };
       names.forEach((name, index) => {
         dependencies[name] = states[index] ?? "down";
       });

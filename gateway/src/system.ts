@@ -97,14 +97,21 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
   const infra = readInfraConfig(env);
   const config = readGatewayConfig(env);
   const logger = options.logger ?? createLogger(infra.logLevel, undefined, undefined, infra.logFormat);
-  const adminToken = infra.databaseUrl ? envString("ADMIN_TOKEN", undefined, env) : embeddedAdminToken(infra.dataDir, options.inMemory ?? false, env);
+  const adminToken = infra.databaseUrl
+    ? envString("ADMIN_TOKEN", undefined, env)
+    : embeddedAdminToken(infra.dataDir, options.inMemory ?? false, env);
   const internalToken = infra.internalToken ?? randomBytes(24).toString("base64url");
   // Before anything is built: the parts that trace wrap themselves as they are made.
   const tracing = await startTracing(env, "voiceops");
   const modules: ServiceModule[] = [];
   for (const { name } of SERVICES) modules.push(await loadServiceModule(name));
 
-  const db = await openDatabase(infra, { name: "voiceops", poolSize: config.poolSize, logger, inMemory: options.inMemory });
+  const db = await openDatabase(infra, {
+    name: "voiceops",
+    poolSize: config.poolSize,
+    logger,
+    inMemory: options.inMemory,
+  });
   const bus = openBus(infra, { name: "voiceops", logger });
   const clock = options.clock ?? systemClock;
   // A system that keeps nothing (tests) keeps its objects in a temporary folder of its own.
@@ -116,7 +123,19 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
   try {
     for (const module of modules) {
       services.push(
-        await startService(module, { db, bus, logger, internalToken, host: "127.0.0.1", port: 0, peers, clock, objects, env, eventRetentionDays: infra.eventRetentionDays }),
+        await startService(module, {
+          db,
+          bus,
+          logger,
+          internalToken,
+          host: "127.0.0.1",
+          port: 0,
+          peers,
+          clock,
+          objects,
+          env,
+          eventRetentionDays: infra.eventRetentionDays,
+        }),
       );
     }
     const gateway = await startGateway({

@@ -8,7 +8,12 @@ describe("admin API", () => {
   it("401 without or with a wrong bearer token", async () => {
     const none = await fetch(`${inject("adminUrl")}/admin/organizations/00000000-0000-7000-8000-000000000000`);
     expect(none.status).toBe(401);
-    const wrong = await admin.request("GET", "/admin/organizations/00000000-0000-7000-8000-000000000000", undefined, "wrong");
+    const wrong = await admin.request(
+      "GET",
+      "/admin/organizations/00000000-0000-7000-8000-000000000000",
+      undefined,
+      "wrong",
+    );
     expect(wrong.status).toBe(401);
     expect(typeof wrong.body.detail).toBe("string");
   });
@@ -26,13 +31,19 @@ describe("admin API", () => {
     });
     const read = await admin.request("GET", `/admin/organizations/${created.body.id}`);
     expect(read.body).toEqual(created.body);
-    const patched = await admin.request("PATCH", `/admin/organizations/${created.body.id}`, { timezone: "Europe/Berlin", default_country: "de" });
+    const patched = await admin.request("PATCH", `/admin/organizations/${created.body.id}`, {
+      timezone: "Europe/Berlin",
+      default_country: "de",
+    });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ timezone: "Europe/Berlin", default_country: "DE", name: "Defaults Plumbing" });
   });
 
   it("422 for a bad timezone, country or missing name, all reported", async () => {
-    const res = await admin.request("POST", "/admin/organizations", { timezone: "Mars/Olympus", default_country: "XX" });
+    const res = await admin.request("POST", "/admin/organizations", {
+      timezone: "Mars/Olympus",
+      default_country: "XX",
+    });
     expect(res.status).toBe(422);
     expect(locs(res.body)).toEqual([
       ["body", "name"],
@@ -43,7 +54,10 @@ describe("admin API", () => {
 
   it("issues keys shown once, lists them without the secret, revokes them", async () => {
     const org = await admin.createOrganization();
-    const created = await admin.request("POST", `/admin/organizations/${org.id}/api-keys`, { name: "voice agent", role: "admin" });
+    const created = await admin.request("POST", `/admin/organizations/${org.id}/api-keys`, {
+      name: "voice agent",
+      role: "admin",
+    });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
       id: expect.any(String),
@@ -58,7 +72,12 @@ describe("admin API", () => {
     expect(listed.body.total).toBe(1);
     expect(listed.body.items[0]).not.toHaveProperty("key");
     expect(JSON.stringify(listed.body)).not.toContain(created.body.key);
-    expect(listed.body.items[0]).toMatchObject({ id: created.body.id, prefix: created.body.prefix, role: "admin", revoked_at: null });
+    expect(listed.body.items[0]).toMatchObject({
+      id: created.body.id,
+      prefix: created.body.prefix,
+      role: "admin",
+      revoked_at: null,
+    });
     expect((await admin.request("DELETE", `/admin/api-keys/${created.body.id}`)).status).toBe(204);
   });
 

@@ -1,6 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { AdminClient, ApiClient, eventually, newTenant, testAdmin, testEnv, type Tenant } from "@voiceops/platform/testing";
+import {
+  AdminClient,
+  ApiClient,
+  eventually,
+  newTenant,
+  testAdmin,
+  testEnv,
+  type Tenant,
+} from "@voiceops/platform/testing";
 import { startSystem, type RunningSystem } from "../src/system.js";
 
 const baseUrl = inject("baseUrl");
@@ -47,8 +55,15 @@ describe("API keys", () => {
 
   it("refuses to create a key that has already expired (422 on expires_at)", async () => {
     const before = (await admin.request("GET", `/admin/organizations/${tenant.orgId}/api-keys`)).body.total;
-    for (const expires_at of [new Date(Date.now() - 60_000).toISOString(), "0000-01-01T00:00:00Z", "2020-01-01T00:00:00Z"]) {
-      const res = await admin.request("POST", `/admin/organizations/${tenant.orgId}/api-keys`, { role: "member", expires_at });
+    for (const expires_at of [
+      new Date(Date.now() - 60_000).toISOString(),
+      "0000-01-01T00:00:00Z",
+      "2020-01-01T00:00:00Z",
+    ]) {
+      const res = await admin.request("POST", `/admin/organizations/${tenant.orgId}/api-keys`, {
+        role: "member",
+        expires_at,
+      });
       expect(res.status, JSON.stringify(res.body)).toBe(422);
       expect(res.body.detail.map((d: { loc: unknown[] }) => d.loc)).toEqual([["body", "expires_at"]]);
     }
@@ -142,14 +157,18 @@ describe("rate limit by client address before authentication", () => {
   let tenant: Tenant;
   beforeAll(async () => {
     // Behind a proxy on loopback, X-Forwarded-For names the client: the tests play several clients.
-    system = await startSystem({ env: testEnv({ RATE_LIMIT_PER_MINUTE: "3", TRUST_PROXY: "loopback" }), inMemory: true });
+    system = await startSystem({
+      env: testEnv({ RATE_LIMIT_PER_MINUTE: "3", TRUST_PROXY: "loopback" }),
+      inMemory: true,
+    });
     tenant = await newTenant(system.url, new AdminClient(system.adminUrl, system.adminToken));
   });
   afterAll(async () => {
     await system?.stop();
   });
 
-  const from = (address: string, key: string | undefined, path = "/api/contacts") => new ApiClient(system.url, key).get(path, { "X-Forwarded-For": address });
+  const from = (address: string, key: string | undefined, path = "/api/contacts") =>
+    new ApiClient(system.url, key).get(path, { "X-Forwarded-For": address });
   const madeUp = () => `vo_${randomUUID().replaceAll("-", "")}`;
 
   it("made-up keys share their sender's address bucket: 429 once it is empty, valid keys from there too", async () => {
@@ -207,7 +226,11 @@ describe("revocation across gateway replicas", () => {
       expect((await onReplica.get("/api/contacts")).status).toBe(200);
       expect((await admin.request("DELETE", `/admin/api-keys/${key.id}`)).status).toBe(204);
       const started = Date.now();
-      await eventually(async () => ((await onReplica.get("/api/contacts")).status === 401 ? true : undefined), 5_000, 20);
+      await eventually(
+        async () => ((await onReplica.get("/api/contacts")).status === 401 ? true : undefined),
+        5_000,
+        20,
+      );
       expect(Date.now() - started).toBeLessThan(5_000);
     } finally {
       await replica.stop();

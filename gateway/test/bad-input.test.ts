@@ -76,7 +76,11 @@ describe("bad input is a 4xx, never a 500", () => {
 
   it("JSON nested 5,000 deep: 422 json_invalid", async () => {
     const deep = `${'{"a":['.repeat(2_500)}1${"]}".repeat(2_500)}`;
-    for (const body of [deep, `{"name":"Deep","notes":${deep}}`, `{"name":"Deep","tags":${"[".repeat(5_000)}${"]".repeat(5_000)}}`]) {
+    for (const body of [
+      deep,
+      `{"name":"Deep","notes":${deep}}`,
+      `{"name":"Deep","tags":${"[".repeat(5_000)}${"]".repeat(5_000)}}`,
+    ]) {
       const res = await t.owner.request("POST", "/api/contacts", { rawBody: body });
       expectStatus(res, 422);
       expect(res.body.detail[0]).toMatchObject({ loc: ["body"], type: "json_invalid" });
@@ -84,7 +88,12 @@ describe("bad input is a 4xx, never a 500", () => {
   });
 
   it("bad percent-encoding in a path: 422 on the path", async () => {
-    for (const path of ["/api/contacts/%ZZ", "/api/contacts/%E0%A4%A", "/api/contacts/%C3%28", "/api/leads/%ED%A0%80"]) {
+    for (const path of [
+      "/api/contacts/%ZZ",
+      "/api/contacts/%E0%A4%A",
+      "/api/contacts/%C3%28",
+      "/api/leads/%ED%A0%80",
+    ]) {
       for (const method of ["GET", "PUT", "DELETE"]) {
         const res = await t.owner.request(method, path, method === "PUT" ? { body: { name: "x" } } : {});
         expectStatus(res, 422);
@@ -95,15 +104,25 @@ describe("bad input is a 4xx, never a 500", () => {
 
   it("a body that does not decode with its Content-Encoding: 422; a good gzip body works", async () => {
     for (const encoding of ["gzip", "deflate", "br"]) {
-      const res = await t.owner.request("POST", "/api/contacts", { rawBody: "definitely not compressed", headers: { "content-encoding": encoding } });
+      const res = await t.owner.request("POST", "/api/contacts", {
+        rawBody: "definitely not compressed",
+        headers: { "content-encoding": encoding },
+      });
       expectStatus(res, 422);
       expect(res.body.detail[0]).toMatchObject({ loc: ["body"], type: "json_invalid" });
     }
-    const unknown = await t.owner.request("POST", "/api/contacts", { rawBody: "{}", headers: { "content-encoding": "zstd-ish" } });
+    const unknown = await t.owner.request("POST", "/api/contacts", {
+      rawBody: "{}",
+      headers: { "content-encoding": "zstd-ish" },
+    });
     expectStatus(unknown, 415);
     const ok = await fetch(`${baseUrl}/api/contacts`, {
       method: "POST",
-      headers: { "x-api-key": t.owner.apiKey as string, "content-type": "application/json", "content-encoding": "gzip" },
+      headers: {
+        "x-api-key": t.owner.apiKey as string,
+        "content-type": "application/json",
+        "content-encoding": "gzip",
+      },
       body: gzipSync(JSON.stringify({ name: "Zipped Contact" })),
     });
     expect(ok.status).toBe(201);

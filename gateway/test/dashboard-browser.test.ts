@@ -33,10 +33,15 @@ async function criticalViolations(page: Page): Promise<string[]> {
   await page.evaluate(axeSource);
   const violations = await page.evaluate(async () => {
     // Runs in the page (this file has no DOM types).
-    const { axe, document } = globalThis as unknown as { axe: { run: (context: unknown, options: unknown) => Promise<{ violations: AxeViolation[] }> }; document: unknown };
+    const { axe, document } = globalThis as unknown as {
+      axe: { run: (context: unknown, options: unknown) => Promise<{ violations: AxeViolation[] }> };
+      document: unknown;
+    };
     return (await axe.run(document, { resultTypes: ["violations"] })).violations;
   });
-  return violations.filter((v) => v.impact === "critical").map((v) => `${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  return violations
+    .filter((v) => v.impact === "critical")
+    .map((v) => `${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }
 
 describe.skipIf(!available && !inCi)("the dashboard in Chromium", () => {
@@ -53,7 +58,16 @@ describe.skipIf(!available && !inCi)("the dashboard in Chromium", () => {
     context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
       viewport: { width: 1280, height: 900 },
     });
     page = context.pages()[0] ?? (await context.newPage());
@@ -65,8 +79,14 @@ describe.skipIf(!available && !inCi)("the dashboard in Chromium", () => {
     tenant = await newTenant(baseUrl, admin);
     // Real statistics for the charts: service requests and a call made through the API.
     const contact = await tenant.owner.post("/api/contacts", { name: "Chart Customer", phone_number: "+15550103000" });
-    for (const description of ["Leaking tap", "No heat", "Broken door"]) await tenant.owner.post("/api/service-requests", { description, contact_id: contact.body.id });
-    await eventually(async () => ((await tenant.owner.get("/api/statistics/service-requests/by-status")).body.total === 3 ? true : undefined), 30_000, 200);
+    for (const description of ["Leaking tap", "No heat", "Broken door"])
+      await tenant.owner.post("/api/service-requests", { description, contact_id: contact.body.id });
+    await eventually(
+      async () =>
+        (await tenant.owner.get("/api/statistics/service-requests/by-status")).body.total === 3 ? true : undefined,
+      30_000,
+      200,
+    );
     email = `owner-${Date.now()}@example.com`;
   });
   afterAll(async () => {

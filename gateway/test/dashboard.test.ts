@@ -15,7 +15,9 @@ const webDist = join(root, "dist", "web");
 describe("the dashboard", () => {
   it("its committed API types are generated from the current OpenAPI document (npm run generate -w web)", async () => {
     const committed = readFileSync(join(root, "web", "src", "api", "schema.d.ts"), "utf8");
-    expect(committed === (await apiTypes()), "web/src/api/schema.d.ts is stale: run npm run generate -w web").toBe(true);
+    expect(committed === (await apiTypes()), "web/src/api/schema.d.ts is stale: run npm run generate -w web").toBe(
+      true,
+    );
   });
 
   it("is served at /app: the page revalidated, hashed assets cached for a year, every app path the same page", async () => {
@@ -43,7 +45,10 @@ describe("the dashboard", () => {
     expect(files.filter((f) => f.endsWith(".map"))).toEqual([]);
     const html = readFileSync(join(webDist, "index.html"), "utf8");
     const scripts = [...html.matchAll(/\/app\/assets\/([^"]+\.js)/g)].map((m) => m[1] as string);
-    const compressed = scripts.reduce((sum, name) => sum + gzipSync(readFileSync(join(webDist, "assets", name))).length, 0);
+    const compressed = scripts.reduce(
+      (sum, name) => sum + gzipSync(readFileSync(join(webDist, "assets", name))).length,
+      0,
+    );
     expect(compressed).toBeGreaterThan(0);
     expect(compressed).toBeLessThan(300 * 1024);
   });

@@ -1,6 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
-import { AdminClient, type ApiClient, eventually, freePort, isolatedDatabase, newTenant, runEntry, testEnv, waitForStatus, type RunningProcess } from "@voiceops/platform/testing";
+import {
+  AdminClient,
+  type ApiClient,
+  eventually,
+  freePort,
+  isolatedDatabase,
+  newTenant,
+  runEntry,
+  testEnv,
+  waitForStatus,
+  type RunningProcess,
+} from "@voiceops/platform/testing";
 
 // Losing the database under load, on real PostgreSQL: the system's connections are terminated
 // while writes are in flight, then the database refuses connections for a while. No process
@@ -22,7 +33,12 @@ describe.skipIf(!distributed)("database connections lost under load", () => {
     await admin.connect();
     const [port, adminPort] = await Promise.all([freePort(), freePort()]);
     url = `http://127.0.0.1:${port}`;
-    const env = testEnv({ DATABASE_URL: database.url, PORT: String(port), ADMIN_PORT: String(adminPort), LOG_LEVEL: "warn" });
+    const env = testEnv({
+      DATABASE_URL: database.url,
+      PORT: String(port),
+      ADMIN_PORT: String(adminPort),
+      LOG_LEVEL: "warn",
+    });
     // The whole system in one process: a crash of any component's database client ends it.
     system = runEntry("gateway/src/embedded.ts", env);
     await waitForStatus(`${url}/health/ready`, 200, 120_000);
@@ -38,9 +54,10 @@ describe.skipIf(!distributed)("database connections lost under load", () => {
   });
 
   async function terminateBackends(): Promise<number> {
-    const result = await admin.query("SELECT count(*)::int AS n FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()) t", [
-      databaseName(),
-    ]);
+    const result = await admin.query(
+      "SELECT count(*)::int AS n FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()) t",
+      [databaseName()],
+    );
     return Number(result.rows[0].n);
   }
 
@@ -51,7 +68,10 @@ describe.skipIf(!distributed)("database connections lost under load", () => {
     return Promise.all(
       Array.from({ length: count }, async (_x, i) => {
         const res = await api
-          .post("/api/contacts", { name: `Outage ${tag} ${i}`, phone_number: `+1555${String(Math.floor(Math.random() * 1e7)).padStart(7, "0")}` })
+          .post("/api/contacts", {
+            name: `Outage ${tag} ${i}`,
+            phone_number: `+1555${String(Math.floor(Math.random() * 1e7)).padStart(7, "0")}`,
+          })
           .catch(() => ({ status: 0 }));
         return res.status;
       }),
@@ -81,7 +101,11 @@ describe.skipIf(!distributed)("database connections lost under load", () => {
 
     await admin.query(`ALTER DATABASE ${databaseName()} ALLOW_CONNECTIONS true`);
     const outageEnded = Date.now();
-    await eventually(async () => ((await api.post("/api/contacts", { name: "Recovered Contact" })).status === 201 ? true : undefined), 60_000, 250);
+    await eventually(
+      async () => ((await api.post("/api/contacts", { name: "Recovered Contact" })).status === 201 ? true : undefined),
+      60_000,
+      250,
+    );
     const recoveredAfterMs = Date.now() - outageEnded;
     await waitForStatus(`${url}/health/ready`, 200, 60_000);
 

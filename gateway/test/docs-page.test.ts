@@ -8,7 +8,16 @@ import { startSystem, type RunningSystem } from "../src/system.js";
 // /openapi.json, and "Try it out" with an API key under "Authorize" calls the API.
 
 const CHROMIUM = "/usr/bin/chromium";
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 const haveChromium = existsSync(CHROMIUM);
 
 // Without Chromium the test is skipped on a developer's machine; CI installs it (.ci/run).
@@ -67,13 +76,18 @@ describe.runIf(haveChromium)("the /docs page in Chromium", () => {
 
     await listContacts.locator(".opblock-summary").first().click();
     await listContacts.getByRole("button", { name: "Try it out" }).click();
-    const answered = page.waitForResponse((response) => new URL(response.url()).pathname === "/api/contacts" && response.request().method() === "GET", { timeout: 30_000 });
+    const answered = page.waitForResponse(
+      (response) => new URL(response.url()).pathname === "/api/contacts" && response.request().method() === "GET",
+      { timeout: 30_000 },
+    );
     await listContacts.getByRole("button", { name: "Execute" }).click();
     const response = await answered;
     expect(response.status()).toBe(200);
     expect(response.request().headers()["x-api-key"]).toBe(tenant.owner.apiKey);
     await listContacts.locator(".live-responses-table tr.response .response-col_status").first().waitFor();
-    expect(await listContacts.locator(".live-responses-table tr.response .response-col_status").first().textContent()).toContain("200");
+    expect(
+      await listContacts.locator(".live-responses-table tr.response .response-col_status").first().textContent(),
+    ).toContain("200");
 
     expect(problems).toEqual([]);
     expect(elsewhere).toEqual([]);

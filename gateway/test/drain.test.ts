@@ -124,13 +124,22 @@ describe("npm start: SIGTERM to the printed pid drains under load; killing npm s
 
   async function npmStart(): Promise<{ npm: RunningProcess; pid: number; url: string; admin: AdminClient }> {
     const [port, adminPort] = await Promise.all([freePort(), freePort()]);
-    const env = testEnv({ DATA_DIR: dataDir, PORT: String(port), ADMIN_PORT: String(adminPort), LOG_LEVEL: "info", SHUTDOWN_DELAY_SECONDS: "5", RATE_LIMIT_PER_MINUTE: UNLIMITED });
+    const env = testEnv({
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      ADMIN_PORT: String(adminPort),
+      LOG_LEVEL: "info",
+      SHUTDOWN_DELAY_SECONDS: "5",
+      RATE_LIMIT_PER_MINUTE: UNLIMITED,
+    });
     const npm = runProcess("npm", ["start", "--silent"], env, { detached: true });
     started.push(npm);
     const url = `http://127.0.0.1:${port}`;
     await waitForStatus(`${url}/health/live`, 200, 120_000);
     // The ready line reaches the pipe a moment after the listener answers: wait for it.
-    const printed = await eventually(async () => /ready \(pid (\d+)\)/.exec(npm.output())?.[1], 60_000).catch(() => undefined);
+    const printed = await eventually(async () => /ready \(pid (\d+)\)/.exec(npm.output())?.[1], 60_000).catch(
+      () => undefined,
+    );
     const pid = Number(printed);
     expect(pid, npm.output()).toBeGreaterThan(0);
     return { npm, pid, url, admin: new AdminClient(`http://127.0.0.1:${adminPort}`, env.ADMIN_TOKEN as string) };
@@ -145,7 +154,11 @@ describe("npm start: SIGTERM to the printed pid drains under load; killing npm s
     void idle.closed.then(() => (idleClosed = true));
     const load = continuousLoad((i) =>
       i % 2
-        ? fetch(`${url}/api/contacts`, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify({ name: `Drain ${i}` }) })
+        ? fetch(`${url}/api/contacts`, {
+            method: "POST",
+            headers: { "x-api-key": key, "content-type": "application/json" },
+            body: JSON.stringify({ name: `Drain ${i}` }),
+          })
         : fetch(`${url}/api/contacts?page_size=5`, { headers: { "x-api-key": key } }),
     );
     await eventually(async () => (load.answered() >= 40 ? true : undefined), 60_000);
@@ -199,16 +212,26 @@ describe.skipIf(!distributed)("distributed mode: each service and the gateway dr
     for (const [i, name] of names.entries()) env[serviceAddrVariable(name)] = `http://127.0.0.1:${ports[i]}`;
     const startService = (name: string) => {
       const i = names.indexOf(name);
-      const proc = runEntry(`services/${name}/src/main.ts`, { ...env, GRPC_HOST: "127.0.0.1", GRPC_PORT: String(ports[i]), OPS_PORT: String(ports[i + names.length]) });
+      const proc = runEntry(`services/${name}/src/main.ts`, {
+        ...env,
+        GRPC_HOST: "127.0.0.1",
+        GRPC_PORT: String(ports[i]),
+        OPS_PORT: String(ports[i + names.length]),
+      });
       running.push(proc);
       return proc;
     };
     const services = Object.fromEntries(names.map((name) => [name, startService(name)]));
-    const gateway = runEntry("gateway/src/main.ts", { ...env, PORT: String(gatewayPort), ADMIN_PORT: String(adminPort) });
+    const gateway = runEntry("gateway/src/main.ts", {
+      ...env,
+      PORT: String(gatewayPort),
+      ADMIN_PORT: String(adminPort),
+    });
     running.push(gateway);
     let gatewayStopped = false;
     void gateway.exited.then((code) => {
-      if (!gatewayStopped) process.stdout.write(`gateway exited unexpectedly (${code}):\n${gateway.output().slice(-5_000)}\n`);
+      if (!gatewayStopped)
+        process.stdout.write(`gateway exited unexpectedly (${code}):\n${gateway.output().slice(-5_000)}\n`);
     });
     const url = `http://127.0.0.1:${gatewayPort}`;
     const crmOps = `http://127.0.0.1:${ports[names.length + names.indexOf("crm")]}`;
@@ -217,7 +240,11 @@ describe.skipIf(!distributed)("distributed mode: each service and the gateway dr
     const key = tenant.owner.apiKey as string;
     const contacts = (i: number) =>
       i % 2
-        ? fetch(`${url}/api/contacts`, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify({ name: `Service Drain ${i}` }) })
+        ? fetch(`${url}/api/contacts`, {
+            method: "POST",
+            headers: { "x-api-key": key, "content-type": "application/json" },
+            body: JSON.stringify({ name: `Service Drain ${i}` }),
+          })
         : fetch(`${url}/api/contacts?page_size=5`, { headers: { "x-api-key": key } });
 
     // 1. crm drains: its readiness is 503 at once; calls in flight finish; later calls are 503s.
@@ -268,7 +295,9 @@ describe.skipIf(!distributed)("distributed mode: each service and the gateway dr
     expect(result.afterSignal.closing).toBe(result.afterSignal.answered);
 
     // 4. Every service exits 0 on SIGTERM.
-    const codes = await Promise.all(running.filter((r) => r.child.exitCode === null && r.child.signalCode === null).map((r) => r.stop("SIGTERM")));
+    const codes = await Promise.all(
+      running.filter((r) => r.child.exitCode === null && r.child.signalCode === null).map((r) => r.stop("SIGTERM")),
+    );
     expect(codes.every((c) => c === 0)).toBe(true);
   });
 });

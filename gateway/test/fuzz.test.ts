@@ -65,7 +65,8 @@ function deep(depth: number): unknown {
 
 function resolve(doc: Schema, schema: Schema | undefined): Schema {
   let current = schema ?? {};
-  for (let i = 0; i < 10 && current.$ref; i++) current = doc.components.schemas[String(current.$ref).split("/").pop() as string] ?? {};
+  for (let i = 0; i < 10 && current.$ref; i++)
+    current = doc.components.schemas[String(current.$ref).split("/").pop() as string] ?? {};
   if (Array.isArray(current.anyOf)) current = resolve(doc, current.anyOf.find((s: Schema) => s.type !== "null") ?? {});
   if (Array.isArray(current.oneOf)) current = resolve(doc, current.oneOf.find((s: Schema) => s.type !== "null") ?? {});
   return current;
@@ -145,19 +146,40 @@ interface Probe {
 /** Every probe for one operation: each parameter and body field bad in turn, then bad bodies. */
 function probesOf(doc: Schema, op: Operation, key: string): Probe[] {
   const probes: Probe[] = [];
-  const pathValues = Object.fromEntries(op.parameters.filter((p) => p.in === "path").map((p) => [p.name, encoded(sample(doc, p.schema))]));
+  const pathValues = Object.fromEntries(
+    op.parameters.filter((p) => p.in === "path").map((p) => [p.name, encoded(sample(doc, p.schema))]),
+  );
   const validBody = op.body ? sample(doc, op.body) : undefined;
   const build = (path: Record<string, string>, query: string, body: unknown, raw?: string): Probe => {
-    const url = op.path.replace(/\{([a-z_0-9]+)\}/g, (_m, name: string) => path[name] ?? "x") + (query ? `?${query}` : "");
+    const url =
+      op.path.replace(/\{([a-z_0-9]+)\}/g, (_m, name: string) => path[name] ?? "x") + (query ? `?${query}` : "");
     const payload = raw ?? (body === undefined ? undefined : JSON.stringify(body));
-    return { what: "", method: op.verb.toUpperCase(), url, body: payload, headers: { "x-api-key": key, ...(payload === undefined ? {} : { "content-type": "application/json" }) } };
+    return {
+      what: "",
+      method: op.verb.toUpperCase(),
+      url,
+      body: payload,
+      headers: { "x-api-key": key, ...(payload === undefined ? {} : { "content-type": "application/json" }) },
+    };
   };
   for (const param of op.parameters) {
     for (const value of [...HOSTILE_VALUES.map(encoded), ...RAW_TEXTS]) {
-      if (param.in === "path") probes.push({ ...build({ ...pathValues, [param.name]: value }, "", validBody), what: `path ${param.name}=${value.slice(0, 40)}` });
-      else probes.push({ ...build(pathValues, `${param.name}=${value}`, validBody), what: `query ${param.name}=${value.slice(0, 40)}` });
+      if (param.in === "path")
+        probes.push({
+          ...build({ ...pathValues, [param.name]: value }, "", validBody),
+          what: `path ${param.name}=${value.slice(0, 40)}`,
+        });
+      else
+        probes.push({
+          ...build(pathValues, `${param.name}=${value}`, validBody),
+          what: `query ${param.name}=${value.slice(0, 40)}`,
+        });
     }
-    if (param.in === "query") probes.push({ ...build(pathValues, `${param.name}=1&${param.name}=%00&${param.name}[x]=2`, validBody), what: `query ${param.name} repeated` });
+    if (param.in === "query")
+      probes.push({
+        ...build(pathValues, `${param.name}=1&${param.name}=%00&${param.name}[x]=2`, validBody),
+        what: `query ${param.name} repeated`,
+      });
   }
   if (op.body) {
     const schema = resolve(doc, op.body);
@@ -168,7 +190,10 @@ function probesOf(doc: Schema, op: Operation, key: string): Probe[] {
       }
       const itemSchema = resolve(doc, schema.properties[name]);
       if (typeOf(itemSchema) === "object" || typeOf(itemSchema) === "array") {
-        probes.push({ ...build(pathValues, "", { ...(validBody as object), [name]: deep(200) }), what: `body ${name} nested 200 deep` });
+        probes.push({
+          ...build(pathValues, "", { ...(validBody as object), [name]: deep(200) }),
+          what: `body ${name} nested 200 deep`,
+        });
       }
     }
     for (const [what, raw] of [
@@ -184,8 +209,15 @@ function probesOf(doc: Schema, op: Operation, key: string): Probe[] {
   return probes;
 }
 
-async function send(probe: Probe, checker: ResponseChecker): Promise<{ status: number; json: boolean; problem: string | undefined }> {
-  const response = await fetch(`${baseUrl}${probe.url}`, { method: probe.method, headers: probe.headers, body: probe.body });
+async function send(
+  probe: Probe,
+  checker: ResponseChecker,
+): Promise<{ status: number; json: boolean; problem: string | undefined }> {
+  const response = await fetch(`${baseUrl}${probe.url}`, {
+    method: probe.method,
+    headers: probe.headers,
+    body: probe.body,
+  });
   const raw = await response.text();
   let body: unknown;
   try {
@@ -206,12 +238,15 @@ describe("hostile input on every operation of /openapi.json", () => {
   it("never answers 5xx, always in JSON, always as the document declares", async () => {
     const checker = await responseChecker(baseUrl);
     const doc = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as Schema;
-    const operations = operationsOf(doc).filter((op) => op.path.startsWith("/api/") && !op.path.startsWith("/api/health"));
+    const operations = operationsOf(doc).filter(
+      (op) => op.path.startsWith("/api/") && !op.path.startsWith("/api/health"),
+    );
     expect(operations.length).toBeGreaterThan(10);
     const probes = operations.flatMap((op) => probesOf(doc, op, owner.owner.apiKey as string));
     // Bounded: a fixed share of the probes, spread over every operation.
     const limit = 6_000;
-    const chosen = probes.length <= limit ? probes : probes.filter((_p, i) => i % Math.ceil(probes.length / limit) === 0);
+    const chosen =
+      probes.length <= limit ? probes : probes.filter((_p, i) => i % Math.ceil(probes.length / limit) === 0);
     const failures: string[] = [];
     const statuses = new Map<number, number>();
     let next = 0;
@@ -221,12 +256,18 @@ describe("hostile input on every operation of /openapi.json", () => {
           const probe = chosen[next++] as Probe;
           const { status, json, problem } = await send(probe, checker);
           statuses.set(status, (statuses.get(status) ?? 0) + 1);
-          if (status >= 500 || !json) failures.push(`${status}${json ? "" : " (not JSON)"} ${probe.method} ${probe.url.slice(0, 80)} [${probe.what}]`);
-          else if (problem) failures.push(`${probe.method} ${probe.url.slice(0, 80)} [${probe.what}]: ${problem.slice(0, 600)}`);
+          if (status >= 500 || !json)
+            failures.push(
+              `${status}${json ? "" : " (not JSON)"} ${probe.method} ${probe.url.slice(0, 80)} [${probe.what}]`,
+            );
+          else if (problem)
+            failures.push(`${probe.method} ${probe.url.slice(0, 80)} [${probe.what}]: ${problem.slice(0, 600)}`);
         }
       }),
     );
-    process.stdout.write(`fuzz: ${chosen.length} requests over ${operations.length} operations; statuses ${JSON.stringify(Object.fromEntries(statuses))}\n`);
+    process.stdout.write(
+      `fuzz: ${chosen.length} requests over ${operations.length} operations; statuses ${JSON.stringify(Object.fromEntries(statuses))}\n`,
+    );
     if (failures.length > 0) process.stdout.write(`fuzz failures:\n${failures.join("\n")}\n`);
     expect(failures.slice(0, 50), `${failures.length} bad answers`).toEqual([]);
     // Thousands of requests: a loaded machine may need far longer than the default bound.

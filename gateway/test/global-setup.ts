@@ -21,7 +21,9 @@ export async function setup(project: TestProject) {
   project.provide("serviceUrls", Object.fromEntries(system.services.map((s) => [s.name, s.url])));
   project.provide("mode", `${system.db.kind}+${system.bus.kind}`);
   project.provide("serverPid", process.pid);
-  process.stdout.write(`test system: ${system.db.kind} storage, ${system.bus.kind} bus, ${distributed ? "gRPC over loopback" : "in-process calls"}\n`);
+  process.stdout.write(
+    `test system: ${system.db.kind} storage, ${system.bus.kind} bus, ${distributed ? "gRPC over loopback" : "in-process calls"}\n`,
+  );
 }
 
 export async function teardown() {

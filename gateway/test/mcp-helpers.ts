@@ -55,7 +55,10 @@ const AROUND_THE_CLOCK = { mon: day, tue: day, wed: day, thu: day, fri: day, sat
  * A fresh organization in America/Chicago, open around the clock unless `hours` say otherwise
  * (so slots exist whenever the tests run), with an owner and a member key.
  */
-export async function openTenant(hours: Record<string, { start: string; end: string }[]> = AROUND_THE_CLOCK, baseUrl: string = inject("baseUrl")): Promise<Tenant> {
+export async function openTenant(
+  hours: Record<string, { start: string; end: string }[]> = AROUND_THE_CLOCK,
+  baseUrl: string = inject("baseUrl"),
+): Promise<Tenant> {
   const admin = testAdmin();
   const created = await admin.request("POST", "/admin/organizations", {
     name: `MCP ${Math.random().toString(36).slice(2)}`,
@@ -63,6 +66,14 @@ export async function openTenant(hours: Record<string, { start: string; end: str
     business_hours: hours,
   });
   if (created.status !== 201) throw new Error(`create organization: ${created.status}`);
-  const [owner, member] = await Promise.all([admin.createKey(created.body.id, { role: "owner" }), admin.createKey(created.body.id, { role: "member" })]);
-  return { orgId: created.body.id, owner: new ApiClient(baseUrl, owner.key), member: new ApiClient(baseUrl, member.key), admin };
+  const [owner, member] = await Promise.all([
+    admin.createKey(created.body.id, { role: "owner" }),
+    admin.createKey(created.body.id, { role: "member" }),
+  ]);
+  return {
+    orgId: created.body.id,
+    owner: new ApiClient(baseUrl, owner.key),
+    member: new ApiClient(baseUrl, member.key),
+    admin,
+  };
 }

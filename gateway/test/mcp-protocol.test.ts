@@ -63,20 +63,37 @@ describe("MCP endpoint: protocol", () => {
     const client = await connect({ "x-api-key": owner.apiKey ?? "" });
     const { tools } = await client.listTools();
     const openapi = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as any;
-    const schemaOf = (name: string) => tools.find((t) => t.name === name)?.inputSchema.properties as Record<string, any>;
-    const parameter = (path: string, verb: string, name: string) => openapi.paths[path][verb].parameters.find((p: { name: string }) => p.name === name).schema;
+    const schemaOf = (name: string) =>
+      tools.find((t) => t.name === name)?.inputSchema.properties as Record<string, any>;
+    const parameter = (path: string, verb: string, name: string) =>
+      openapi.paths[path][verb].parameters.find((p: { name: string }) => p.name === name).schema;
     const body = (path: string) => openapi.paths[path].post.requestBody.content["application/json"].schema.properties;
-    expect(schemaOf("search_contacts").limit).toMatchObject({ minimum: parameter("/api/contacts/search", "get", "limit").minimum, maximum: 50 });
-    expect(schemaOf("search_contacts").query).toMatchObject({ minLength: 1, maxLength: parameter("/api/contacts/search", "get", "q").maxLength });
+    expect(schemaOf("search_contacts").limit).toMatchObject({
+      minimum: parameter("/api/contacts/search", "get", "limit").minimum,
+      maximum: 50,
+    });
+    expect(schemaOf("search_contacts").query).toMatchObject({
+      minLength: 1,
+      maxLength: parameter("/api/contacts/search", "get", "q").maxLength,
+    });
     const serviceRequest = body("/api/service-requests");
     expect(schemaOf("create_service_request").priority.enum).toEqual(serviceRequest.priority.enum);
-    expect(schemaOf("create_service_request").description).toMatchObject({ maxLength: serviceRequest.description.maxLength });
-    const emergencyTypes = parameter("/api/service-requests/{service_request_id}/emergency", "post", "emergency_type").enum;
+    expect(schemaOf("create_service_request").description).toMatchObject({
+      maxLength: serviceRequest.description.maxLength,
+    });
+    const emergencyTypes = parameter(
+      "/api/service-requests/{service_request_id}/emergency",
+      "post",
+      "emergency_type",
+    ).enum;
     expect(schemaOf("flag_emergency").emergency_type.enum.filter((v: unknown) => v !== null)).toEqual(emergencyTypes);
     expect(schemaOf("book_appointment").notes.maxLength).toBe(body("/api/scheduling/book").notes.maxLength);
     // Required as in REST, unless the tool fills the field itself.
     expect(tools.find((t) => t.name === "flag_emergency")?.inputSchema.required).toEqual(["service_request_id"]);
-    expect(tools.find((t) => t.name === "reschedule_appointment")?.inputSchema.required).toEqual(["appointment_id", "start"]);
+    expect(tools.find((t) => t.name === "reschedule_appointment")?.inputSchema.required).toEqual([
+      "appointment_id",
+      "start",
+    ]);
     await client.close();
   });
 
@@ -88,8 +105,17 @@ describe("MCP endpoint: protocol", () => {
       params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
     });
     const post = (headers: Record<string, string>) =>
-      fetch(`${baseUrl}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body: initialize });
-    const refused: Record<string, string>[] = [{}, { "x-api-key": "vo_not_a_key" }, { authorization: "Bearer vo_not_a_key" }, { authorization: "Basic abc" }];
+      fetch(`${baseUrl}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+        body: initialize,
+      });
+    const refused: Record<string, string>[] = [
+      {},
+      { "x-api-key": "vo_not_a_key" },
+      { authorization: "Bearer vo_not_a_key" },
+      { authorization: "Basic abc" },
+    ];
     for (const headers of refused) {
       const response = await post(headers);
       expect(response.status, JSON.stringify(headers)).toBe(401);
@@ -101,7 +127,11 @@ describe("MCP endpoint: protocol", () => {
     expect(ok.status).toBe(200);
     expect(ok.headers.get("ratelimit-limit")).toEqual(expect.any(String));
     const answer = await ok.json();
-    expect(answer).toMatchObject({ jsonrpc: "2.0", id: 1, result: { protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "voiceops" } } });
+    expect(answer).toMatchObject({
+      jsonrpc: "2.0",
+      id: 1,
+      result: { protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "voiceops" } },
+    });
     const client = await connect({ authorization: `Bearer ${owner.apiKey}` });
     expect((await client.callTool({ name: "get_business_hours", arguments: {} })).isError).toBeFalsy();
     await client.close();
@@ -109,7 +139,12 @@ describe("MCP endpoint: protocol", () => {
 
   it("malformed JSON-RPC is a 4xx or a JSON-RPC error, never a 5xx", async () => {
     const { owner } = await tenant();
-    const headers = { "x-api-key": owner.apiKey ?? "", "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" };
+    const headers = {
+      "x-api-key": owner.apiKey ?? "",
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-06-18",
+    };
     const bodies = [
       "{not json",
       "",
@@ -124,9 +159,19 @@ describe("MCP endpoint: protocol", () => {
       JSON.stringify({ jsonrpc: "2.0", id: 1, method: "no/such/method" }),
       JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call" }),
       JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "no_such_tool", arguments: {} } }),
-      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "lookup_caller", arguments: "phone" } }),
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "lookup_caller", arguments: "phone" },
+      }),
       JSON.stringify({ jsonrpc: "2.0", id: { nested: true }, method: "tools/list" }),
-      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "save_caller_memory", arguments: { phone_number: [[[[]]]], summary: { a: { b: {} } } } } }),
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "save_caller_memory", arguments: { phone_number: [[[[]]]], summary: { a: { b: {} } } } },
+      }),
       JSON.stringify(Array.from({ length: 150 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "tools/list" }))),
       `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":${"[".repeat(5000)}${"]".repeat(5000)}}`,
       JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { padding: "x".repeat(1_100_000) } }),
@@ -136,12 +181,19 @@ describe("MCP endpoint: protocol", () => {
       const text = await response.text();
       expect(response.status, `${body.slice(0, 80)} -> ${response.status} ${text.slice(0, 200)}`).toBeLessThan(500);
       // A JSON-RPC error, or (for a tool called with bad arguments) a tool result with isError.
-      if (response.status === 200) expect(JSON.parse(text).error ?? JSON.parse(text).result?.isError, body.slice(0, 80)).toBeTruthy();
+      if (response.status === 200)
+        expect(JSON.parse(text).error ?? JSON.parse(text).result?.isError, body.slice(0, 80)).toBeTruthy();
       else if (response.status !== 202) expect(response.status).toBeGreaterThanOrEqual(400);
     }
-    const wrongType = await fetch(`${baseUrl}/mcp`, { method: "POST", headers: { ...headers, "content-type": "text/plain" }, body: "{}" });
+    const wrongType = await fetch(`${baseUrl}/mcp`, {
+      method: "POST",
+      headers: { ...headers, "content-type": "text/plain" },
+      body: "{}",
+    });
     expect(wrongType.status).toBe(415);
-    const get = await fetch(`${baseUrl}/mcp`, { headers: { "x-api-key": owner.apiKey ?? "", accept: "text/event-stream" } });
+    const get = await fetch(`${baseUrl}/mcp`, {
+      headers: { "x-api-key": owner.apiKey ?? "", accept: "text/event-stream" },
+    });
     expect(get.status).toBe(405);
     expect(get.headers.get("allow")).toBe("POST");
   });

@@ -20,7 +20,12 @@ beforeAll(async () => {
 describe("callers and contacts", () => {
   it("lookup_caller on an unknown number: no contact, no memory, not blocked", async () => {
     const found = await call(agent, "lookup_caller", { phone_number: phone.slice(2) });
-    expect(found).toMatchObject({ phone_number: phone, contact: null, open_service_requests: [], upcoming_appointments: [] });
+    expect(found).toMatchObject({
+      phone_number: phone,
+      contact: null,
+      open_service_requests: [],
+      upcoming_appointments: [],
+    });
     expect(found.memory).toMatchObject({ phone_number: phone, summary: null });
     expect(found.do_not_call).toMatchObject({ blocked: false, entry: null });
   });
@@ -30,13 +35,20 @@ describe("callers and contacts", () => {
     expect(created).toMatchObject({ phone_number: phone, name: "Dana Reyes", email: null });
     const updated = await call(agent, "save_contact", { phone_number: phone.slice(2), email: "dana@example.com" });
     expect(updated).toMatchObject({ id: created.id, name: "Dana Reyes", email: "dana@example.com" });
-    expect((await t.owner.get(`/api/contacts/${created.id}`)).body).toMatchObject({ name: "Dana Reyes", email: "dana@example.com" });
+    expect((await t.owner.get(`/api/contacts/${created.id}`)).body).toMatchObject({
+      name: "Dana Reyes",
+      email: "dana@example.com",
+    });
     const searched = await call(agent, "search_contacts", { query: "dana r" });
     expect(searched.contacts.map((c: { id: string }) => c.id)).toEqual([created.id]);
   });
 
   it("create_service_request by phone links the caller's contact; lookup_caller lists it as open", async () => {
-    const request = await call(agent, "create_service_request", { phone_number: phone, description: "Kitchen sink leaking", priority: "HIGH" });
+    const request = await call(agent, "create_service_request", {
+      phone_number: phone,
+      description: "Kitchen sink leaking",
+      priority: "HIGH",
+    });
     expect(request).toMatchObject({ description: "Kitchen sink leaking", priority: "HIGH", status: "new" });
     const read = await call(agent, "get_service_request", { id: request.id });
     expect(read).toEqual(request);
@@ -46,33 +58,64 @@ describe("callers and contacts", () => {
   });
 
   it("save_caller_memory keeps a summary that lookup_caller gives back", async () => {
-    const saved = await call(agent, "save_caller_memory", { phone_number: phone, summary: "Leaking sink; prefers mornings." });
+    const saved = await call(agent, "save_caller_memory", {
+      phone_number: phone,
+      summary: "Leaking sink; prefers mornings.",
+    });
     expect(saved).toMatchObject({ phone_number: phone, summary: "Leaking sink; prefers mornings." });
     expect(saved.summary_updated_at).toEqual(expect.any(String));
     const found = await call(agent, "lookup_caller", { phone_number: phone });
-    expect(found.memory).toMatchObject({ summary: "Leaking sink; prefers mornings.", conversation_id: saved.conversation_id });
+    expect(found.memory).toMatchObject({
+      summary: "Leaking sink; prefers mornings.",
+      conversation_id: saved.conversation_id,
+    });
   });
 
   it("do-not-call: check, add, check again; lookup_caller says blocked", async () => {
     const other = `+1555${String(Math.floor(Math.random() * 1e7)).padStart(7, "0")}`;
-    expect(await call(agent, "check_do_not_call", { phone_number: other })).toMatchObject({ phone_number: other, blocked: false });
-    expect(await call(agent, "add_to_do_not_call", { phone_number: other, reason: "Asked not to be called" })).toEqual({ added: 1, already_listed: 0, invalid: [] });
-    expect(await call(agent, "add_to_do_not_call", { phone_number: other })).toMatchObject({ added: 0, already_listed: 1 });
+    expect(await call(agent, "check_do_not_call", { phone_number: other })).toMatchObject({
+      phone_number: other,
+      blocked: false,
+    });
+    expect(await call(agent, "add_to_do_not_call", { phone_number: other, reason: "Asked not to be called" })).toEqual({
+      added: 1,
+      already_listed: 0,
+      invalid: [],
+    });
+    expect(await call(agent, "add_to_do_not_call", { phone_number: other })).toMatchObject({
+      added: 0,
+      already_listed: 1,
+    });
     const checked = await call(agent, "check_do_not_call", { phone_number: other });
-    expect(checked).toMatchObject({ blocked: true, entry: { phone_number: other, reason: "Asked not to be called", source: "caller_request" } });
+    expect(checked).toMatchObject({
+      blocked: true,
+      entry: { phone_number: other, reason: "Asked not to be called", source: "caller_request" },
+    });
     expect((await call(agent, "lookup_caller", { phone_number: other })).do_not_call.blocked).toBe(true);
   });
 
   it("create_lead upserts the contact", async () => {
-    const lead = await call(agent, "create_lead", { phone_number: phone, notes: "Wants a quote for a water heater", source: "phone" });
-    expect(lead).toMatchObject({ status: "new", notes: "Wants a quote for a water heater", contact: { phone_number: phone, name: "Dana Reyes" } });
+    const lead = await call(agent, "create_lead", {
+      phone_number: phone,
+      notes: "Wants a quote for a water heater",
+      source: "phone",
+    });
+    expect(lead).toMatchObject({
+      status: "new",
+      notes: "Wants a quote for a water heater",
+      contact: { phone_number: phone, name: "Dana Reyes" },
+    });
   });
 });
 
 describe("scheduling", () => {
   let typeId: string;
   beforeAll(async () => {
-    const type = await t.owner.post("/api/scheduling/types", { name: "Plumbing visit", duration_minutes: 60, min_notice_minutes: 0 });
+    const type = await t.owner.post("/api/scheduling/types", {
+      name: "Plumbing visit",
+      duration_minutes: 60,
+      min_notice_minutes: 0,
+    });
     expect(type.status).toBe(201);
     typeId = type.body.id;
   });
@@ -89,7 +132,11 @@ describe("scheduling", () => {
     // Held: no longer offered.
     const again = await call(agent, "find_slots", { appointment_type_id: typeId });
     expect(again.slots.map((s: { start: string }) => s.start)).not.toContain(first.start);
-    const booked = await call(agent, "book_appointment", { hold_id: hold.id, appointment_type_id: typeId, contact: { name: "Dana Reyes", phone_number: phone } });
+    const booked = await call(agent, "book_appointment", {
+      hold_id: hold.id,
+      appointment_type_id: typeId,
+      contact: { name: "Dana Reyes", phone_number: phone },
+    });
     expect(booked).toMatchObject({ status: "scheduled", start_at: hold.start_at, contact: { phone_number: phone } });
     const found2 = await call(agent, "lookup_caller", { phone_number: phone });
     expect(found2.upcoming_appointments.map((a: { id: string }) => a.id)).toContain(booked.id);
@@ -100,7 +147,11 @@ describe("scheduling", () => {
   });
 
   it("isError results: a slot that is not one, a conflict, a missing type, an unknown name", async () => {
-    const bad = await callFailing(agent, "book_appointment", { appointment_type_id: typeId, start: "2020-01-01T00:00:00Z", contact: { phone_number: phone } });
+    const bad = await callFailing(agent, "book_appointment", {
+      appointment_type_id: typeId,
+      start: "2020-01-01T00:00:00Z",
+      contact: { phone_number: phone },
+    });
     expect(bad.status).toBe(422);
     expect(bad.detail.map((e: { loc: unknown[] }) => e.loc)).toEqual([["start"]]);
     const neither = await callFailing(agent, "find_slots", {});
@@ -121,14 +172,28 @@ describe("emergencies", () => {
     const tech = await t.owner.post("/api/technicians", { name: "Sam Pipe", skills: ["Plumbing"], is_on_call: true });
     expect(tech.status).toBe(200);
     await t.owner.post("/api/technicians", { name: "Eli Volt", skills: ["electrical"], is_on_call: true });
-    const request = await call(agent, "create_service_request", { phone_number: phone, description: "Water pouring from the ceiling" });
-    const flagged = await call(agent, "flag_emergency", { service_request_id: request.id, notes: "Main valve not found" });
-    expect(flagged).toMatchObject({ is_emergency: true, emergency_type: "other", emergency_priority: 1, emergency_notes: "Main valve not found" });
+    const request = await call(agent, "create_service_request", {
+      phone_number: phone,
+      description: "Water pouring from the ceiling",
+    });
+    const flagged = await call(agent, "flag_emergency", {
+      service_request_id: request.id,
+      notes: "Main valve not found",
+    });
+    expect(flagged).toMatchObject({
+      is_emergency: true,
+      emergency_type: "other",
+      emergency_priority: 1,
+      emergency_notes: "Main valve not found",
+    });
     const onCall = await call(agent, "get_on_call_technician", { skill: "plumbing" });
     expect(onCall.technician).toMatchObject({ id: tech.body.id, name: "Sam Pipe" });
     expect(onCall.on_call.map((x: { name: string }) => x.name)).toEqual(["Sam Pipe"]);
     expect((await call(agent, "get_on_call_technician")).on_call).toHaveLength(2);
-    const dispatch = await call(agent, "dispatch_technician", { service_request_id: request.id, technician_id: tech.body.id });
+    const dispatch = await call(agent, "dispatch_technician", {
+      service_request_id: request.id,
+      technician_id: tech.body.id,
+    });
     expect(dispatch).toMatchObject({ service_request_id: request.id, technician_id: tech.body.id, status: "assigned" });
     const twice = await callFailing(agent, "dispatch_technician", { service_request_id: request.id });
     expect(twice.status).toBe(409);
@@ -144,7 +209,10 @@ describe("business knowledge", () => {
   });
 
   it("get_business_hours: the next opening or closing of weekday hours", async () => {
-    const weekdays = await openTenant({ mon: [{ start: "08:00", end: "17:00" }], fri: [{ start: "08:00", end: "17:00" }] });
+    const weekdays = await openTenant({
+      mon: [{ start: "08:00", end: "17:00" }],
+      fri: [{ start: "08:00", end: "17:00" }],
+    });
     const hours = await call(await mcpClientOf(weekdays.member), "get_business_hours");
     expect(hours.hours).toMatchObject({ mon: [{ start: "08:00", end: "17:00" }], tue: [], sun: [] });
     const next = new Date(hours.next_change_at).getTime();
@@ -160,7 +228,12 @@ describe("business knowledge", () => {
       text: "A drain cleaning costs 149 dollars. We serve Springfield and Shelbyville.",
     });
     expect(source.status).toBe(201);
-    await eventually(async () => ((await t.owner.get(`/api/knowledge-base/sources/${source.body.id}`)).body.status === "ready" ? true : undefined), 90_000, 200);
+    await eventually(
+      async () =>
+        (await t.owner.get(`/api/knowledge-base/sources/${source.body.id}`)).body.status === "ready" ? true : undefined,
+      90_000,
+      200,
+    );
     const found = await call(agent, "search_knowledge_base", { query: "drain cleaning price", limit: 3 });
     expect(found.results[0]).toMatchObject({ source_id: source.body.id });
     expect(found.results[0].content).toContain("149 dollars");
@@ -179,8 +252,16 @@ describe("validation and scoping", () => {
     expect(bad.text).toContain("- limit: Input should be less than or equal to 50");
     const phoneBad = await callFailing(agent, "lookup_caller", { phone_number: "not a phone" });
     expect(phoneBad.detail).toEqual([expect.objectContaining({ loc: ["phone_number"], type: "value_error" })]);
-    const several = await callFailing(agent, "create_service_request", { contact_id: "nope", priority: "SOON", description: "" });
-    expect(several.detail.map((e: { loc: unknown[] }) => e.loc)).toEqual([["contact_id"], ["description"], ["priority"]]);
+    const several = await callFailing(agent, "create_service_request", {
+      contact_id: "nope",
+      priority: "SOON",
+      description: "",
+    });
+    expect(several.detail.map((e: { loc: unknown[] }) => e.loc)).toEqual([
+      ["contact_id"],
+      ["description"],
+      ["priority"],
+    ]);
     const typed = await callFailing(agent, "save_contact", { phone_number: 5551234, email: "x" });
     expect(typed.detail.map((e: { loc: unknown[] }) => e.loc)).toEqual([["phone_number"], ["email"]]);
   });
@@ -231,10 +312,16 @@ describe("LOOKUP activities", () => {
     await call(client, "save_caller_memory", { phone_number: phone, summary: "Not a read" });
     const tools = await eventually(async () => {
       const listed = await own.owner.get("/api/activities?lookups=true&activity_type=LOOKUP");
-      return listed.body.total >= 2 ? listed.body.items.map((a: { metadata: { tool: string } }) => a.metadata.tool) : undefined;
+      return listed.body.total >= 2
+        ? listed.body.items.map((a: { metadata: { tool: string } }) => a.metadata.tool)
+        : undefined;
     });
     expect(tools.sort()).toEqual(["get_business_hours", "search_contacts"]);
-    expect((await own.owner.get("/api/activities")).body.items.filter((a: { activity_type: string }) => a.activity_type === "LOOKUP")).toEqual([]);
+    expect(
+      (await own.owner.get("/api/activities")).body.items.filter(
+        (a: { activity_type: string }) => a.activity_type === "LOOKUP",
+      ),
+    ).toEqual([]);
   });
 
   it("records each of many calls at once, in its own organization only", async () => {
@@ -251,12 +338,17 @@ describe("LOOKUP activities", () => {
     });
     expect(listed.total).toBe(25);
     expect(
-      listed.items.every((a: { description: string; metadata: { tool: string } }) => a.metadata.tool === "search_contacts" && a.description === "Agent tool search_contacts"),
+      listed.items.every(
+        (a: { description: string; metadata: { tool: string } }) =>
+          a.metadata.tool === "search_contacts" && a.description === "Agent tool search_contacts",
+      ),
     ).toBe(true);
     const others = await eventually(async () => {
       const res = await other.owner.get("/api/activities?activity_type=LOOKUP&page_size=100");
       return res.body.total >= 5 ? res.body : undefined;
     });
-    expect(others.items.map((a: { metadata: { tool: string } }) => a.metadata.tool)).toEqual(Array(5).fill("get_business_hours"));
+    expect(others.items.map((a: { metadata: { tool: string } }) => a.metadata.tool)).toEqual(
+      Array(5).fill("get_business_hours"),
+    );
   });
 });

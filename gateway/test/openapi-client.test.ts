@@ -16,13 +16,20 @@ const baseUrl = inject("baseUrl");
 const tenant = tenantFactory();
 const require = createRequire(import.meta.url);
 
-type Body<P extends string, M extends string, S extends number> = `paths["${P}"]["${M}"]["responses"][${S}]["content"]["application/json"]`;
+type Body<
+  P extends string,
+  M extends string,
+  S extends number,
+> = `paths["${P}"]["${M}"]["responses"][${S}]["content"]["application/json"]`;
 const typed = <P extends string, M extends string, S extends number>(path: P, method: M, status: S): Body<P, M, S> =>
   `paths["${path}"]["${method}"]["responses"][${status}]["content"]["application/json"]`;
 
 async function tsc(dir: string): Promise<string> {
   const compiler = join(dirname(require.resolve("typescript/package.json")), "bin", "tsc");
-  return promisify(execFile)(process.execPath, [compiler, "-p", join(dir, "tsconfig.json")], { cwd: dir, maxBuffer: 16 * 1024 * 1024 }).then(
+  return promisify(execFile)(process.execPath, [compiler, "-p", join(dir, "tsconfig.json")], {
+    cwd: dir,
+    maxBuffer: 16 * 1024 * 1024,
+  }).then(
     () => "",
     (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ""}${error.stderr ?? ""}`,
   );
@@ -34,14 +41,26 @@ describe("a TypeScript client generated from /openapi.json", () => {
     const types = astToString(await openapiTS(doc as never));
 
     const { owner } = await tenant();
-    const created = expectStatus(await owner.post("/api/contacts", { name: "Jane Doe", phone_number: "(555) 010-2001" }), 201);
+    const created = expectStatus(
+      await owner.post("/api/contacts", { name: "Jane Doe", phone_number: "(555) 010-2001" }),
+      201,
+    );
     const listed = expectStatus(await owner.get("/api/contacts"), 200);
     const lead = expectStatus(await owner.post("/api/leads", { contact_id: created.id, status: "new" }), 201);
-    const request = expectStatus(await owner.post("/api/service-requests", { description: "Leaking tap", contact_id: created.id }), 201);
-    const emergency = expectStatus(await owner.post(`/api/service-requests/${request.id}/emergency?emergency_type=water`), 200);
+    const request = expectStatus(
+      await owner.post("/api/service-requests", { description: "Leaking tap", contact_id: created.id }),
+      201,
+    );
+    const emergency = expectStatus(
+      await owner.post(`/api/service-requests/${request.id}/emergency?emergency_type=water`),
+      200,
+    );
     const technician = expectStatus(await owner.post("/api/technicians", { name: "Sam", skills: ["plumbing"] }), 200);
     const technicians = expectStatus(await owner.get("/api/technicians"), 200);
-    const conversation = expectStatus(await owner.post("/api/conversations", { phone_number: "(555) 010-2001", channel: "phone" }), 201);
+    const conversation = expectStatus(
+      await owner.post("/api/conversations", { phone_number: "(555) 010-2001", channel: "phone" }),
+      201,
+    );
     const dashboard = expectStatus(await owner.get("/api/statistics/dashboard"), 200);
     const notFound = expectStatus(await owner.get(`/api/contacts/${request.id}`), 404);
     const health = await (await fetch(`${baseUrl}/health/live`)).json();

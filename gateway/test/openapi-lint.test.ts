@@ -28,16 +28,25 @@ describe("the served OpenAPI document under a third-party linter", () => {
       expect(res.status).toBe(200);
       await writeFile(file, await res.text());
       const cli = join(dirname(require.resolve("@redocly/cli/package.json")), "bin", "cli.js");
-      const run = await promisify(execFile)(process.execPath, [cli, "lint", file, "--config", join(root, "redocly.yaml"), "--format", "json"], {
-        cwd: dir,
-        // Nothing is fetched or sent: no telemetry, no update check.
-        env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true", NO_COLOR: "1" },
-        maxBuffer: 64 * 1024 * 1024,
-      }).catch((error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? "", stderr: error.stderr ?? "" }));
+      const run = await promisify(execFile)(
+        process.execPath,
+        [cli, "lint", file, "--config", join(root, "redocly.yaml"), "--format", "json"],
+        {
+          cwd: dir,
+          // Nothing is fetched or sent: no telemetry, no update check.
+          env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true", NO_COLOR: "1" },
+          maxBuffer: 64 * 1024 * 1024,
+        },
+      ).catch((error: { stdout?: string; stderr?: string }) => ({
+        stdout: error.stdout ?? "",
+        stderr: error.stderr ?? "",
+      }));
       const start = run.stdout.indexOf("{");
       expect(start, `no JSON report from redocly: ${run.stdout}\n${run.stderr}`).toBeGreaterThanOrEqual(0);
       const report = JSON.parse(run.stdout.slice(start)) as LintReport;
-      const problems = report.problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer ?? "?"}`);
+      const problems = report.problems.map(
+        (p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer ?? "?"}`,
+      );
       expect(problems.slice(0, 30)).toEqual([]);
       expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
     } finally {

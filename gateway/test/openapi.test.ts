@@ -10,13 +10,18 @@ describe("OpenAPI document", () => {
   it("is OpenAPI 3.1 with version 1.0.0 and lists every served route", async () => {
     const res = await fetch(`${baseUrl}/openapi.json`);
     expect(res.status).toBe(200);
-    const doc = (await res.json()) as { openapi: string; info: { version: string }; paths: Record<string, Record<string, unknown>> };
+    const doc = (await res.json()) as {
+      openapi: string;
+      info: { version: string };
+      paths: Record<string, Record<string, unknown>>;
+    };
     expect(doc.openapi).toBe("3.1.0");
     expect(doc.info.version).toBe("1.0.0");
     for (const route of collectRoutes(API_SERVICES)) {
       expect(doc.paths[route.template]?.[route.verb], `${route.verb} ${route.template}`).toBeDefined();
     }
-    for (const path of ["/health", "/api/health", "/health/live", "/api/health/live", "/health/ready"]) expect(doc.paths[path]).toBeDefined();
+    for (const path of ["/health", "/api/health", "/health/live", "/api/health/live", "/health/ready"])
+      expect(doc.paths[path]).toBeDefined();
   });
 
   it("documents limits and defaults as declared in proto", async () => {
@@ -31,7 +36,11 @@ describe("OpenAPI document", () => {
     expect(doc.paths["/api/contacts/{contact_id}"].delete.responses["204"]).toBeDefined();
     expect(doc.paths["/api/contacts/{contact_id}"].delete.responses["403"]).toBeDefined();
     expect(doc.paths["/api/contacts"].get.description).toMatch(/explicit status overrides/);
-    expect(doc.components.securitySchemes.ApiKeyAuth).toMatchObject({ type: "apiKey", in: "header", name: "X-API-Key" });
+    expect(doc.components.securitySchemes.ApiKeyAuth).toMatchObject({
+      type: "apiKey",
+      in: "header",
+      name: "X-API-Key",
+    });
   });
 
   it("serves a docs page (Swagger UI, its files from the gateway) over /openapi.json", async () => {
@@ -55,8 +64,10 @@ describe("OpenAPI document, exact enough to generate clients from", () => {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   let doc: any;
   const routes = collectRoutes(API_SERVICES);
-  const resolve = (schema: Record<string, unknown>) => (typeof schema.$ref === "string" ? doc.components.schemas[schema.$ref.split("/").pop() as string] : schema);
-  const response = (r: Record<string, unknown>) => (typeof r.$ref === "string" ? doc.components.responses[r.$ref.split("/").pop() as string] : r);
+  const resolve = (schema: Record<string, unknown>) =>
+    typeof schema.$ref === "string" ? doc.components.schemas[schema.$ref.split("/").pop() as string] : schema;
+  const response = (r: Record<string, unknown>) =>
+    typeof r.$ref === "string" ? doc.components.responses[r.$ref.split("/").pop() as string] : r;
 
   it("loads", async () => {
     doc = await (await fetch(`${baseUrl}/openapi.json`)).json();
@@ -70,7 +81,10 @@ describe("OpenAPI document, exact enough to generate clients from", () => {
     expect(contact.properties.created_at).toEqual({ type: "string", format: "date-time" });
     expect(contact.properties.email).toEqual({ type: ["string", "null"] });
     const request = doc.components.schemas.ServiceRequest;
-    expect(request.properties.emergency_type).toMatchObject({ type: ["string", "null"], enum: ["gas", "water", "electrical", "hvac", "structural", "other", null] });
+    expect(request.properties.emergency_type).toMatchObject({
+      type: ["string", "null"],
+      enum: ["gas", "water", "electrical", "hvac", "structural", "other", null],
+    });
     expect(request.properties.quote.anyOf).toEqual([{ $ref: "#/components/schemas/Quote" }, { type: "null" }]);
     expect(doc.components.schemas.TimeSeriesPoint.properties.date).toMatchObject({ type: "string", format: "date" });
   });
@@ -84,13 +98,20 @@ describe("OpenAPI document, exact enough to generate clients from", () => {
         continue;
       }
       const text = JSON.stringify(schema);
-      expect(schema.anyOf === undefined && !(Array.isArray(schema.type) && schema.type.includes("null")), `${route.verb} ${route.template}: ${text}`).toBe(true);
+      expect(
+        schema.anyOf === undefined && !(Array.isArray(schema.type) && schema.type.includes("null")),
+        `${route.verb} ${route.template}: ${text}`,
+      ).toBe(true);
       expect(success.content["application/json"].example, `${route.verb} ${route.template} example`).toBeDefined();
     }
   });
 
   it("declares the API key and every status each operation can answer, with the documented error bodies", () => {
-    expect(doc.components.securitySchemes.ApiKeyAuth).toMatchObject({ type: "apiKey", in: "header", name: "X-API-Key" });
+    expect(doc.components.securitySchemes.ApiKeyAuth).toMatchObject({
+      type: "apiKey",
+      in: "header",
+      name: "X-API-Key",
+    });
     for (const route of routes) {
       const operation = doc.paths[route.template][route.verb];
       const where = `${route.verb} ${route.template}`;
@@ -102,9 +123,13 @@ describe("OpenAPI document, exact enough to generate clients from", () => {
       const takesBody = operation.requestBody !== undefined;
       expect(statuses.includes("413") && statuses.includes("415"), `${where} 413/415`).toBe(takesBody);
       for (const status of statuses.filter((s) => s !== "422" && Number(s) >= 400)) {
-        expect(response(operation.responses[status]).content["application/json"].schema, `${where} ${status}`).toEqual({ $ref: "#/components/schemas/Error" });
+        expect(response(operation.responses[status]).content["application/json"].schema, `${where} ${status}`).toEqual({
+          $ref: "#/components/schemas/Error",
+        });
       }
-      expect(response(operation.responses["422"]).content["application/json"].schema).toEqual({ $ref: "#/components/schemas/HTTPValidationError" });
+      expect(response(operation.responses["422"]).content["application/json"].schema).toEqual({
+        $ref: "#/components/schemas/HTTPValidationError",
+      });
       if (takesBody && operation.requestBody.content["application/json"])
         expect(operation.requestBody.content["application/json"].example, `${where} request example`).toBeDefined();
     }
@@ -119,8 +144,12 @@ describe("OpenAPI document, exact enough to generate clients from", () => {
     const phone = doc.components.schemas.Contact.properties.phone_number;
     expect(phone.description).toBe(protoComments["voiceops.crm.v1.Contact.phone_number"]);
     expect(phone.description).toMatch(/E\.164/);
-    expect(resolve(doc.components.schemas.ServiceRequest).description).toBe(protoComments["voiceops.jobs.v1.ServiceRequest"]);
-    expect(doc.paths["/api/contacts/{contact_id}"].get.description).toBe(protoComments["voiceops.crm.v1.CrmService.GetContact"]);
+    expect(resolve(doc.components.schemas.ServiceRequest).description).toBe(
+      protoComments["voiceops.jobs.v1.ServiceRequest"],
+    );
+    expect(doc.paths["/api/contacts/{contact_id}"].get.description).toBe(
+      protoComments["voiceops.crm.v1.CrmService.GetContact"],
+    );
     expect(doc.tags).toContainEqual({ name: "crm", description: protoComments["voiceops.crm.v1.CrmService"] });
   });
 
@@ -129,17 +158,27 @@ describe("OpenAPI document, exact enough to generate clients from", () => {
     for (const route of routes) {
       const operation = doc.paths[route.template][route.verb];
       const body = operation.responses[String(route.successStatus)].content?.["application/json"];
-      if (body) expect(checker.problem(route.verb, route.template, route.successStatus, body.example, true), `${route.verb} ${route.template}`).toBeUndefined();
+      if (body)
+        expect(
+          checker.problem(route.verb, route.template, route.successStatus, body.example, true),
+          `${route.verb} ${route.template}`,
+        ).toBeUndefined();
     }
   });
 
   it("describes the health routes with their bodies", () => {
     for (const path of ["/health", "/api/health"]) {
       expect(doc.paths[path].get.security).toEqual([]);
-      expect(doc.paths[path].get.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/HealthCheck" });
+      expect(doc.paths[path].get.responses["200"].content["application/json"].schema).toEqual({
+        $ref: "#/components/schemas/HealthCheck",
+      });
       expect(doc.paths[path].get.responses["503"]).toBeDefined();
     }
-    expect(doc.paths["/health/live"].get.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Liveness" });
-    expect(doc.paths["/health/ready"].get.responses["503"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Readiness" });
+    expect(doc.paths["/health/live"].get.responses["200"].content["application/json"].schema).toEqual({
+      $ref: "#/components/schemas/Liveness",
+    });
+    expect(doc.paths["/health/ready"].get.responses["503"].content["application/json"].schema).toEqual({
+      $ref: "#/components/schemas/Readiness",
+    });
   });
 });

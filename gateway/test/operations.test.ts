@@ -74,7 +74,9 @@ describe("a system whose logs are read", () => {
     const before = logs.lines.length;
     await new Promise<void>((resolve) => {
       const socket = net.connect(Number(port), hostname, () => {
-        socket.write(`POST /api/contacts HTTP/1.1\r\nHost: x\r\nX-API-Key: ${tenant.owner.apiKey}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":"Half`);
+        socket.write(
+          `POST /api/contacts HTTP/1.1\r\nHost: x\r\nX-API-Key: ${tenant.owner.apiKey}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":"Half`,
+        );
         setTimeout(() => {
           socket.destroy();
           resolve();
@@ -132,7 +134,11 @@ describe("the apikey CLI", () => {
 describe("a missing or bad variable at start-up", () => {
   it.each([
     ["gateway/src/main.ts", { DATABASE_URL: "" }, /^invalid configuration: DATABASE_URL is required/],
-    ["gateway/src/main.ts", { RATE_LIMIT_PER_MINUTE: "lots" }, /^invalid configuration: RATE_LIMIT_PER_MINUTE must be an integer/],
+    [
+      "gateway/src/main.ts",
+      { RATE_LIMIT_PER_MINUTE: "lots" },
+      /^invalid configuration: RATE_LIMIT_PER_MINUTE must be an integer/,
+    ],
     ["gateway/src/main.ts", { TRUST_PROXY: "true" }, /^invalid configuration: TRUST_PROXY/],
     ["gateway/src/main.ts", { PUBLIC_URL: "dash.example.com" }, /^invalid configuration: PUBLIC_URL/],
     [
@@ -140,7 +146,11 @@ describe("a missing or bad variable at start-up", () => {
       { DATABASE_URL: "postgres://127.0.0.1:1/x", NATS_URL: "nats://127.0.0.1:1", INTERNAL_TOKEN: "" },
       /^invalid configuration: INTERNAL_TOKEN is required/,
     ],
-    ["gateway/src/embedded.ts", { SHUTDOWN_DELAY_SECONDS: "soon" }, /^invalid configuration: SHUTDOWN_DELAY_SECONDS must be an integer/],
+    [
+      "gateway/src/embedded.ts",
+      { SHUTDOWN_DELAY_SECONDS: "soon" },
+      /^invalid configuration: SHUTDOWN_DELAY_SECONDS must be an integer/,
+    ],
   ])("%s with %j prints one line naming it, no stack trace", async (entry, overrides, message) => {
     const base = testEnv({ DATABASE_URL: "postgres://127.0.0.1:1/x", NATS_URL: "nats://127.0.0.1:1" });
     const proc = runEntry(entry, { ...base, ...overrides });

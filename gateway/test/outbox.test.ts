@@ -29,7 +29,10 @@ function natsProxy(target: URL) {
     upstream.on("error", drop).on("close", drop);
   });
   return {
-    listen: () => new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as net.AddressInfo).port))),
+    listen: () =>
+      new Promise<number>((resolve) =>
+        server.listen(0, "127.0.0.1", () => resolve((server.address() as net.AddressInfo).port)),
+      ),
     cut() {
       up = false;
       for (const socket of sockets) socket.destroy();
@@ -51,7 +54,10 @@ async function createContacts(system: RunningSystem) {
   const tenant = await newTenant(system.url, new AdminClient(system.adminUrl, system.adminToken));
   const ids: string[] = [];
   for (let i = 0; i < CONTACTS; i++) {
-    const res = await tenant.owner.post("/api/contacts", { name: `Outbox ${i}`, phone_number: `+1555019${String(i).padStart(4, "0")}` });
+    const res = await tenant.owner.post("/api/contacts", {
+      name: `Outbox ${i}`,
+      phone_number: `+1555019${String(i).padStart(4, "0")}`,
+    });
     expect(res.status).toBe(201);
     ids.push(res.body.id);
   }
@@ -71,7 +77,13 @@ describe.skipIf(!natsUrl || !databaseUrl)("outbox with NATS unreachable", () => 
     const env = testEnv({ DATABASE_URL: database.url, NATS_URL: `nats://127.0.0.1:${port}` });
     system = await startSystem({ env });
     // An independent observer on the real NATS, with a durable consumer of its own.
-    observer = createNatsBus({ url: natsUrl ?? "", name: "outbox-test", logger: createLogger("silent"), prefix: readInfraConfig(env).natsPrefix, retentionDays: 1 });
+    observer = createNatsBus({
+      url: natsUrl ?? "",
+      name: "outbox-test",
+      logger: createLogger("silent"),
+      prefix: readInfraConfig(env).natsPrefix,
+      retentionDays: 1,
+    });
     await observer.subscribe({
       durable: `outbox-test-${newId()}`,
       subject: "crm.contact.created",

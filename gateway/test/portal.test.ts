@@ -1,6 +1,15 @@
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { PortalService } from "@voiceops/proto/voiceops/crm/v1/portal_service_pb";
-import { ApiClient, expectStatus, grpc, newTenant, plainGrpcClient, testAdmin, UNKNOWN_ID, type Tenant } from "@voiceops/platform/testing";
+import {
+  ApiClient,
+  expectStatus,
+  grpc,
+  newTenant,
+  plainGrpcClient,
+  testAdmin,
+  UNKNOWN_ID,
+  type Tenant,
+} from "@voiceops/platform/testing";
 
 const baseUrl = inject("baseUrl");
 const admin = testAdmin();
@@ -8,7 +17,11 @@ const DAY = 24 * 60 * 60 * 1000;
 const ALL_DAY = [{ start: "00:00", end: "24:00" }];
 
 /** A portal request: no API key, the token in the path. */
-async function portal(method: string, path: string, body?: unknown): Promise<{ status: number; body: any; headers: Headers }> {
+async function portal(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: any; headers: Headers }> {
   const response = await fetch(`${baseUrl}/portal/api/${path}`, {
     method,
     headers: body === undefined ? {} : { "content-type": "application/json" },
@@ -21,15 +34,29 @@ async function portal(method: string, path: string, body?: unknown): Promise<{ s
 /** A tenant open every hour of every day, so that tomorrow always has slots. */
 async function openTenant(): Promise<Tenant> {
   const week = Object.fromEntries(["mon", "tue", "wed", "thu", "fri", "sat", "sun"].map((d) => [d, ALL_DAY]));
-  const created = await admin.request("POST", "/admin/organizations", { name: `Portal Plumbing ${Math.random().toString(36).slice(2)}`, business_hours: week });
+  const created = await admin.request("POST", "/admin/organizations", {
+    name: `Portal Plumbing ${Math.random().toString(36).slice(2)}`,
+    business_hours: week,
+  });
   expect(created.status).toBe(201);
-  const [owner, member] = await Promise.all([admin.createKey(created.body.id, { role: "owner" }), admin.createKey(created.body.id, { role: "member" })]);
-  return { orgId: created.body.id, owner: new ApiClient(baseUrl, owner.key), member: new ApiClient(baseUrl, member.key), admin };
+  const [owner, member] = await Promise.all([
+    admin.createKey(created.body.id, { role: "owner" }),
+    admin.createKey(created.body.id, { role: "member" }),
+  ]);
+  return {
+    orgId: created.body.id,
+    owner: new ApiClient(baseUrl, owner.key),
+    member: new ApiClient(baseUrl, member.key),
+    admin,
+  };
 }
 
 async function contactWithQuote(t: Tenant, name: string): Promise<{ contactId: string; requestId: string }> {
   const contactId = expectStatus(await t.owner.post("/api/contacts", { name }), 201).id as string;
-  const requestId = expectStatus(await t.owner.post("/api/service-requests", { description: "Leaking tap", contact_id: contactId }), 201).id as string;
+  const requestId = expectStatus(
+    await t.owner.post("/api/service-requests", { description: "Leaking tap", contact_id: contactId }),
+    201,
+  ).id as string;
   expectStatus(await t.owner.post(`/api/service-requests/${requestId}/quote?quote_amount_cents=12500`), 200);
   return { contactId, requestId };
 }
@@ -52,7 +79,9 @@ describe("portal tokens (management API)", () => {
   });
 
   it("is in the OpenAPI document", async () => {
-    const doc = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const doc = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
     expect(Object.keys(doc.paths["/api/contacts/{contact_id}/portal-token"] ?? {}).sort()).toEqual(["delete", "post"]);
   });
 });
@@ -67,7 +96,10 @@ describe("the customer portal API", () => {
     t = await openTenant();
     mine = await contactWithQuote(t, "Portal Customer");
     theirs = await contactWithQuote(t, "Someone Else");
-    typeId = expectStatus(await t.owner.post("/api/scheduling/types", { name: "Visit", duration_minutes: 60, min_notice_minutes: 0 }), 201).id;
+    typeId = expectStatus(
+      await t.owner.post("/api/scheduling/types", { name: "Visit", duration_minutes: 60, min_notice_minutes: 0 }),
+      201,
+    ).id;
     token = await mint(t, mine.contactId);
   });
 
@@ -91,7 +123,9 @@ describe("the customer portal API", () => {
     expect(foreign.status).toBe(404);
     expect(foreign.body).toEqual({ detail: expect.any(String) });
     expect((await t.owner.get(`/api/service-requests/${theirs.requestId}`)).body.quote.status).toBe("pending");
-    expect((await portal("POST", `${token}/service-requests/${UNKNOWN_ID}/quote`, { status: "rejected" })).status).toBe(404);
+    expect((await portal("POST", `${token}/service-requests/${UNKNOWN_ID}/quote`, { status: "rejected" })).status).toBe(
+      404,
+    );
   });
 
   it("refuses a decision other than approved or rejected with a 422 on the field", async () => {
@@ -109,7 +143,10 @@ describe("the customer portal API", () => {
 
   it("offers the availability, books a slot for the contact and reschedules it", async () => {
     const tomorrow = new Date(Date.now() + DAY).toISOString().slice(0, 10);
-    const slots = await portal("GET", `${token}/availability?appointment_type_id=${typeId}&date_from=${tomorrow}&date_to=${tomorrow}`);
+    const slots = await portal(
+      "GET",
+      `${token}/availability?appointment_type_id=${typeId}&date_from=${tomorrow}&date_to=${tomorrow}`,
+    );
     expect(slots.status).toBe(200);
     expect(slots.body.slots.length).toBe(24);
     const [first, second] = slots.body.slots as { start: string }[];
@@ -119,9 +156,13 @@ describe("the customer portal API", () => {
     expect(booked.body.appointment).toMatchObject({ contact_id: mine.contactId, status: "scheduled" });
     const listed = (await t.owner.get(`/api/scheduling/appointments?contact_id=${mine.contactId}`)).body.items;
     expect(listed.map((a: { id: string }) => a.id)).toEqual([booked.body.appointment.id]);
-    expect((await portal("GET", token)).body.appointments.map((a: { id: string }) => a.id)).toEqual([booked.body.appointment.id]);
+    expect((await portal("GET", token)).body.appointments.map((a: { id: string }) => a.id)).toEqual([
+      booked.body.appointment.id,
+    ]);
 
-    const moved = await portal("POST", `${token}/appointments/${booked.body.appointment.id}/reschedule`, { start: second?.start });
+    const moved = await portal("POST", `${token}/appointments/${booked.body.appointment.id}/reschedule`, {
+      start: second?.start,
+    });
     expect(moved.status).toBe(200);
     expect(Date.parse(moved.body.appointment.start_at)).toBe(Date.parse(second?.start ?? ""));
   });
@@ -129,8 +170,13 @@ describe("the customer portal API", () => {
   it("answers 404 for another contact's appointment", async () => {
     const tomorrow = new Date(Date.now() + DAY).toISOString().slice(0, 10);
     const start = `${tomorrow}T20:00:00Z`;
-    const theirsBooked = expectStatus(await t.owner.post("/api/scheduling/book", { appointment_type_id: typeId, start, contact_id: theirs.contactId }), 201);
-    const res = await portal("POST", `${token}/appointments/${theirsBooked.id}/reschedule`, { start: `${tomorrow}T21:00:00Z` });
+    const theirsBooked = expectStatus(
+      await t.owner.post("/api/scheduling/book", { appointment_type_id: typeId, start, contact_id: theirs.contactId }),
+      201,
+    );
+    const res = await portal("POST", `${token}/appointments/${theirsBooked.id}/reschedule`, {
+      start: `${tomorrow}T21:00:00Z`,
+    });
     expect(res.status).toBe(404);
   });
 
@@ -146,13 +192,17 @@ describe("the customer portal API", () => {
     const after = await portal("GET", revoked);
     expect(after.status).toBe(404);
     expect(after.body).toEqual({ detail: expect.any(String) });
-    expect((await portal("POST", `${revoked}/service-requests/${other.requestId}/quote`, { status: "approved" })).status).toBe(404);
+    expect(
+      (await portal("POST", `${revoked}/service-requests/${other.requestId}/quote`, { status: "approved" })).status,
+    ).toBe(404);
   });
 
   it("gives a token nothing of another organization", async () => {
     const other = await openTenant();
     const elsewhere = await contactWithQuote(other, "Other Org Customer");
-    expect((await portal("POST", `${token}/service-requests/${elsewhere.requestId}/quote`, { status: "approved" })).status).toBe(404);
+    expect(
+      (await portal("POST", `${token}/service-requests/${elsewhere.requestId}/quote`, { status: "approved" })).status,
+    ).toBe(404);
     expect((await other.owner.post(`/api/contacts/${mine.contactId}/portal-token`)).status).toBe(404);
     expect((await other.owner.get(`/api/service-requests/${elsewhere.requestId}`)).body.quote.status).toBe("pending");
   });
@@ -183,9 +233,15 @@ describe("the CRM's PortalService over gRPC", () => {
     const client = plainGrpcClient(inject("serviceUrls").crm ?? "");
     try {
       const { resolvePortalToken } = PortalService.method;
-      expect(await client.call(resolvePortalToken, { token }, { "x-internal-token": inject("internalToken") })).toMatchObject({ orgId: t.orgId, contactId });
-      await expect(client.call(resolvePortalToken, { token }, { "x-internal-token": "wrong" })).rejects.toMatchObject({ code: grpc.status.UNAUTHENTICATED });
-      await expect(client.call(resolvePortalToken, { token: `${token}x` }, { "x-internal-token": inject("internalToken") })).rejects.toMatchObject({ code: grpc.status.NOT_FOUND });
+      expect(
+        await client.call(resolvePortalToken, { token }, { "x-internal-token": inject("internalToken") }),
+      ).toMatchObject({ orgId: t.orgId, contactId });
+      await expect(client.call(resolvePortalToken, { token }, { "x-internal-token": "wrong" })).rejects.toMatchObject({
+        code: grpc.status.UNAUTHENTICATED,
+      });
+      await expect(
+        client.call(resolvePortalToken, { token: `${token}x` }, { "x-internal-token": inject("internalToken") }),
+      ).rejects.toMatchObject({ code: grpc.status.NOT_FOUND });
     } finally {
       client.close();
     }

@@ -27,9 +27,11 @@ describe("request log levels", () => {
   });
 
   it("logs liveness and readiness probes at debug and other requests at info", async () => {
-    for (const path of ["/health/live", "/api/health/live", "/health/ready", "/api/contacts"]) await fetch(`${system.url}${path}`);
+    for (const path of ["/health/live", "/api/health/live", "/health/ready", "/api/contacts"])
+      await fetch(`${system.url}${path}`);
     const requests = lines.filter((line) => line.msg === "request");
-    const levelOf = (route: RegExp) => requests.filter((line) => route.test(line.route ?? "")).map((line) => line.level);
+    const levelOf = (route: RegExp) =>
+      requests.filter((line) => route.test(line.route ?? "")).map((line) => line.level);
     expect(levelOf(/^GET \/health\/live$/)).toContain(DEBUG);
     expect(levelOf(/^GET \/api\/health\/live$/)).toContain(DEBUG);
     expect(levelOf(/^GET \/health\/ready$/)).toEqual([DEBUG]);

@@ -20,7 +20,10 @@ interface Running {
 
 // Compiles the current sources once (as npm start would when they changed).
 beforeAll(() => {
-  execFileSync(process.execPath, [join(ROOT, "gateway/scripts/build.mjs"), "--if-stale", "--no-template"], { cwd: ROOT, stdio: "ignore" });
+  execFileSync(process.execPath, [join(ROOT, "gateway/scripts/build.mjs"), "--if-stale", "--no-template"], {
+    cwd: ROOT,
+    stdio: "ignore",
+  });
 }, 120_000);
 
 /** Runs dist/<name>.js, the compiled entry point of "embedded", "gateway", "apikey" or a service. */
@@ -43,7 +46,11 @@ async function stop(running: Running): Promise<number | null> {
 }
 
 async function waitForLive(url: string, timeoutMs: number): Promise<void> {
-  await eventually(async () => ((await fetch(`${url}/health/live`).catch(() => undefined))?.status === 200 ? true : undefined), timeoutMs, 100);
+  await eventually(
+    async () => ((await fetch(`${url}/health/live`).catch(() => undefined))?.status === 200 ? true : undefined),
+    timeoutMs,
+    100,
+  );
 }
 
 describe("npm start (embedded launcher) as a process", () => {
@@ -61,9 +68,19 @@ describe("npm start (embedded launcher) as a process", () => {
     const liveAfterMs = Date.now() - started;
     process.stdout.write(`npm start answered /health/live after ${liveAfterMs} ms\n`);
 
-    const cli = run("apikey", env, ["--org", `Process Plumbing ${port}`, "--role", "owner", "--timezone", "America/Chicago"]);
+    const cli = run("apikey", env, [
+      "--org",
+      `Process Plumbing ${port}`,
+      "--role",
+      "owner",
+      "--timezone",
+      "America/Chicago",
+    ]);
     expect(await cli.exited).toBe(0);
-    const line = JSON.parse(cli.output().trim().split("\n").pop() ?? "{}") as { organization_id: string; api_key: string };
+    const line = JSON.parse(cli.output().trim().split("\n").pop() ?? "{}") as {
+      organization_id: string;
+      api_key: string;
+    };
     expect(line).toEqual({ organization_id: expect.any(String), api_key: expect.stringMatching(/^vo_/) });
     const api = new ApiClient(url, line.api_key);
     const created = await api.post("/api/contacts", { name: "Written Before SIGTERM" });
@@ -106,32 +123,64 @@ describe.skipIf(!distributed)("distributed mode: every service and the gateway a
     const env = testEnv();
     for (const [i, name] of names.entries()) env[serviceAddrVariable(name)] = `http://127.0.0.1:${ports[i]}`;
     names.forEach((name, i) => {
-      running.push(run(name, { ...env, GRPC_HOST: "127.0.0.1", GRPC_PORT: String(ports[i]), OPS_PORT: String(ports[i + names.length]) }));
+      running.push(
+        run(name, {
+          ...env,
+          GRPC_HOST: "127.0.0.1",
+          GRPC_PORT: String(ports[i]),
+          OPS_PORT: String(ports[i + names.length]),
+        }),
+      );
     });
     const gatewayPort = ports[2 * names.length];
     const adminPort = ports[2 * names.length + 1];
     running.push(run("gateway", { ...env, PORT: String(gatewayPort), ADMIN_PORT: String(adminPort) }));
     const url = `http://127.0.0.1:${gatewayPort}`;
-    await eventually(async () => ((await fetch(`${url}/health`).catch(() => undefined))?.status === 200 ? true : undefined), 150_000, 200);
+    await eventually(
+      async () => ((await fetch(`${url}/health`).catch(() => undefined))?.status === 200 ? true : undefined),
+      150_000,
+      200,
+    );
     const health = (await (await fetch(`${url}/health`)).json()) as { dependencies: Record<string, string> };
-    expect(health.dependencies).toEqual({ database: "ok", bus: "ok", ...Object.fromEntries(names.map((name) => [name, "ok"])) });
+    expect(health.dependencies).toEqual({
+      database: "ok",
+      bus: "ok",
+      ...Object.fromEntries(names.map((name) => [name, "ok"])),
+    });
     const ready = await fetch(`http://127.0.0.1:${ports[names.length]}/health/ready`);
     expect(ready.status).toBe(200);
-    expect(await (await fetch(`http://127.0.0.1:${ports[names.length]}/metrics`)).text()).toContain("rpc_duration_seconds");
+    expect(await (await fetch(`http://127.0.0.1:${ports[names.length]}/metrics`)).text()).toContain(
+      "rpc_duration_seconds",
+    );
 
     const adminHeaders = { authorization: `Bearer ${env.ADMIN_TOKEN}`, "content-type": "application/json" };
     const org = (await (
-      await fetch(`http://127.0.0.1:${adminPort}/admin/organizations`, { method: "POST", headers: adminHeaders, body: JSON.stringify({ name: "Distributed Co" }) })
+      await fetch(`http://127.0.0.1:${adminPort}/admin/organizations`, {
+        method: "POST",
+        headers: adminHeaders,
+        body: JSON.stringify({ name: "Distributed Co" }),
+      })
     ).json()) as { id: string };
     const key = (await (
-      await fetch(`http://127.0.0.1:${adminPort}/admin/organizations/${org.id}/api-keys`, { method: "POST", headers: adminHeaders, body: JSON.stringify({ role: "owner" }) })
+      await fetch(`http://127.0.0.1:${adminPort}/admin/organizations/${org.id}/api-keys`, {
+        method: "POST",
+        headers: adminHeaders,
+        body: JSON.stringify({ role: "owner" }),
+      })
     ).json()) as { key: string };
     const api = new ApiClient(url, key.key);
     const contact = await api.post("/api/contacts", { name: "Across Processes" });
-    const request = await api.post("/api/service-requests", { description: "Checked over gRPC", contact_id: contact.body.id });
+    const request = await api.post("/api/service-requests", {
+      description: "Checked over gRPC",
+      contact_id: contact.body.id,
+    });
     expect(request.status).toBe(201);
     expect((await api.delete(`/api/contacts/${contact.body.id}`)).status).toBe(204);
-    await eventually(async () => ((await api.get(`/api/service-requests/${request.body.id}`)).body.contact_id === null ? true : undefined), 20_000);
+    await eventually(
+      async () =>
+        (await api.get(`/api/service-requests/${request.body.id}`)).body.contact_id === null ? true : undefined,
+      20_000,
+    );
 
     const codes = await Promise.all(running.map((r) => stop(r)));
     expect(codes).toEqual(names.map(() => 0).concat([0]));

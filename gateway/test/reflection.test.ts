@@ -15,7 +15,10 @@ const serviceUrls = inject("serviceUrls");
 const internalToken = inject("internalToken");
 
 async function bufCurl(args: string[]): Promise<string> {
-  const { stdout } = await run(BUF, ["curl", "--protocol", "grpc", "--http2-prior-knowledge", ...args], { timeout: 60_000, cwd: REPO_ROOT });
+  const { stdout } = await run(BUF, ["curl", "--protocol", "grpc", "--http2-prior-knowledge", ...args], {
+    timeout: 60_000,
+    cwd: REPO_ROOT,
+  });
   return stdout;
 }
 
@@ -23,7 +26,9 @@ describe("gRPC server reflection", () => {
   it.each(Object.keys(serviceUrls))("%s lists its methods to buf curl (reflection v1 and v1alpha)", async (name) => {
     const url = serviceUrls[name] as string;
     for (const protocol of ["grpc-v1", "grpc-v1alpha"]) {
-      const methods = (await bufCurl(["--reflect-protocol", protocol, "--list-methods", url])).split("\n").filter(Boolean);
+      const methods = (await bufCurl(["--reflect-protocol", protocol, "--list-methods", url]))
+        .split("\n")
+        .filter(Boolean);
       expect(methods).toContain("voiceops.health.v1.HealthService/Check");
       expect(methods).toContain("grpc.reflection.v1.ServerReflection/ServerReflectionInfo");
       // Every method of the proto services the registry says it serves (the gateway's routes to it).
@@ -37,12 +42,24 @@ describe("gRPC server reflection", () => {
     const url = serviceUrls.crm as string;
     const org = ["-H", `x-internal-token: ${internalToken}`, "-H", `x-org-id: ${randomUUID()}`, "-H", "x-role: owner"];
     const created = JSON.parse(
-      await bufCurl([...org, "-d", JSON.stringify({ name: "Reflected Contact", phoneNumber: "+15550109999" }), `${url}/voiceops.crm.v1.CrmService/CreateContact`]),
+      await bufCurl([
+        ...org,
+        "-d",
+        JSON.stringify({ name: "Reflected Contact", phoneNumber: "+15550109999" }),
+        `${url}/voiceops.crm.v1.CrmService/CreateContact`,
+      ]),
     ) as {
       contact: { id: string; name: string; phoneNumber: string };
     };
     expect(created.contact).toMatchObject({ name: "Reflected Contact", phoneNumber: "+15550109999" });
-    const read = JSON.parse(await bufCurl([...org, "-d", JSON.stringify({ contactId: created.contact.id }), `${url}/voiceops.crm.v1.CrmService/GetContact`])) as {
+    const read = JSON.parse(
+      await bufCurl([
+        ...org,
+        "-d",
+        JSON.stringify({ contactId: created.contact.id }),
+        `${url}/voiceops.crm.v1.CrmService/GetContact`,
+      ]),
+    ) as {
       contact: { id: string };
     };
     expect(read.contact.id).toBe(created.contact.id);

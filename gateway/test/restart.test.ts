@@ -18,7 +18,10 @@ describe("restart", () => {
     try {
       const tenant = await newTenant(first.url, new AdminClient(first.adminUrl, first.adminToken));
       key = (tenant.owner.apiKey ?? "") as string;
-      const created = await tenant.owner.post("/api/contacts", { name: "Survives Restart", phone_number: "555-010-9999" });
+      const created = await tenant.owner.post("/api/contacts", {
+        name: "Survives Restart",
+        phone_number: "555-010-9999",
+      });
       expect(created.status).toBe(201);
       contactId = created.body.id;
     } finally {

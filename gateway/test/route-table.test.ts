@@ -14,7 +14,10 @@ type Outcome = { route: string; params: Record<string, string> } | { error: stri
 const reference = Router();
 for (const route of routes) {
   reference[route.verb](route.template.replace(/\{([a-z_][a-z0-9_]*)\}/g, ":$1"), (req) => {
-    (req as unknown as { done(outcome: Outcome): void }).done({ route: `${route.verb} ${route.template}`, params: { ...(req.params as Record<string, string>) } });
+    (req as unknown as { done(outcome: Outcome): void }).done({
+      route: `${route.verb} ${route.template}`,
+      params: { ...(req.params as Record<string, string>) },
+    });
   });
 }
 

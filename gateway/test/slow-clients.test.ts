@@ -48,7 +48,10 @@ describe("slow clients", () => {
   let system: RunningSystem;
   let tenant: Tenant;
   beforeAll(async () => {
-    system = await startSystem({ env: testEnv({ HEADERS_TIMEOUT_SECONDS: "1", REQUEST_TIMEOUT_SECONDS: "2" }), inMemory: true });
+    system = await startSystem({
+      env: testEnv({ HEADERS_TIMEOUT_SECONDS: "1", REQUEST_TIMEOUT_SECONDS: "2" }),
+      inMemory: true,
+    });
     tenant = await newTenant(system.url, new AdminClient(system.adminUrl, system.adminToken));
   });
   afterAll(async () => {
@@ -125,10 +128,16 @@ describe("connections per client address", () => {
 
 describe("slow-client settings", () => {
   it("are checked at start-up", () => {
-    expect(readGatewayConfig({}).slowClients).toEqual({ headersTimeoutMs: 20_000, requestTimeoutMs: 60_000, maxConnectionsPerClient: 100 });
+    expect(readGatewayConfig({}).slowClients).toEqual({
+      headersTimeoutMs: 20_000,
+      requestTimeoutMs: 60_000,
+      maxConnectionsPerClient: 100,
+    });
     expect(() => readGatewayConfig({ HEADERS_TIMEOUT_SECONDS: "0" })).toThrow(/HEADERS_TIMEOUT_SECONDS/);
     expect(() => readGatewayConfig({ REQUEST_TIMEOUT_SECONDS: "soon" })).toThrow(/REQUEST_TIMEOUT_SECONDS/);
-    expect(() => readGatewayConfig({ HEADERS_TIMEOUT_SECONDS: "30", REQUEST_TIMEOUT_SECONDS: "10" })).toThrow(/REQUEST_TIMEOUT_SECONDS/);
+    expect(() => readGatewayConfig({ HEADERS_TIMEOUT_SECONDS: "30", REQUEST_TIMEOUT_SECONDS: "10" })).toThrow(
+      /REQUEST_TIMEOUT_SECONDS/,
+    );
     expect(() => readGatewayConfig({ MAX_CONNECTIONS_PER_CLIENT: "-1" })).toThrow(/MAX_CONNECTIONS_PER_CLIENT/);
     expect(readGatewayConfig({ MAX_CONNECTIONS_PER_CLIENT: "0" }).slowClients.maxConnectionsPerClient).toBe(0);
   });

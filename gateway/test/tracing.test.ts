@@ -18,7 +18,10 @@ interface OtlpSpan {
   attributes?: { key: string; value: Value }[];
 }
 interface ExportRequest {
-  resourceSpans?: { resource?: { attributes?: { key: string; value: Value }[] }; scopeSpans?: { spans?: OtlpSpan[] }[] }[];
+  resourceSpans?: {
+    resource?: { attributes?: { key: string; value: Value }[] };
+    scopeSpans?: { spans?: OtlpSpan[] }[];
+  }[];
 }
 
 const SERVER = 2;
@@ -39,8 +42,10 @@ function otlpReceiver() {
       if (req.method === "POST" && req.url === "/v1/traces") {
         const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as ExportRequest;
         for (const resource of body.resourceSpans ?? []) {
-          const service = resource.resource?.attributes?.find((item) => item.key === "service.name")?.value.stringValue ?? "";
-          for (const scope of resource.scopeSpans ?? []) for (const span of scope.spans ?? []) spans.push({ ...span, service });
+          const service =
+            resource.resource?.attributes?.find((item) => item.key === "service.name")?.value.stringValue ?? "";
+          for (const scope of resource.scopeSpans ?? [])
+            for (const span of scope.spans ?? []) spans.push({ ...span, service });
         }
       }
       res.writeHead(200, { "content-type": "application/json" }).end("{}");
@@ -48,7 +53,10 @@ function otlpReceiver() {
   });
   return {
     spans,
-    listen: () => new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port))),
+    listen: () =>
+      new Promise<number>((resolve) =>
+        server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)),
+      ),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -92,10 +100,20 @@ describe("tracing with an OTLP endpoint", () => {
     const trace = await eventually(async () => {
       const spans = receiver.spans.filter((span) => span.traceId === traceId);
       const gateway = spans.find((span) => span.kind === SERVER && attribute(span, "http.route") === "/api/contacts");
-      const rpc = spans.find((span) => span.kind === SERVER && attribute(span, "rpc.system") === "connect_rpc" && attribute(span, "rpc.service") === "voiceops.crm.v1.CrmService");
-      const sql = spans.find((span) => attribute(span, "db.system") === "postgresql" && attribute(span, "db.statement"));
-      const consumer = spans.find((span) => span.kind === CONSUMER && attribute(span, "messaging.destination.name") === "crm.contact.created");
-      if (!(gateway && rpc && sql && consumer)) throw new Error(`incomplete trace: ${spans.map((span) => span.name).join(", ")}`);
+      const rpc = spans.find(
+        (span) =>
+          span.kind === SERVER &&
+          attribute(span, "rpc.system") === "connect_rpc" &&
+          attribute(span, "rpc.service") === "voiceops.crm.v1.CrmService",
+      );
+      const sql = spans.find(
+        (span) => attribute(span, "db.system") === "postgresql" && attribute(span, "db.statement"),
+      );
+      const consumer = spans.find(
+        (span) => span.kind === CONSUMER && attribute(span, "messaging.destination.name") === "crm.contact.created",
+      );
+      if (!(gateway && rpc && sql && consumer))
+        throw new Error(`incomplete trace: ${spans.map((span) => span.name).join(", ")}`);
       return { gateway, rpc, sql, consumer };
     });
     // The gateway's span continues the caller's and is the one the response names.

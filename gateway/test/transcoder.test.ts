@@ -40,19 +40,31 @@ describe("route table", () => {
         // Two templates that some path matches both: at every position equal, or a parameter.
         const overlap = sa.every((part, k) => part === sb[k] || part.startsWith("{") || sb[k]?.startsWith("{"));
         const first = sa.findIndex((part, k) => part.startsWith("{") !== sb[k]?.startsWith("{"));
-        if (overlap && first >= 0) expect(sa[first]?.startsWith("{"), `${a.template} is tried before ${b.template}`).toBe(false);
+        if (overlap && first >= 0)
+          expect(sa[first]?.startsWith("{"), `${a.template} is tried before ${b.template}`).toBe(false);
       }
     }
     const order = all.map((r) => `${r.verb} ${r.template}`);
-    expect(order.indexOf("get /api/technicians/dispatch/active")).toBeLessThan(order.indexOf("get /api/technicians/dispatch/{dispatch_id}"));
-    expect(order.indexOf("get /api/technicians/dispatch")).toBeLessThan(order.indexOf("get /api/technicians/{technician_id}"));
+    expect(order.indexOf("get /api/technicians/dispatch/active")).toBeLessThan(
+      order.indexOf("get /api/technicians/dispatch/{dispatch_id}"),
+    );
+    expect(order.indexOf("get /api/technicians/dispatch")).toBeLessThan(
+      order.indexOf("get /api/technicians/{technician_id}"),
+    );
   });
 
   it("reads statuses, roles and bodies from the annotations", () => {
     expect(route("post", "/api/contacts").successStatus).toBe(201);
     expect(route("delete", "/api/contacts/{contact_id}").roles).toEqual(["owner", "admin"]);
     expect(route("put", "/api/contacts/{contact_id}").body).toMatchObject({ name: "contact" });
-    expect(route("get", "/api/contacts").queryFields.map((f) => f.name)).toEqual(["page", "page_size", "status", "search", "prospects", "sort"]);
+    expect(route("get", "/api/contacts").queryFields.map((f) => f.name)).toEqual([
+      "page",
+      "page_size",
+      "status",
+      "search",
+      "prospects",
+      "sort",
+    ]);
   });
 });
 
@@ -69,7 +81,12 @@ describe("decodeRequest", () => {
   });
 
   it("reports every bad query field in declaration order with its location", () => {
-    const { errors } = decodeRequest(route("get", "/api/contacts"), { params: {}, query: { sort: "x", page_size: "abc", page: "0" }, body: undefined, country: "US" });
+    const { errors } = decodeRequest(route("get", "/api/contacts"), {
+      params: {},
+      query: { sort: "x", page_size: "abc", page: "0" },
+      body: undefined,
+      country: "US",
+    });
     expect(errors.map((e) => [e.loc, e.type])).toEqual([
       [["query", "page"], "greater_than_equal"],
       [["query", "page_size"], "int_parsing"],
@@ -89,7 +106,12 @@ describe("decodeRequest", () => {
     expect(message.contact).toMatchObject({ name: "Ann" });
     expect((message.contact as { email?: string }).email).toBeUndefined();
 
-    const bad = decodeRequest(route("put", "/api/contacts/{contact_id}"), { params: { contact_id: "x" }, query: {}, body: { name: 5, status: null, tags: "a" }, country: "US" });
+    const bad = decodeRequest(route("put", "/api/contacts/{contact_id}"), {
+      params: { contact_id: "x" },
+      query: {},
+      body: { name: 5, status: null, tags: "a" },
+      country: "US",
+    });
     expect(bad.errors.map((e) => [e.loc, e.type])).toEqual([
       [["path", "contact_id"], "uuid_parsing"],
       [["body", "name"], "string_type"],
@@ -99,12 +121,20 @@ describe("decodeRequest", () => {
   });
 
   it("requires the body of a body route", () => {
-    const { errors } = decodeRequest(route("post", "/api/contacts/bulk-delete"), { params: {}, query: {}, body: undefined, country: "US" });
+    const { errors } = decodeRequest(route("post", "/api/contacts/bulk-delete"), {
+      params: {},
+      query: {},
+      body: undefined,
+      country: "US",
+    });
     expect(errors).toEqual([expect.objectContaining({ loc: ["body"], type: "missing" })]);
   });
 
   it("maps service field paths back to HTTP locations", () => {
-    expect(locate(route("put", "/api/contacts/{contact_id}"), "contact.phone_number")).toEqual(["body", "phone_number"]);
+    expect(locate(route("put", "/api/contacts/{contact_id}"), "contact.phone_number")).toEqual([
+      "body",
+      "phone_number",
+    ]);
     expect(locate(route("post", "/api/contacts"), "phone_number")).toEqual(["body", "phone_number"]);
     expect(locate(route("post", "/api/contacts/bulk-delete"), "ids.3")).toEqual(["body", "ids", 3]);
     expect(locate(route("get", "/api/contacts"), "page_size")).toEqual(["query", "page_size"]);
@@ -139,16 +169,34 @@ describe("request fields bound to a header (FieldRules.header)", () => {
 
   it("are read from their header only: not from the body, nor the query", () => {
     expect(create.headerFields.map((h) => [h.field.name, h.header])).toEqual([["internal_key", "x-internal-key"]]);
-    const fromHeader = decodeRequest(create, { params: {}, query: {}, body: { activity_type: "NOTE" }, headers: { "x-internal-key": "k1" }, country: "US" });
+    const fromHeader = decodeRequest(create, {
+      params: {},
+      query: {},
+      body: { activity_type: "NOTE" },
+      headers: { "x-internal-key": "k1" },
+      country: "US",
+    });
     expect(fromHeader.errors).toEqual([]);
     expect(fromHeader.message).toMatchObject({ internalKey: "k1" });
-    const fromBody = decodeRequest(create, { params: {}, query: { internal_key: "q" }, body: { activity_type: "NOTE", internal_key: "b" }, headers: {}, country: "US" });
+    const fromBody = decodeRequest(create, {
+      params: {},
+      query: { internal_key: "q" },
+      body: { activity_type: "NOTE", internal_key: "b" },
+      headers: {},
+      country: "US",
+    });
     expect(fromBody.errors).toEqual([]);
     expect(fromBody.message.internalKey).toBeUndefined();
   });
 
   it("are reported at loc [header, name]", () => {
-    const { errors } = decodeRequest(create, { params: {}, query: {}, body: { activity_type: "NOTE" }, headers: { "x-internal-key": "x".repeat(501) }, country: "US" });
+    const { errors } = decodeRequest(create, {
+      params: {},
+      query: {},
+      body: { activity_type: "NOTE" },
+      headers: { "x-internal-key": "x".repeat(501) },
+      country: "US",
+    });
     expect(errors.map((e) => e.loc)).toEqual([["header", "x-internal-key"]]);
     expect(locate(create, "internal_key")).toEqual(["header", "x-internal-key"]);
   });

@@ -16,8 +16,20 @@ import { isUploadRequest, receiveUpload, UploadRefused } from "../src/transcoder
 // upload route of the gateway does, into a real file object store.
 describe("upload routes", () => {
   const root = mkdtempSync(join(tmpdir(), "uploads-test-"));
-  const store = new FileObjectStore({ root, signer: new UrlSigner("s"), clock: new ManualClock("2026-01-01T00:00:00Z"), publicUrl: () => "http://127.0.0.1" });
-  const spec = { maxBytes: 1000, contentTypes: ["text/csv", "audio/*"], extensions: [".md"], multipart: true, raw: true, formFields: [] } as unknown as UploadSpec;
+  const store = new FileObjectStore({
+    root,
+    signer: new UrlSigner("s"),
+    clock: new ManualClock("2026-01-01T00:00:00Z"),
+    publicUrl: () => "http://127.0.0.1",
+  });
+  const spec = {
+    maxBytes: 1000,
+    contentTypes: ["text/csv", "audio/*"],
+    extensions: [".md"],
+    multipart: true,
+    raw: true,
+    formFields: [],
+  } as unknown as UploadSpec;
   const route = { template: "/upload", body: "*", upload: spec } as unknown as Route;
   let server: http.Server;
   let url: string;
@@ -38,7 +50,8 @@ describe("upload routes", () => {
             content: await text(stored.body),
           });
         },
-        (error: unknown) => res.status(error instanceof UploadRefused ? error.status : 500).json({ detail: String(error) }),
+        (error: unknown) =>
+          res.status(error instanceof UploadRefused ? error.status : 500).json({ detail: String(error) }),
       );
     });
     server = http.createServer(app);
@@ -51,7 +64,10 @@ describe("upload routes", () => {
     rmSync(root, { recursive: true, force: true });
   });
 
-  const storedFiles = () => readdirSync(root, { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && !e.name.endsWith(".meta.json")).length;
+  const storedFiles = () =>
+    readdirSync(root, { recursive: true, withFileTypes: true }).filter(
+      (e) => e.isFile() && !e.name.endsWith(".meta.json"),
+    ).length;
 
   function form(parts: Record<string, string | Blob>, filename = "list.csv"): FormData {
     const data = new FormData();
@@ -68,7 +84,11 @@ describe("upload routes", () => {
   });
 
   it("stores a raw body of an accepted type", async () => {
-    const res = await fetch(url, { method: "POST", headers: { "content-type": "text/csv; charset=utf-8" }, body: "phone_number\n+15550100000\n" });
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "text/csv; charset=utf-8" },
+      body: "phone_number\n+15550100000\n",
+    });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { key: string };
     expect(body).toMatchObject({ type: "text/csv", bytes: 26, content: "phone_number\n+15550100000\n" });
@@ -76,30 +96,54 @@ describe("upload routes", () => {
   });
 
   it("takes the file part and the other fields of a form", async () => {
-    const res = await fetch(url, { method: "POST", body: form({ title: "Prices", file: new Blob(["# Prices"], { type: "text/markdown" }) }, "prices.md") });
+    const res = await fetch(url, {
+      method: "POST",
+      body: form({ title: "Prices", file: new Blob(["# Prices"], { type: "text/markdown" }) }, "prices.md"),
+    });
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ title: "Prices", filename: "prices.md", type: "text/markdown", bytes: 8, content: "# Prices" });
+    expect(await res.json()).toMatchObject({
+      title: "Prices",
+      filename: "prices.md",
+      type: "text/markdown",
+      bytes: 8,
+      content: "# Prices",
+    });
   });
 
   it("refuses other types with 415 and stores nothing", async () => {
     const before = storedFiles();
-    expect((await fetch(url, { method: "POST", headers: { "content-type": "application/pdf" }, body: "%PDF" })).status).toBe(415);
-    expect((await fetch(url, { method: "POST", body: form({ file: new Blob(["x"], { type: "image/png" }) }, "x.png") })).status).toBe(415);
+    expect(
+      (await fetch(url, { method: "POST", headers: { "content-type": "application/pdf" }, body: "%PDF" })).status,
+    ).toBe(415);
+    expect(
+      (await fetch(url, { method: "POST", body: form({ file: new Blob(["x"], { type: "image/png" }) }, "x.png") }))
+        .status,
+    ).toBe(415);
     expect(storedFiles()).toBe(before);
   });
 
   it("refuses a file over the limit with 413, declared or streamed, and stores nothing", async () => {
     const before = storedFiles();
-    expect((await fetch(url, { method: "POST", headers: { "content-type": "audio/wav" }, body: "x".repeat(1001) })).status).toBe(413);
+    expect(
+      (await fetch(url, { method: "POST", headers: { "content-type": "audio/wav" }, body: "x".repeat(1001) })).status,
+    ).toBe(413);
     const chunks = new ReadableStream({
       start(controller) {
         for (let i = 0; i < 5; i++) controller.enqueue(new TextEncoder().encode("y".repeat(400)));
         controller.close();
       },
     });
-    const streamed = await fetch(url, { method: "POST", headers: { "content-type": "audio/wav" }, body: chunks, duplex: "half" } as RequestInit);
+    const streamed = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "audio/wav" },
+      body: chunks,
+      duplex: "half",
+    } as RequestInit);
     expect(streamed.status).toBe(413);
-    expect((await fetch(url, { method: "POST", body: form({ file: new Blob(["z".repeat(1500)], { type: "text/csv" }) }) })).status).toBe(413);
+    expect(
+      (await fetch(url, { method: "POST", body: form({ file: new Blob(["z".repeat(1500)], { type: "text/csv" }) }) }))
+        .status,
+    ).toBe(413);
     expect(storedFiles()).toBe(before);
   });
 
@@ -122,7 +166,9 @@ describe("GET /files: signed downloads of the file store", () => {
 
   it("serves the bytes to a signed URL until it expires, and refuses tampering", async () => {
     const { Readable } = await import("node:stream");
-    await system.objects.put("recordings/test/a.wav", Readable.from([Buffer.from("RIFF1234")]), { contentType: "audio/wav" });
+    await system.objects.put("recordings/test/a.wav", Readable.from([Buffer.from("RIFF1234")]), {
+      contentType: "audio/wav",
+    });
     const { url } = await system.objects.signedUrl("recordings/test/a.wav", 60);
     expect(url.startsWith(`${system.url}/files/`)).toBe(true);
     const ok = await fetch(url);

@@ -26,7 +26,9 @@ describe("the user CLI", () => {
     });
     expect(setup.status).toBe(200);
     const users = await testAdmin().request("GET", `/admin/organizations/${printed.organization_id}/users`);
-    expect(users.body.items).toEqual([expect.objectContaining({ email, role: "owner", last_sign_in_at: expect.any(String) })]);
+    expect(users.body.items).toEqual([
+      expect.objectContaining({ email, role: "owner", last_sign_in_at: expect.any(String) }),
+    ]);
   });
 
   it("validates its arguments before creating anything", async () => {
@@ -34,6 +36,8 @@ describe("the user CLI", () => {
     const cli = runEntry("gateway/src/cli/user.ts", env(), ["--org", org, "--email", "x@example.com", "--role", "god"]);
     expect(await cli.exited).toBe(1);
     expect(cli.output().trim()).toMatch(/^invalid --role "god"/);
-    expect((await testAdmin().request("GET", `/admin/organizations?name=${encodeURIComponent(org)}`)).body.total).toBe(0);
+    expect((await testAdmin().request("GET", `/admin/organizations?name=${encodeURIComponent(org)}`)).body.total).toBe(
+      0,
+    );
   });
 });

@@ -8,10 +8,19 @@ export interface HttpAnswer {
   headers: Headers;
 }
 
-export async function http(baseUrl: string, method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}): Promise<HttpAnswer> {
+export async function http(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: { body?: unknown; headers?: Record<string, string> } = {},
+): Promise<HttpAnswer> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.body !== undefined) headers["content-type"] = "application/json";
-  const response = await fetch(`${baseUrl}${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
 }
@@ -33,8 +42,16 @@ export class BrowserSession {
     readonly address: string,
   ) {}
 
-  static async signIn(baseUrl: string, email: string, password: string, address = newAddress()): Promise<BrowserSession | HttpAnswer> {
-    const answer = await http(baseUrl, "POST", "/api/auth/sign-in", { body: { email, password }, headers: { "x-forwarded-for": address } });
+  static async signIn(
+    baseUrl: string,
+    email: string,
+    password: string,
+    address = newAddress(),
+  ): Promise<BrowserSession | HttpAnswer> {
+    const answer = await http(baseUrl, "POST", "/api/auth/sign-in", {
+      body: { email, password },
+      headers: { "x-forwarded-for": address },
+    });
     if (answer.status !== 200) return answer;
     return BrowserSession.from(baseUrl, answer, address);
   }
@@ -44,8 +61,16 @@ export class BrowserSession {
     return new BrowserSession(baseUrl, cookie, answer.body.csrf_token, address);
   }
 
-  request(method: string, path: string, options: { body?: unknown; csrf?: boolean; headers?: Record<string, string> } = {}): Promise<HttpAnswer> {
-    const headers: Record<string, string> = { cookie: this.cookie, "x-forwarded-for": this.address, ...options.headers };
+  request(
+    method: string,
+    path: string,
+    options: { body?: unknown; csrf?: boolean; headers?: Record<string, string> } = {},
+  ): Promise<HttpAnswer> {
+    const headers: Record<string, string> = {
+      cookie: this.cookie,
+      "x-forwarded-for": this.address,
+      ...options.headers,
+    };
     if (options.csrf !== false && method !== "GET") headers["x-csrf-token"] = this.csrfToken;
     return http(this.baseUrl, method, path, { body: options.body, headers });
   }

@@ -14,7 +14,10 @@ let system: RunningSystem;
 let admin: AdminClient;
 
 beforeAll(async () => {
-  system = await startSystem({ env: testEnv({ RATE_LIMIT_PER_MINUTE: "1000000", TRUST_PROXY: "loopback", PUBLIC_URL: "https://dash.example.com" }), inMemory: true });
+  system = await startSystem({
+    env: testEnv({ RATE_LIMIT_PER_MINUTE: "1000000", TRUST_PROXY: "loopback", PUBLIC_URL: "https://dash.example.com" }),
+    inMemory: true,
+  });
   admin = new AdminClient(system.adminUrl, system.adminToken);
 });
 afterAll(async () => {
@@ -22,12 +25,19 @@ afterAll(async () => {
 });
 
 /** A user of the tenant with a password, through the admin API and the set-up link. */
-async function userOf(tenant: Tenant, role: "owner" | "admin" | "member", email = uniqueEmail(role)): Promise<{ email: string; session: BrowserSession; id: string }> {
+async function userOf(
+  tenant: Tenant,
+  role: "owner" | "admin" | "member",
+  email = uniqueEmail(role),
+): Promise<{ email: string; session: BrowserSession; id: string }> {
   const created = await admin.request("POST", `/admin/organizations/${tenant.orgId}/users`, { email, role });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const token = new URL(created.body.setup_url).hash.replace(/^#token=/, "");
   const address = newAddress();
-  const setup = await http(system.url, "POST", "/api/auth/setup", { body: { token: decodeURIComponent(token), password: PASSWORD }, headers: { "x-forwarded-for": address } });
+  const setup = await http(system.url, "POST", "/api/auth/setup", {
+    body: { token: decodeURIComponent(token), password: PASSWORD },
+    headers: { "x-forwarded-for": address },
+  });
   expect(setup.status, JSON.stringify(setup.body)).toBe(200);
   return { email, id: created.body.id, session: BrowserSession.from(system.url, setup, address) };
 }
@@ -40,7 +50,11 @@ describe("users and set-up links", () => {
 
   it("the admin API creates a user with a one-time set-up link under PUBLIC_URL; the link sets a password once", async () => {
     const email = uniqueEmail("setup");
-    const created = await admin.request("POST", `/admin/organizations/${tenant.orgId}/users`, { email, name: "Ann Owner", role: "owner" });
+    const created = await admin.request("POST", `/admin/organizations/${tenant.orgId}/users`, {
+      email,
+      name: "Ann Owner",
+      role: "owner",
+    });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({
       email,
@@ -60,7 +74,9 @@ describe("users and set-up links", () => {
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Lax/);
     expect(cookie).toMatch(/Secure/);
-    expect((await http(system.url, "POST", "/api/auth/setup", { body: { token, password: PASSWORD } })).status).toBe(404);
+    expect((await http(system.url, "POST", "/api/auth/setup", { body: { token, password: PASSWORD } })).status).toBe(
+      404,
+    );
     const listed = await admin.request("GET", `/admin/organizations/${tenant.orgId}/users`);
     expect(listed.body.items.map((u: { email: string }) => u.email)).toContain(email);
     expect(JSON.stringify(listed.body)).not.toMatch(/password|scrypt/);
@@ -68,11 +84,19 @@ describe("users and set-up links", () => {
 
   it("an email is one user: 409 the second time; a bad email or role is 422", async () => {
     const email = uniqueEmail("twice");
-    expect((await admin.request("POST", `/admin/organizations/${tenant.orgId}/users`, { email, role: "member" })).status).toBe(201);
-    const again = await admin.request("POST", `/admin/organizations/${tenant.orgId}/users`, { email: email.toUpperCase(), role: "member" });
+    expect(
+      (await admin.request("POST", `/admin/organizations/${tenant.orgId}/users`, { email, role: "member" })).status,
+    ).toBe(201);
+    const again = await admin.request("POST", `/admin/organizations/${tenant.orgId}/users`, {
+      email: email.toUpperCase(),
+      role: "member",
+    });
     expect(again.status).toBe(409);
     expect(again.body).toEqual({ detail: expect.any(String) });
-    const bad = await admin.request("POST", `/admin/organizations/${tenant.orgId}/users`, { email: "not-an-email", role: "boss" });
+    const bad = await admin.request("POST", `/admin/organizations/${tenant.orgId}/users`, {
+      email: "not-an-email",
+      role: "boss",
+    });
     expect(bad.status).toBe(422);
     expect(bad.body.detail.map((d: { loc: string[] }) => d.loc)).toEqual([
       ["body", "email"],
@@ -91,7 +115,12 @@ describe("sign-in and sessions", () => {
     const { session, email } = await userOf(tenant, "owner");
     const me = await session.request("GET", "/api/me");
     expect(me.status).toBe(200);
-    expect(me.body).toMatchObject({ user: { email, role: "owner" }, organization: { id: tenant.orgId }, role: "owner", csrf_token: session.csrfToken });
+    expect(me.body).toMatchObject({
+      user: { email, role: "owner" },
+      organization: { id: tenant.orgId },
+      role: "owner",
+      csrf_token: session.csrfToken,
+    });
     const created = await session.request("POST", "/api/contacts", { body: { name: "Session Made" } });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect((await tenant.owner.get(`/api/contacts/${created.body.id}`)).status).toBe(200);
@@ -107,8 +136,14 @@ describe("sign-in and sessions", () => {
   it("wrong email and wrong password get the same 401; no cookie", async () => {
     const { email } = await userOf(tenant, "member");
     const address = newAddress();
-    const wrongPassword = await http(system.url, "POST", "/api/auth/sign-in", { body: { email, password: "wrong password!!" }, headers: { "x-forwarded-for": address } });
-    const wrongEmail = await http(system.url, "POST", "/api/auth/sign-in", { body: { email: uniqueEmail("nobody"), password: PASSWORD }, headers: { "x-forwarded-for": address } });
+    const wrongPassword = await http(system.url, "POST", "/api/auth/sign-in", {
+      body: { email, password: "wrong password!!" },
+      headers: { "x-forwarded-for": address },
+    });
+    const wrongEmail = await http(system.url, "POST", "/api/auth/sign-in", {
+      body: { email: uniqueEmail("nobody"), password: PASSWORD },
+      headers: { "x-forwarded-for": address },
+    });
     expect(wrongPassword.status).toBe(401);
     expect(wrongEmail.status).toBe(401);
     expect(wrongPassword.body).toEqual(wrongEmail.body);
@@ -124,9 +159,15 @@ describe("sign-in and sessions", () => {
     const refused = await session.request("POST", "/api/contacts", { body: { name: "Forged" }, csrf: false });
     expect(refused.status).toBe(403);
     expect(refused.body.detail).toMatch(/CSRF/);
-    const wrong = await session.request("POST", "/api/contacts", { body: { name: "Forged" }, csrf: false, headers: { "x-csrf-token": "x".repeat(43) } });
+    const wrong = await session.request("POST", "/api/contacts", {
+      body: { name: "Forged" },
+      csrf: false,
+      headers: { "x-csrf-token": "x".repeat(43) },
+    });
     expect(wrong.status).toBe(403);
-    expect((await session.request("POST", "/api/api-keys", { body: { name: "forged" }, csrf: false })).status).toBe(403);
+    expect((await session.request("POST", "/api/api-keys", { body: { name: "forged" }, csrf: false })).status).toBe(
+      403,
+    );
     expect((await tenant.owner.get("/api/contacts")).body.total).toBe(before);
     expect((await session.request("GET", "/api/contacts")).status).toBe(200);
   });
@@ -134,14 +175,19 @@ describe("sign-in and sessions", () => {
   it("signing out ends the session at once; a made-up cookie is 401", async () => {
     const { session } = await userOf(tenant, "admin");
     expect((await session.request("GET", "/api/me")).status).toBe(200);
-    expect((await session.request("GET", "/api/auth/session")).body).toMatchObject({ signed_in: true, me: { role: "admin", csrf_token: session.csrfToken } });
+    expect((await session.request("GET", "/api/auth/session")).body).toMatchObject({
+      signed_in: true,
+      me: { role: "admin", csrf_token: session.csrfToken },
+    });
     const out = await session.request("POST", "/api/auth/sign-out");
     expect(out.status).toBe(204);
     expect(out.headers.get("set-cookie")).toMatch(/Max-Age=0/);
     const after = await session.request("GET", "/api/me");
     expect(after.status).toBe(401);
     expect(after.body).toEqual({ detail: expect.any(String) });
-    expect((await http(system.url, "GET", "/api/me", { headers: { cookie: "vo_session=vs_madeup" } })).status).toBe(401);
+    expect((await http(system.url, "GET", "/api/me", { headers: { cookie: "vo_session=vs_madeup" } })).status).toBe(
+      401,
+    );
     expect((await session.request("GET", "/api/auth/session")).body).toEqual({ signed_in: false, me: null });
   });
 
@@ -156,10 +202,16 @@ describe("sign-in and sessions", () => {
   it("10 failed sign-ins for one email: the 11th attempt is 429 with Retry-After, even with the right password", async () => {
     const { email } = await userOf(tenant, "member");
     for (let i = 0; i < 10; i++) {
-      const failed = await http(system.url, "POST", "/api/auth/sign-in", { body: { email, password: `wrong password ${i}` }, headers: { "x-forwarded-for": newAddress() } });
+      const failed = await http(system.url, "POST", "/api/auth/sign-in", {
+        body: { email, password: `wrong password ${i}` },
+        headers: { "x-forwarded-for": newAddress() },
+      });
       expect(failed.status).toBe(401);
     }
-    const limited = await http(system.url, "POST", "/api/auth/sign-in", { body: { email, password: PASSWORD }, headers: { "x-forwarded-for": newAddress() } });
+    const limited = await http(system.url, "POST", "/api/auth/sign-in", {
+      body: { email, password: PASSWORD },
+      headers: { "x-forwarded-for": newAddress() },
+    });
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(limited.body).toEqual({ detail: expect.any(String) });
@@ -170,11 +222,22 @@ describe("sign-in and sessions", () => {
     const address = newAddress();
     for (let i = 0; i < 10; i++) {
       expect(
-        (await http(system.url, "POST", "/api/auth/sign-in", { body: { email: uniqueEmail("guess"), password: "guessing password" }, headers: { "x-forwarded-for": address } }))
-          .status,
+        (
+          await http(system.url, "POST", "/api/auth/sign-in", {
+            body: { email: uniqueEmail("guess"), password: "guessing password" },
+            headers: { "x-forwarded-for": address },
+          })
+        ).status,
       ).toBe(401);
     }
-    expect((await http(system.url, "POST", "/api/auth/sign-in", { body: { email, password: PASSWORD }, headers: { "x-forwarded-for": address } })).status).toBe(429);
+    expect(
+      (
+        await http(system.url, "POST", "/api/auth/sign-in", {
+          body: { email, password: PASSWORD },
+          headers: { "x-forwarded-for": address },
+        })
+      ).status,
+    ).toBe(429);
     const elsewhere = await BrowserSession.signIn(system.url, email, PASSWORD);
     expect(elsewhere).toBeInstanceOf(BrowserSession);
   });
@@ -190,12 +253,20 @@ describe("API keys and users through the API", () => {
     const { session } = await userOf(tenant, "owner");
     const created = await session.request("POST", "/api/api-keys", { body: { name: "Zapier", role: "member" } });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    expect(created.body).toMatchObject({ name: "Zapier", role: "member", key: expect.stringMatching(/^vo_/), prefix: expect.any(String) });
+    expect(created.body).toMatchObject({
+      name: "Zapier",
+      role: "member",
+      key: expect.stringMatching(/^vo_/),
+      prefix: expect.any(String),
+    });
     const client = new ApiClient(system.url, created.body.key);
     expect((await client.get("/api/contacts")).status).toBe(200);
     const listed = await session.request("GET", "/api/api-keys");
     expect(listed.status).toBe(200);
-    expect(listed.body.items.find((k: { id: string }) => k.id === created.body.id)).toMatchObject({ name: "Zapier", revoked_at: null });
+    expect(listed.body.items.find((k: { id: string }) => k.id === created.body.id)).toMatchObject({
+      name: "Zapier",
+      revoked_at: null,
+    });
     expect(JSON.stringify(listed.body)).not.toContain(created.body.key);
     expect((await session.request("DELETE", `/api/api-keys/${created.body.id}`)).status).toBe(204);
     expect((await client.get("/api/contacts")).status).toBe(401);
@@ -206,7 +277,10 @@ describe("API keys and users through the API", () => {
     const member = await userOf(tenant, "member");
     expect((await member.session.request("POST", "/api/api-keys", { body: {} })).status).toBe(403);
     expect((await tenant.member.post("/api/api-keys", {})).status).toBe(403);
-    expect((await member.session.request("POST", "/api/users", { body: { email: uniqueEmail("x"), role: "member" } })).status).toBe(403);
+    expect(
+      (await member.session.request("POST", "/api/users", { body: { email: uniqueEmail("x"), role: "member" } }))
+        .status,
+    ).toBe(403);
     const adminUser = await userOf(tenant, "admin");
     expect((await adminUser.session.request("POST", "/api/api-keys", { body: { role: "owner" } })).status).toBe(403);
     expect((await adminUser.session.request("POST", "/api/api-keys", { body: { role: "admin" } })).status).toBe(201);
@@ -214,10 +288,14 @@ describe("API keys and users through the API", () => {
 
   it("an owner invites a user (201 with setup_url) and removes them; another organization's user is 404", async () => {
     const { session } = await userOf(tenant, "owner");
-    const invited = await session.request("POST", "/api/users", { body: { email: uniqueEmail("invited"), role: "member" } });
+    const invited = await session.request("POST", "/api/users", {
+      body: { email: uniqueEmail("invited"), role: "member" },
+    });
     expect(invited.status).toBe(201);
     expect(invited.body.setup_url).toMatch(/\/app\/setup#token=/);
-    expect((await session.request("GET", "/api/users")).body.items.map((u: { id: string }) => u.id)).toContain(invited.body.id);
+    expect((await session.request("GET", "/api/users")).body.items.map((u: { id: string }) => u.id)).toContain(
+      invited.body.id,
+    );
     const other = await newTenant(system.url, admin);
     const theirs = await userOf(other, "member");
     expect((await session.request("DELETE", `/api/users/${theirs.id}`)).status).toBe(404);
@@ -226,12 +304,16 @@ describe("API keys and users through the API", () => {
 
   it("business hours: read by anyone, replaced by owners and admins, 422 on a bad week", async () => {
     const week = { mon: [{ start: "09:00", end: "12:00" }], sat: [] };
-    expect((await tenant.member.request("PUT", "/api/settings/business-hours", { body: { business_hours: week } })).status).toBe(403);
+    expect(
+      (await tenant.member.request("PUT", "/api/settings/business-hours", { body: { business_hours: week } })).status,
+    ).toBe(403);
     const set = await tenant.owner.request("PUT", "/api/settings/business-hours", { body: { business_hours: week } });
     expect(set.status, JSON.stringify(set.body)).toBe(200);
     expect(set.body.business_hours.mon).toEqual([{ start: "09:00", end: "12:00" }]);
     expect((await tenant.member.get("/api/settings/business-hours")).body.business_hours.tue).toEqual([]);
-    const bad = await tenant.owner.request("PUT", "/api/settings/business-hours", { body: { business_hours: { mon: [{ start: "25:00", end: "12:00" }] } } });
+    const bad = await tenant.owner.request("PUT", "/api/settings/business-hours", {
+      body: { business_hours: { mon: [{ start: "25:00", end: "12:00" }] } },
+    });
     expect(bad.status).toBe(422);
   });
 

@@ -29,7 +29,8 @@ function visitMessage(message, out) {
 
 function visitEnum(enumeration, out) {
   collect(enumeration, out);
-  for (const value of enumeration.values) if (textOf(value)) out[`${enumeration.typeName}.${value.name}`] = textOf(value);
+  for (const value of enumeration.values)
+    if (textOf(value)) out[`${enumeration.typeName}.${value.name}`] = textOf(value);
 }
 
 const plugin = createEcmaScriptPlugin({

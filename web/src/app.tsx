@@ -19,7 +19,11 @@ const PAGES = [
   { page: "/business-hours", title: "Business hours" },
 ] as const;
 
-type Session = { state: "loading" } | { state: "signed-out" } | { state: "error"; message: string } | { state: "signed-in"; me: Me };
+type Session =
+  | { state: "loading" }
+  | { state: "signed-out" }
+  | { state: "error"; message: string }
+  | { state: "signed-in"; me: Me };
 
 export function App() {
   const page = usePage();

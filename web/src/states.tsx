@@ -27,7 +27,17 @@ export function Empty({ children }: { children: ComponentChildren }) {
 }
 
 /** Renders the loading and error states of a load, and `ready` once there is data. */
-export function Show<T>({ loaded, what, retry, ready }: { loaded: Loaded<T>; what: string; retry: () => void; ready: (data: T) => ComponentChildren }) {
+export function Show<T>({
+  loaded,
+  what,
+  retry,
+  ready,
+}: {
+  loaded: Loaded<T>;
+  what: string;
+  retry: () => void;
+  ready: (data: T) => ComponentChildren;
+}) {
   if (loaded.state === "loading") return <Loading what={what} />;
   if (loaded.state === "error") return <ErrorBox message={loaded.message} retry={retry} />;
   return <>{ready(loaded.data)}</>;

@@ -4,7 +4,10 @@ import { errorMessage } from "./api/client";
 export type Loaded<T> = { state: "loading" } | { state: "error"; message: string } | { state: "ready"; data: T };
 
 /** Loads data through the API client on mount (and on reload): loading, error or ready. */
-export function useApi<T>(load: () => Promise<{ data?: T; error?: unknown; response: Response }>, deps: unknown[] = []): [Loaded<T>, () => void] {
+export function useApi<T>(
+  load: () => Promise<{ data?: T; error?: unknown; response: Response }>,
+  deps: unknown[] = [],
+): [Loaded<T>, () => void] {
   const [loaded, setLoaded] = useState<Loaded<T>>({ state: "loading" });
   const [round, setRound] = useState(0);
   useEffect(() => {

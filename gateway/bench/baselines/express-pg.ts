@@ -9,7 +9,8 @@ import pg from "pg";
 // Environment: DATABASE_URL, PORT, BENCH_ORG_ID, DB_POOL_SIZE, BENCH_OUTBOX (the outbox table,
 // crm.outbox by default; the benchmark gives it one of the same shape that no relay reads).
 
-const COLUMNS = "id, org_id, name, phone_number, email, status, company_name, address, notes, tags, created_at, updated_at";
+const COLUMNS =
+  "id, org_id, name, phone_number, email, status, company_name, address, notes, tags, created_at, updated_at";
 const orgId = process.env.BENCH_ORG_ID ?? "";
 const outbox = process.env.BENCH_OUTBOX ?? "crm.outbox";
 if (!/^[a-z_]+\.[a-z_]+$/.test(outbox)) throw new Error(`BENCH_OUTBOX must be schema.table, got "${outbox}"`);
@@ -19,7 +20,10 @@ app.disable("x-powered-by");
 
 app.get("/api/contacts/:id", async (req, res, next) => {
   try {
-    const result = await pool.query(`SELECT ${COLUMNS} FROM crm.contacts WHERE org_id = $1 AND id = $2`, [orgId, req.params.id]);
+    const result = await pool.query(`SELECT ${COLUMNS} FROM crm.contacts WHERE org_id = $1 AND id = $2`, [
+      orgId,
+      req.params.id,
+    ]);
     if (result.rows.length === 0) return void res.status(404).json({ detail: "Contact not found" });
     res.json(result.rows[0]);
   } catch (error) {
@@ -38,7 +42,10 @@ app.post("/api/contacts", express.json(), async (req, res, next) => {
       [randomUUID(), orgId, body.name ?? null, body.email ?? null],
     );
     // An event of about the size the service writes (the contact as protobuf in an envelope).
-    await client.query(`INSERT INTO ${outbox} (id, subject, payload) VALUES ($1, 'bench.contact.created', $2)`, [randomUUID(), randomBytes(180)]);
+    await client.query(`INSERT INTO ${outbox} (id, subject, payload) VALUES ($1, 'bench.contact.created', $2)`, [
+      randomUUID(),
+      randomBytes(180),
+    ]);
     await client.query("COMMIT");
     res.status(201).json(inserted.rows[0]);
   } catch (error) {

@@ -8,7 +8,13 @@ import { InputChecker } from "../http/validate-input.js";
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hashPassword, verifyPassword } from "../identity/passwords.js";
 import type { PrincipalCache } from "../identity/principal-cache.js";
 import type { IdentityStore } from "../identity/store.js";
-import { csrfTokenOf, SESSION_ABSOLUTE_SECONDS, SIGN_IN_FAILURE_LIMIT, type User, type UserStore } from "../identity/users.js";
+import {
+  csrfTokenOf,
+  SESSION_ABSOLUTE_SECONDS,
+  SIGN_IN_FAILURE_LIMIT,
+  type User,
+  type UserStore,
+} from "../identity/users.js";
 import { meBody } from "./views.js";
 
 export interface AuthDeps {
@@ -27,9 +33,10 @@ const WRONG_CREDENTIALS = "Wrong email or password";
 export function authRoutes(deps: AuthDeps): Router {
   const { users, store } = deps;
   const router = Router();
-  const route = (handler: (req: Request, res: Response) => Promise<void>) => (req: Request, res: Response, next: NextFunction) => {
-    handler(req, res).catch(next);
-  };
+  const route =
+    (handler: (req: Request, res: Response) => Promise<void>) => (req: Request, res: Response, next: NextFunction) => {
+      handler(req, res).catch(next);
+    };
 
   /** Starts a session for the user and answers what /api/me answers, with the CSRF token. */
   const signIn = async (res: Response, user: User, status: number) => {
@@ -48,7 +55,8 @@ export function authRoutes(deps: AuthDeps): Router {
       if (!(input instanceof InputChecker)) return sendValidation(res, [input]);
       const email = input.string("email", { required: true, max: 320 });
       const password = input.string("password", { required: true, max: MAX_PASSWORD_LENGTH });
-      if (input.errors.length > 0 || email === undefined || password === undefined) return sendValidation(res, input.errors);
+      if (input.errors.length > 0 || email === undefined || password === undefined)
+        return sendValidation(res, input.errors);
       const buckets = [`addr:${addressBucket(req.ip)}`, `email:${email.trim().toLowerCase()}`];
       const recent = await users.recentFailures(buckets);
       if (recent.count >= SIGN_IN_FAILURE_LIMIT) {
@@ -83,7 +91,8 @@ export function authRoutes(deps: AuthDeps): Router {
           ctx: { min_length: MIN_PASSWORD_LENGTH },
         });
       }
-      if (input.errors.length > 0 || token === undefined || password === undefined) return sendValidation(res, input.errors);
+      if (input.errors.length > 0 || token === undefined || password === undefined)
+        return sendValidation(res, input.errors);
       const user = await users.completeSetup(token, await hashPassword(password));
       if (!user) return sendDetail(res, 404, "This set-up link is unknown, used or expired: ask for a new one");
       await signIn(res, user, 200);
@@ -100,7 +109,10 @@ export function authRoutes(deps: AuthDeps): Router {
       const user = principal?.userId ? await users.getUser(principal.userId) : undefined;
       res.setHeader("Cache-Control", "no-store");
       if (!token || !principal || !user) return sendJson(res, 200, { signed_in: false, me: null });
-      sendJson(res, 200, { signed_in: true, me: await meBody(store, principal.orgId, principal.role, user, csrfTokenOf(token)) });
+      sendJson(res, 200, {
+        signed_in: true,
+        me: await meBody(store, principal.orgId, principal.role, user, csrfTokenOf(token)),
+      });
     }),
   );
 

@@ -1,6 +1,14 @@
 import { randomUUID } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
-import { claimKey, freeKey, IDEMPOTENCY_MESSAGES, IDEMPOTENCY_RETRY_AFTER_SECONDS, keepAnswer, parseIdempotencyKey, type Database } from "@voiceops/platform";
+import {
+  claimKey,
+  freeKey,
+  IDEMPOTENCY_MESSAGES,
+  IDEMPOTENCY_RETRY_AFTER_SECONDS,
+  keepAnswer,
+  parseIdempotencyKey,
+  type Database,
+} from "@voiceops/platform";
 import { sendDetail, sendJson, sendValidation, refusal } from "../errors/index.js";
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER, routeFingerprint } from "../transcoder/idempotency.js";
 
@@ -37,14 +45,18 @@ export function keyed(db: Database, ttlSeconds: number, handler: (req: Request) 
       const raw = req.headers[IDEMPOTENCY_KEY_HEADER];
       if (raw === undefined || req.method === "GET") return send(res, await handler(req));
       const key = typeof raw === "string" ? parseIdempotencyKey(raw) : undefined;
-      if (key === undefined) return sendValidation(res, [refusal(HEADER_LOC, "Idempotency-Key must be 1 to 255 visible ASCII characters, bare or in double quotes")]);
+      if (key === undefined)
+        return sendValidation(res, [
+          refusal(HEADER_LOC, "Idempotency-Key must be 1 to 255 visible ASCII characters, bare or in double quotes"),
+        ]);
       const orgId = req.principal?.orgId;
       if (!orgId) throw new Error("keyed routes need an authenticated request");
       const fingerprint = await routeFingerprint(req);
       const claim = { orgId, key, attempt: randomUUID() };
       const existing = await claimKey(db, { ...claim, fingerprint, leaseSeconds: LEASE_SECONDS, ttlSeconds });
       if (existing) {
-        if (existing.fingerprint !== fingerprint) return sendValidation(res, [refusal(HEADER_LOC, IDEMPOTENCY_MESSAGES.mismatch)]);
+        if (existing.fingerprint !== fingerprint)
+          return sendValidation(res, [refusal(HEADER_LOC, IDEMPOTENCY_MESSAGES.mismatch)]);
         if (existing.committed && existing.answerCode !== null && existing.answer) {
           res.setHeader(REPLAYED_HEADER, "true");
           const text = Buffer.from(existing.answer).toString("utf8");
@@ -60,7 +72,13 @@ export function keyed(db: Database, ttlSeconds: number, handler: (req: Request) 
         await freeKey(db, claim);
         throw error;
       }
-      if (isKept(answer.status)) await keepAnswer(db, claim, answer.status, Buffer.from(answer.body === undefined ? "" : JSON.stringify(answer.body)));
+      if (isKept(answer.status))
+        await keepAnswer(
+          db,
+          claim,
+          answer.status,
+          Buffer.from(answer.body === undefined ? "" : JSON.stringify(answer.body)),
+        );
       else await freeKey(db, claim);
       send(res, answer);
     }

@@ -41,9 +41,10 @@ export function accountRoutes(deps: AccountDeps, guard: RequestHandler[]): Route
   const { users, store, cache } = deps;
   const router = Router();
   const answer = (handler: (req: Request) => Promise<Answer>) => keyed(deps.db, deps.idempotencyTtlSeconds, handler);
-  const read = (handler: (req: Request, res: Response) => Promise<void>) => (req: Request, res: Response, next: NextFunction) => {
-    handler(req, res).catch(next);
-  };
+  const read =
+    (handler: (req: Request, res: Response) => Promise<void>) => (req: Request, res: Response, next: NextFunction) => {
+      handler(req, res).catch(next);
+    };
 
   router.get(
     "/api/me",
@@ -81,7 +82,15 @@ export function accountRoutes(deps: AccountDeps, guard: RequestHandler[]): Route
       const created = await store.createApiKey(p.orgId, { name, role, expiresAt });
       return {
         status: 201,
-        body: { id: created.id, key: created.key, prefix: created.prefix, role: created.role, name: created.name, expires_at: created.expires_at, created_at: created.created_at },
+        body: {
+          id: created.id,
+          key: created.key,
+          prefix: created.prefix,
+          role: created.role,
+          name: created.name,
+          expires_at: created.expires_at,
+          created_at: created.created_at,
+        },
       };
     }),
   );
@@ -122,10 +131,18 @@ export function accountRoutes(deps: AccountDeps, guard: RequestHandler[]): Route
       if (!(input instanceof InputChecker)) return invalid([input]);
       const parsed = userInput(input);
       if (!parsed) return invalid(input.errors);
-      if (RANK[parsed.role] > RANK[p.role]) return refused(403, `An ${p.role} cannot invite a user with the ${parsed.role} role`);
+      if (RANK[parsed.role] > RANK[p.role])
+        return refused(403, `An ${p.role} cannot invite a user with the ${parsed.role} role`);
       try {
         const created = await users.createUser(p.orgId, parsed);
-        return { status: 201, body: { ...publicUser(created.user), setup_url: setupUrl(deps.publicUrl(), created.setupToken), setup_expires_at: created.setupExpiresAt } };
+        return {
+          status: 201,
+          body: {
+            ...publicUser(created.user),
+            setup_url: setupUrl(deps.publicUrl(), created.setupToken),
+            setup_expires_at: created.setupExpiresAt,
+          },
+        };
       } catch (error) {
         if (error instanceof EmailTaken) return refused(409, "A user with this email already exists");
         throw error;
@@ -169,7 +186,8 @@ export function accountRoutes(deps: AccountDeps, guard: RequestHandler[]): Route
       const input = InputChecker.body(req.body);
       if (!(input instanceof InputChecker)) return invalid([input]);
       const hours = input.businessHours("business_hours");
-      if (hours === undefined && input.errors.length === 0) input.errors.push({ loc: ["body", "business_hours"], msg: "Field required", type: "missing" });
+      if (hours === undefined && input.errors.length === 0)
+        input.errors.push({ loc: ["body", "business_hours"], msg: "Field required", type: "missing" });
       if (input.errors.length > 0 || hours === undefined) return invalid(input.errors);
       const org = await store.updateOrganization(p.orgId, { businessHours: hours });
       if (!org) return refused(404, "Organization not found");
@@ -184,7 +202,13 @@ export function accountRoutes(deps: AccountDeps, guard: RequestHandler[]): Route
 /** The {email, name?, role} of an invitation (also the admin API's); undefined after a 422 entry. */
 export function userInput(input: InputChecker): { email: string; name: string | null; role: Role } | undefined {
   const email = input.string("email", { required: true, max: 320 })?.trim();
-  if (email !== undefined && !EMAIL.test(email)) input.errors.push({ loc: ["body", "email"], msg: "value is not a valid email address", type: "value_error", input: email });
+  if (email !== undefined && !EMAIL.test(email))
+    input.errors.push({
+      loc: ["body", "email"],
+      msg: "value is not a valid email address",
+      type: "value_error",
+      input: email,
+    });
   const name = input.string("name", { max: 200 })?.trim() || null;
   const role: Role = input.oneOf("role", ROLES) ?? "member";
   if (input.errors.length > 0 || email === undefined) return undefined;

@@ -20,7 +20,14 @@ function bearerMatches(header: string | undefined, token: string): boolean {
 type Handler = (req: Request, res: Response) => Promise<void>;
 
 /** The operators' API (organizations and keys) on its own listener, behind a bearer token. */
-export function createAdminApp(deps: { store: IdentityStore; cache: PrincipalCache; users: UserStore; publicUrl: () => string; adminToken: string; logger: Logger }) {
+export function createAdminApp(deps: {
+  store: IdentityStore;
+  cache: PrincipalCache;
+  users: UserStore;
+  publicUrl: () => string;
+  adminToken: string;
+  logger: Logger;
+}) {
   const { store, cache, users } = deps;
   const app = express();
   app.disable("x-powered-by");
@@ -33,7 +40,8 @@ export function createAdminApp(deps: { store: IdentityStore; cache: PrincipalCac
     }, next);
   });
   app.use((req, res, next) => {
-    if (!bearerMatches(req.header("authorization"), deps.adminToken)) return sendDetail(res, 401, "Missing or invalid admin token");
+    if (!bearerMatches(req.header("authorization"), deps.adminToken))
+      return sendDetail(res, 401, "Missing or invalid admin token");
     next();
   });
   app.use(jsonBody("64kb"));
@@ -51,7 +59,9 @@ export function createAdminApp(deps: { store: IdentityStore; cache: PrincipalCac
       const country = input.country("default_country") ?? "US";
       const businessHours = input.businessHours("business_hours");
       if (input.errors.length > 0 || name === undefined) return sendValidation(res, input.errors);
-      res.status(201).json(await store.createOrganization({ name: name.trim(), timezone, defaultCountry: country, businessHours }));
+      res
+        .status(201)
+        .json(await store.createOrganization({ name: name.trim(), timezone, defaultCountry: country, businessHours }));
     }),
   );
 
@@ -60,7 +70,8 @@ export function createAdminApp(deps: { store: IdentityStore; cache: PrincipalCac
     route(async (req, res) => {
       const name = typeof req.query.name === "string" ? req.query.name : undefined;
       if (!name) return sendValidation(res, [fastApiEntry(["query", "name"], violation("name", "required", ""))]);
-      if (name.includes("\u0000")) return sendValidation(res, [fastApiEntry(["query", "name"], nulCharacter("name", name))]);
+      if (name.includes("\u0000"))
+        return sendValidation(res, [fastApiEntry(["query", "name"], nulCharacter("name", name))]);
       const items = await store.findOrganizationsByName(name);
       res.json({ items, total: items.length });
     }),
@@ -162,7 +173,11 @@ export function createAdminApp(deps: { store: IdentityStore; cache: PrincipalCac
       if (!(await store.getOrganization(id))) return sendDetail(res, 404, "Organization not found");
       try {
         const created = await users.createUser(id, parsed);
-        res.status(201).json({ ...publicUser(created.user), setup_url: setupUrl(deps.publicUrl(), created.setupToken), setup_expires_at: created.setupExpiresAt });
+        res.status(201).json({
+          ...publicUser(created.user),
+          setup_url: setupUrl(deps.publicUrl(), created.setupToken),
+          setup_expires_at: created.setupExpiresAt,
+        });
       } catch (error) {
         if (error instanceof EmailTaken) return sendDetail(res, 409, "A user with this email already exists");
         throw error;

@@ -12,7 +12,10 @@ export function fail(message: string): never {
 
 function adminBaseUrl(env: Record<string, string | undefined>): string {
   try {
-    return envOptional("ADMIN_URL", env) ?? `http://${envString("ADMIN_HOST", "127.0.0.1", env)}:${envInt("ADMIN_PORT", 8081, { min: 1, max: 65535 }, env)}`;
+    return (
+      envOptional("ADMIN_URL", env) ??
+      `http://${envString("ADMIN_HOST", "127.0.0.1", env)}:${envInt("ADMIN_PORT", 8081, { min: 1, max: 65535 }, env)}`
+    );
   } catch (error) {
     return fail(error instanceof ConfigError ? error.message : String(error));
   }
@@ -24,7 +27,9 @@ function adminToken(env: Record<string, string | undefined>): string {
   try {
     return readFileSync(join(envString("DATA_DIR", "./.data", env), "admin-token"), "utf8").trim();
   } catch {
-    return fail("No admin token: set ADMIN_TOKEN, or start the embedded system first (npm start) so that it writes one under DATA_DIR.");
+    return fail(
+      "No admin token: set ADMIN_TOKEN, or start the embedded system first (npm start) so that it writes one under DATA_DIR.",
+    );
   }
 }
 
@@ -52,13 +57,18 @@ export function adminCaller(env: Record<string, string | undefined>): AdminCall 
 }
 
 /** The organization of this name, made when there is none; its id. */
-export async function organizationNamed(call: AdminCall, name: string, settings: { timezone?: string; country?: string } = {}): Promise<string> {
+export async function organizationNamed(
+  call: AdminCall,
+  name: string,
+  settings: { timezone?: string; country?: string } = {},
+): Promise<string> {
   const found = await call("GET", `/admin/organizations?name=${encodeURIComponent(name)}`);
   const existing = (found.items as { id: string; timezone: string; default_country: string }[])[0];
   if (existing) {
     const changes: Record<string, string> = {};
     if (settings.timezone && settings.timezone !== existing.timezone) changes.timezone = settings.timezone;
-    if (settings.country && settings.country.toUpperCase() !== existing.default_country) changes.default_country = settings.country;
+    if (settings.country && settings.country.toUpperCase() !== existing.default_country)
+      changes.default_country = settings.country;
     if (Object.keys(changes).length > 0) await call("PATCH", `/admin/organizations/${existing.id}`, changes);
     return existing.id;
   }

@@ -8,7 +8,8 @@ import { adminCaller, fail, organizationNamed } from "./admin-client.js";
 // Talks to the running system's admin API: finds or creates the organization, then issues a
 // key, and prints {"organization_id": "...", "api_key": "..."} on one line.
 
-const usage = 'usage: npm run apikey -- --org "<name>" [--role owner|admin|member] [--timezone <IANA>] [--country <CC>] [--name <key name>]';
+const usage =
+  'usage: npm run apikey -- --org "<name>" [--role owner|admin|member] [--timezone <IANA>] [--country <CC>] [--name <key name>]';
 
 function parsedArguments() {
   try {
@@ -33,8 +34,10 @@ if (values.help) {
 }
 // Everything is checked before anything is created.
 if (!values.org?.trim()) fail(usage);
-if (!(ROLES as readonly string[]).includes(values.role)) fail(`invalid --role "${values.role}": must be ${ROLES.join(", ")}`);
-if (values.timezone !== undefined && !IANAZone.isValidZone(values.timezone)) fail(`invalid --timezone "${values.timezone}": not an IANA time zone name (e.g. America/Chicago)`);
+if (!(ROLES as readonly string[]).includes(values.role))
+  fail(`invalid --role "${values.role}": must be ${ROLES.join(", ")}`);
+if (values.timezone !== undefined && !IANAZone.isValidZone(values.timezone))
+  fail(`invalid --timezone "${values.timezone}": not an IANA time zone name (e.g. America/Chicago)`);
 if (values.country !== undefined && !(getCountries() as string[]).includes(values.country.toUpperCase())) {
   fail(`invalid --country "${values.country}": not an ISO 3166 alpha-2 country code (e.g. US)`);
 }
@@ -42,5 +45,8 @@ if (values.name !== undefined && values.name.length > 100) fail("invalid --name:
 
 const call = adminCaller(process.env);
 const orgId = await organizationNamed(call, values.org, { timezone: values.timezone, country: values.country });
-const key = await call("POST", `/admin/organizations/${orgId}/api-keys`, { role: values.role, ...(values.name ? { name: values.name } : {}) });
+const key = await call("POST", `/admin/organizations/${orgId}/api-keys`, {
+  role: values.role,
+  ...(values.name ? { name: values.name } : {}),
+});
 process.stdout.write(`${JSON.stringify({ organization_id: orgId, api_key: key.key })}\n`);

@@ -29,10 +29,17 @@ if (values.help) {
   process.exit(0);
 }
 if (!values.org?.trim() || !values.email?.trim()) fail(usage);
-if (!(ROLES as readonly string[]).includes(values.role)) fail(`invalid --role "${values.role}": must be ${ROLES.join(", ")}`);
+if (!(ROLES as readonly string[]).includes(values.role))
+  fail(`invalid --role "${values.role}": must be ${ROLES.join(", ")}`);
 
 const call = adminCaller(process.env);
 const orgId = await organizationNamed(call, values.org);
-const user = await call("POST", `/admin/organizations/${orgId}/users`, { email: values.email.trim(), role: values.role, ...(values.name ? { name: values.name } : {}) });
-process.stdout.write(`${JSON.stringify({ organization_id: orgId, user_id: user.id, email: user.email, role: user.role, setup_url: user.setup_url })}\n`);
+const user = await call("POST", `/admin/organizations/${orgId}/users`, {
+  email: values.email.trim(),
+  role: values.role,
+  ...(values.name ? { name: values.name } : {}),
+});
+process.stdout.write(
+  `${JSON.stringify({ organization_id: orgId, user_id: user.id, email: user.email, role: user.role, setup_url: user.setup_url })}\n`,
+);
 process.stderr.write(`Open the set-up link within 72 hours to choose a password: ${String(user.setup_url)}\n`);

@@ -35,8 +35,10 @@ function valueError(reason: string): Wording {
 function typeWording(context: ViolationContext): Wording {
   switch (context.expected) {
     case "integer":
-      if (context.got === "fraction") return { type: "int_from_float", msg: "Input should be a valid integer, got a number with a fractional part" };
-      if (context.got === "text") return { type: "int_parsing", msg: "Input should be a valid integer, unable to parse string as an integer" };
+      if (context.got === "fraction")
+        return { type: "int_from_float", msg: "Input should be a valid integer, got a number with a fractional part" };
+      if (context.got === "text")
+        return { type: "int_parsing", msg: "Input should be a valid integer, unable to parse string as an integer" };
       return { type: "int_type", msg: "Input should be a valid integer" };
     case "number":
       return { type: "float_parsing", msg: "Input should be a valid number, unable to parse string as a number" };
@@ -50,7 +52,10 @@ function typeWording(context: ViolationContext): Wording {
     case "dictionary":
       return { type: "dict_type", msg: "Input should be a valid dictionary" };
     case "object":
-      return { type: "model_attributes_type", msg: "Input should be a valid dictionary or object to extract fields from" };
+      return {
+        type: "model_attributes_type",
+        msg: "Input should be a valid dictionary or object to extract fields from",
+      };
     case "datetime":
       return { type: "datetime_type", msg: "Input should be a valid datetime" };
     case "string_or_list":
@@ -68,9 +73,16 @@ function formatWording(v: Violation, context: ViolationContext): Wording {
       return { type: "date_parsing", msg: "Input should be a valid date in the format YYYY-MM-DD" };
     case "datetime":
       if (context.min !== undefined && context.max !== undefined) {
-        return { type: "datetime_parsing", msg: `Input should be a valid datetime between ${context.min} and ${context.max}` };
+        return {
+          type: "datetime_parsing",
+          msg: `Input should be a valid datetime between ${context.min} and ${context.max}`,
+        };
       }
-      if (context.example !== undefined) return { type: "datetime_parsing", msg: `Input should be a valid datetime in RFC 3339 format, e.g. ${context.example}` };
+      if (context.example !== undefined)
+        return {
+          type: "datetime_parsing",
+          msg: `Input should be a valid datetime in RFC 3339 format, e.g. ${context.example}`,
+        };
       return { type: "datetime_parsing", msg: "Input should be a valid datetime" };
     case "email":
       // As email-validator words it inside pydantic.
@@ -92,11 +104,19 @@ function wording(v: Violation): Wording {
       return typeWording(context);
     case "min_length": {
       const min = context.min_length ?? 1;
-      return { type: "string_too_short", msg: `String should have at least ${count(min, "character")}`, ctx: { min_length: min } };
+      return {
+        type: "string_too_short",
+        msg: `String should have at least ${count(min, "character")}`,
+        ctx: { min_length: min },
+      };
     }
     case "max_length": {
       const max = context.max_length ?? 0;
-      return { type: "string_too_long", msg: `String should have at most ${count(max, "character")}`, ctx: { max_length: max } };
+      return {
+        type: "string_too_long",
+        msg: `String should have at most ${count(max, "character")}`,
+        ctx: { max_length: max },
+      };
     }
     case "min_items": {
       const min = context.min_items ?? 1;
@@ -118,9 +138,17 @@ function wording(v: Violation): Wording {
     }
     case "gte":
       if (context.min === "now") return { type: "datetime_future", msg: "Input should be in the future" };
-      return { type: "greater_than_equal", msg: `Input should be greater than or equal to ${context.min}`, ctx: { ge: context.min } };
+      return {
+        type: "greater_than_equal",
+        msg: `Input should be greater than or equal to ${context.min}`,
+        ctx: { ge: context.min },
+      };
     case "lte":
-      return { type: "less_than_equal", msg: `Input should be less than or equal to ${context.max}`, ctx: { le: context.max } };
+      return {
+        type: "less_than_equal",
+        msg: `Input should be less than or equal to ${context.max}`,
+        ctx: { le: context.max },
+      };
     case "enum": {
       const expected = expectedList(context.allowed ?? []);
       return { type: "enum", msg: `Input should be ${expected}`, ctx: { expected } };

@@ -5,6 +5,14 @@
 export { fastApiEntry, jsonDecodeError, refusal, type ValidationEntry } from "./fastapi.js";
 export { HTTP_STATUS_OF_CODE } from "./http-status.js";
 export { jsonErrors } from "./middleware.js";
-export { apiHeaders, ERROR_SCHEMAS, errorResponses, HEADERS, JSON_BODY_LIMIT, PARAMETERS, SHARED_RESPONSES } from "./openapi.js";
+export {
+  apiHeaders,
+  ERROR_SCHEMAS,
+  errorResponses,
+  HEADERS,
+  JSON_BODY_LIMIT,
+  PARAMETERS,
+  SHARED_RESPONSES,
+} from "./openapi.js";
 export { rpcFailure, type RpcFailure } from "./rpc-failure.js";
 export { sendDetail, sendJson, sendValidation } from "./send.js";

@@ -14,7 +14,9 @@ interface HttpError {
 
 /** Whether the client went away before its request was read (nothing to answer, nothing wrong). */
 function clientAborted(error: HttpError, req: Request): boolean {
-  return error.type === "request.aborted" || error.code === "ECONNABORTED" || (req.destroyed && error.code === "ECONNRESET");
+  return (
+    error.type === "request.aborted" || error.code === "ECONNABORTED" || (req.destroyed && error.code === "ECONNRESET")
+  );
 }
 
 /** Last handlers of an app: unknown routes are JSON 404s; errors never leak internals. */
@@ -36,11 +38,17 @@ export function jsonErrors(app: Express, logger: Logger): void {
     // A compressed body that does not decompress (Content-Encoding: gzip over garbage): zlib's
     // and brotli's errors, which the body parser passes on as an untyped 400.
     const encoding = req.headers["content-encoding"];
-    if (e.type === undefined && (e.status ?? e.statusCode) === 400 && encoding !== undefined && encoding !== "identity") {
+    if (
+      e.type === undefined &&
+      (e.status ?? e.statusCode) === 400 &&
+      encoding !== undefined &&
+      encoding !== "identity"
+    ) {
       return sendValidation(res, [jsonDecodeError("the body could not be decoded with its Content-Encoding")]);
     }
     if (e.type === "entity.too.large") return sendDetail(res, 413, "Request body too large");
-    if (e.type === "encoding.unsupported" || e.type === "charset.unsupported") return sendDetail(res, 415, "Unsupported request encoding");
+    if (e.type === "encoding.unsupported" || e.type === "charset.unsupported")
+      return sendDetail(res, 415, "Unsupported request encoding");
     // The router could not percent-decode a path segment (/api/contacts/%ZZ).
     if (error instanceof URIError) {
       return sendValidation(res, [refusal(["path"], "Invalid percent-encoding in the path")]);

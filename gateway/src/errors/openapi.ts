@@ -22,7 +22,10 @@ export const ERROR_SCHEMAS: Record<string, Json> = {
               items: { anyOf: [{ type: "string" }, { type: "integer" }] },
             },
             msg: { type: "string", description: "Human message." },
-            type: { type: "string", description: "Machine type of the failure, e.g. missing, uuid_parsing, less_than_equal." },
+            type: {
+              type: "string",
+              description: "Machine type of the failure, e.g. missing, uuid_parsing, less_than_equal.",
+            },
             input: { description: "The offending input, when known." },
             ctx: { type: "object", description: 'Extra context, e.g. {"le": 100}.' },
           },
@@ -47,7 +50,8 @@ export const HEADERS: Record<string, Json> = {
   "RateLimit-Reset": { description: "Seconds until the window resets.", schema: { type: "integer" } },
   "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer" } },
   "Idempotent-Replayed": {
-    description: "`true` when the answer is the one kept for this request's Idempotency-Key, replayed: the request did not run again.",
+    description:
+      "`true` when the answer is the one kept for this request's Idempotency-Key, replayed: the request did not run again.",
     schema: { type: "string", enum: ["true"] },
   },
 };
@@ -75,13 +79,27 @@ export function apiHeaders(...extra: string[]): Json {
 }
 
 function detail(description: string, example: string, headers = apiHeaders()): Json {
-  return { description, headers, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" }, example: { detail: example } } } };
+  return {
+    description,
+    headers,
+    content: { "application/json": { schema: { $ref: "#/components/schemas/Error" }, example: { detail: example } } },
+  };
 }
 
 /** The JSON body limit of routes that take one (the gateway's body parser). */
 export const JSON_BODY_LIMIT = "1 MB";
 
-const VALIDATION_EXAMPLE = { detail: [{ loc: ["query", "page_size"], msg: "Input should be less than or equal to 100", type: "less_than_equal", input: 500, ctx: { le: 100 } }] };
+const VALIDATION_EXAMPLE = {
+  detail: [
+    {
+      loc: ["query", "page_size"],
+      msg: "Input should be less than or equal to 100",
+      type: "less_than_equal",
+      input: 500,
+      ctx: { le: 100 },
+    },
+  ],
+};
 
 /** The error answers many routes share, as components. */
 export const SHARED_RESPONSES: Record<string, Json> = {
@@ -90,15 +108,27 @@ export const SHARED_RESPONSES: Record<string, Json> = {
   BodyTooLarge: detail(`JSON body larger than ${JSON_BODY_LIMIT}.`, "Request body too large"),
   UnsupportedEncoding: detail("Body in an unsupported charset or Content-Encoding.", "Unsupported request encoding"),
   ValidationError: {
-    description: "Validation error: a body that is not JSON, a wrong type, an out-of-range value, a malformed id; one entry per failing field.",
+    description:
+      "Validation error: a body that is not JSON, a wrong type, an out-of-range value, a malformed id; one entry per failing field.",
     headers: apiHeaders(),
-    content: { "application/json": { schema: { $ref: "#/components/schemas/HTTPValidationError" }, example: VALIDATION_EXAMPLE } },
+    content: {
+      "application/json": { schema: { $ref: "#/components/schemas/HTTPValidationError" }, example: VALIDATION_EXAMPLE },
+    },
   },
-  TooManyRequests: detail("Rate limited: retry after Retry-After seconds.", "Too many requests; retry after the time in Retry-After", apiHeaders("Retry-After")),
+  TooManyRequests: detail(
+    "Rate limited: retry after Retry-After seconds.",
+    "Too many requests; retry after the time in Retry-After",
+    apiHeaders("Retry-After"),
+  ),
   // Answered by the HTTP server itself, before any route: no request id, no rate-limit headers.
   HeaderTooLarge: {
     description: "Request line (a long query string) or headers larger than the server accepts (16 KB).",
-    content: { "application/json": { schema: { $ref: "#/components/schemas/Error" }, example: { detail: "Request header fields too large" } } },
+    content: {
+      "application/json": {
+        schema: { $ref: "#/components/schemas/Error" },
+        example: { detail: "Request header fields too large" },
+      },
+    },
   },
   Unavailable: detail("A dependency is unavailable; retry with backoff.", "Service temporarily unavailable"),
   Timeout: detail("The service did not answer in time; retry with backoff.", "Upstream timeout"),
@@ -114,11 +144,16 @@ const shared = (name: keyof typeof SHARED_RESPONSES & string) => ({ $ref: `#/com
 export function errorResponses(route: Route, takesBody: boolean, takesKey = false): Record<string, Json> {
   const responses: Record<string, Json> = {};
   responses["401"] = shared("Unauthorized");
-  if (route.roles.length > 0) responses["403"] = detail(`Requires the ${route.roles.join(" or ")} role.`, `This operation requires the ${route.roles.join(" or ")} role`);
+  if (route.roles.length > 0)
+    responses["403"] = detail(
+      `Requires the ${route.roles.join(" or ")} role.`,
+      `This operation requires the ${route.roles.join(" or ")} role`,
+    );
   const declared = new Map<number, string>();
   for (const error of methodRules(route.method)?.errors ?? []) declared.set(error.status, error.description);
   if (route.pathFields.length > 0 && !declared.has(404)) responses["404"] = shared("NotFound");
-  for (const [status, description] of declared) responses[String(status)] = detail(description || "Error.", description ? description.replace(/\.$/, "") : "Error");
+  for (const [status, description] of declared)
+    responses[String(status)] = detail(description || "Error.", description ? description.replace(/\.$/, "") : "Error");
   if (takesKey) {
     // Also when the route has a 409 of its own: a key whose first request still runs.
     const own = declared.get(409);
@@ -127,8 +162,14 @@ export function errorResponses(route: Route, takesBody: boolean, takesKey = fals
     responses["409"] = detail(description, example, apiHeaders("Retry-After", "Idempotent-Replayed"));
   }
   if (route.upload) {
-    responses["413"] = detail(`File larger than ${route.upload.maxBytes} bytes, or a JSON body larger than ${JSON_BODY_LIMIT}.`, "Request body too large");
-    responses["415"] = detail(`A file of another type than ${route.upload.contentTypes.join(", ")}, or a body in an unsupported encoding.`, "Unsupported media type");
+    responses["413"] = detail(
+      `File larger than ${route.upload.maxBytes} bytes, or a JSON body larger than ${JSON_BODY_LIMIT}.`,
+      "Request body too large",
+    );
+    responses["415"] = detail(
+      `A file of another type than ${route.upload.contentTypes.join(", ")}, or a body in an unsupported encoding.`,
+      "Unsupported media type",
+    );
   } else if (takesBody) {
     responses["413"] = shared("BodyTooLarge");
     responses["415"] = shared("UnsupportedEncoding");

@@ -15,7 +15,11 @@ export interface RpcFailure {
  * The answer to an RPC that failed. `entriesOf` places the service's violations in the
  * client's request; `wholeRequest` is where a refusal that names no field is put.
  */
-export function rpcFailure(error: ConnectError, entriesOf: (violations: Violation[]) => ValidationEntry[], wholeRequest: (string | number)[]): RpcFailure {
+export function rpcFailure(
+  error: ConnectError,
+  entriesOf: (violations: Violation[]) => ValidationEntry[],
+  wholeRequest: (string | number)[],
+): RpcFailure {
   // A call that failed on the way (the service died, the connection was reset) is a 503 the
   // client may retry, whatever code the transport gave it.
   if (!isAnswered(error) && error.code !== Code.DeadlineExceeded && error.code !== Code.Canceled) {
@@ -28,7 +32,10 @@ export function rpcFailure(error: ConnectError, entriesOf: (violations: Violatio
   }
   // A service refusing the gateway's own credentials is a fault of ours, not the client's; a
   // service refusing the client's (a wrong x-internal-key) is a 401.
-  const status = error.code === Code.Unauthenticated && isComponentAuthFailure(error.rawMessage) ? 500 : (HTTP_STATUS_OF_CODE[error.code] ?? 500);
+  const status =
+    error.code === Code.Unauthenticated && isComponentAuthFailure(error.rawMessage)
+      ? 500
+      : (HTTP_STATUS_OF_CODE[error.code] ?? 500);
   if (status >= 500) {
     const detail =
       error.code === Code.Unavailable

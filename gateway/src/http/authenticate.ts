@@ -30,7 +30,11 @@ export function authenticate(cache: PrincipalCache, users?: UserStore) {
         (principal) => {
           if (!principal) return sendDetail(res, 401, "Session expired or signed out: sign in again");
           if (!SAFE_METHODS.has(req.method) && !sameToken(req.headers[CSRF_HEADER], csrfTokenOf(session))) {
-            return sendDetail(res, 403, "Missing or invalid CSRF token: send the session's token in the X-CSRF-Token header");
+            return sendDetail(
+              res,
+              403,
+              "Missing or invalid CSRF token: send the session's token in the X-CSRF-Token header",
+            );
           }
           req.principal = principal;
           req.csrfToken = csrfTokenOf(session);

@@ -24,7 +24,9 @@ export function jsonBody(limit: string): RequestHandler[] {
     express.json({ limit }),
     (req: Request, res: Response, next: NextFunction) => {
       if (nestsDeeperThan(req.body, MAX_JSON_DEPTH)) {
-        return sendValidation(res, [{ loc: ["body"], msg: `JSON nested more than ${MAX_JSON_DEPTH} levels deep`, type: "json_invalid" }]);
+        return sendValidation(res, [
+          { loc: ["body"], msg: `JSON nested more than ${MAX_JSON_DEPTH} levels deep`, type: "json_invalid" },
+        ]);
       }
       next();
     },

@@ -1,7 +1,19 @@
 import { IANAZone } from "luxon";
 import { getCountries } from "libphonenumber-js";
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
-import { badFormat, isUuid, notAllowed, nulCharacter, parseBusinessHours, tooLong, tooShort, violation, wrongType, type Violation, type WeeklyHours } from "@voiceops/platform";
+import {
+  badFormat,
+  isUuid,
+  notAllowed,
+  nulCharacter,
+  parseBusinessHours,
+  tooLong,
+  tooShort,
+  violation,
+  wrongType,
+  type Violation,
+  type WeeklyHours,
+} from "@voiceops/platform";
 import { parseTimestamp } from "../transcoder/json-codec.js";
 import { fastApiEntry, type ValidationEntry } from "../errors/index.js";
 
@@ -15,7 +27,8 @@ export class InputChecker {
   constructor(private readonly body: Record<string, unknown>) {}
 
   static body(value: unknown): InputChecker | ValidationEntry {
-    if (typeof value !== "object" || value === null || Array.isArray(value)) return fastApiEntry(["body"], wrongType("", "object", undefined));
+    if (typeof value !== "object" || value === null || Array.isArray(value))
+      return fastApiEntry(["body"], wrongType("", "object", undefined));
     return new InputChecker(value as Record<string, unknown>);
   }
 
@@ -52,7 +65,8 @@ export class InputChecker {
 
   oneOf<T extends string>(name: string, allowed: readonly T[]): T | undefined {
     const value = this.string(name);
-    if (value !== undefined && !(allowed as readonly string[]).includes(value)) return this.fail(notAllowed(name, value, allowed));
+    if (value !== undefined && !(allowed as readonly string[]).includes(value))
+      return this.fail(notAllowed(name, value, allowed));
     return value as T | undefined;
   }
 
@@ -76,7 +90,8 @@ export class InputChecker {
   /** A datetime that must lie after `now` (an expiry). */
   futureDateTime(name: string, now: number): Date | undefined {
     const date = this.dateTime(name);
-    if (date !== undefined && date.getTime() <= now) return this.fail(violation(name, "gte", "must be in the future", this.body[name], { min: "now" }));
+    if (date !== undefined && date.getTime() <= now)
+      return this.fail(violation(name, "gte", "must be in the future", this.body[name], { min: "now" }));
     return date;
   }
 }

@@ -24,7 +24,9 @@ export class PrincipalCache {
     private readonly ttlMs = 4_000,
     private readonly maxEntries = 50_000,
   ) {
-    bus.onBroadcast(IDENTITY_INVALIDATE_SUBJECT, (data) => this.forget(JSON.parse(Buffer.from(data).toString()) as { keyId?: string; orgId?: string }));
+    bus.onBroadcast(IDENTITY_INVALIDATE_SUBJECT, (data) =>
+      this.forget(JSON.parse(Buffer.from(data).toString()) as { keyId?: string; orgId?: string }),
+    );
   }
 
   /** The principal of a key, by the key's hash (hashApiKey). */

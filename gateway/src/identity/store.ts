@@ -88,10 +88,21 @@ const KEY_COLUMNS = "id, org_id, name, prefix, role, expires_at, revoked_at, cre
 export class IdentityStore {
   constructor(private readonly db: Database) {}
 
-  async createOrganization(input: { name: string; timezone: string; defaultCountry: string; businessHours?: WeeklyHours }): Promise<Organization> {
+  async createOrganization(input: {
+    name: string;
+    timezone: string;
+    defaultCountry: string;
+    businessHours?: WeeklyHours;
+  }): Promise<Organization> {
     const result = await this.db.query<OrgRow>(
       `INSERT INTO identity.organizations (id, name, timezone, default_country, business_hours) VALUES ($1, $2, $3, $4, $5) RETURNING ${ORG_COLUMNS}`,
-      [newId(), input.name, input.timezone, input.defaultCountry, JSON.stringify(input.businessHours ?? DEFAULT_BUSINESS_HOURS)],
+      [
+        newId(),
+        input.name,
+        input.timezone,
+        input.defaultCountry,
+        JSON.stringify(input.businessHours ?? DEFAULT_BUSINESS_HOURS),
+      ],
     );
     return toOrganization(result.rows[0] as OrgRow);
   }
@@ -102,23 +113,38 @@ export class IdentityStore {
   }
 
   async findOrganizationsByName(name: string): Promise<Organization[]> {
-    const result = await this.db.query<OrgRow>(`SELECT ${ORG_COLUMNS} FROM identity.organizations WHERE lower(name) = lower($1) ORDER BY created_at, id LIMIT 100`, [name]);
+    const result = await this.db.query<OrgRow>(
+      `SELECT ${ORG_COLUMNS} FROM identity.organizations WHERE lower(name) = lower($1) ORDER BY created_at, id LIMIT 100`,
+      [name],
+    );
     return result.rows.map(toOrganization);
   }
 
   /** Changes the given fields; business hours are replaced as a whole week. */
-  async updateOrganization(id: string, changes: { name?: string; timezone?: string; defaultCountry?: string; businessHours?: WeeklyHours }): Promise<Organization | undefined> {
+  async updateOrganization(
+    id: string,
+    changes: { name?: string; timezone?: string; defaultCountry?: string; businessHours?: WeeklyHours },
+  ): Promise<Organization | undefined> {
     const result = await this.db.query<OrgRow>(
       `UPDATE identity.organizations
        SET name = coalesce($2, name), timezone = coalesce($3, timezone),
            default_country = coalesce($4, default_country), business_hours = coalesce($5::jsonb, business_hours), updated_at = now()
        WHERE id = $1 RETURNING ${ORG_COLUMNS}`,
-      [id, changes.name ?? null, changes.timezone ?? null, changes.defaultCountry ?? null, changes.businessHours ? JSON.stringify(changes.businessHours) : null],
+      [
+        id,
+        changes.name ?? null,
+        changes.timezone ?? null,
+        changes.defaultCountry ?? null,
+        changes.businessHours ? JSON.stringify(changes.businessHours) : null,
+      ],
     );
     return result.rows[0] ? toOrganization(result.rows[0]) : undefined;
   }
 
-  async createApiKey(orgId: string, input: { name: string | null; role: Role; expiresAt: Date | null }): Promise<ApiKeyRecord & { key: string }> {
+  async createApiKey(
+    orgId: string,
+    input: { name: string | null; role: Role; expiresAt: Date | null },
+  ): Promise<ApiKeyRecord & { key: string }> {
     const { key, prefix, hash } = generateApiKey();
     const result = await this.db.query<KeyRow>(
       `INSERT INTO identity.api_keys (id, org_id, name, prefix, key_hash, role, expires_at)
@@ -134,19 +160,33 @@ export class IdentityStore {
   }
 
   async listApiKeys(orgId: string): Promise<ApiKeyRecord[]> {
-    const result = await this.db.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM identity.api_keys WHERE org_id = $1 ORDER BY created_at, id`, [orgId]);
+    const result = await this.db.query<KeyRow>(
+      `SELECT ${KEY_COLUMNS} FROM identity.api_keys WHERE org_id = $1 ORDER BY created_at, id`,
+      [orgId],
+    );
     return result.rows.map(toKey);
   }
 
   /** Marks a key revoked; returns its org id, or undefined when there is no such key. */
   async revokeApiKey(id: string): Promise<string | undefined> {
-    const result = await this.db.query<{ org_id: string }>(`UPDATE identity.api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING org_id`, [id]);
+    const result = await this.db.query<{ org_id: string }>(
+      `UPDATE identity.api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING org_id`,
+      [id],
+    );
     return result.rows[0]?.org_id;
   }
 
   /** The principal of a key hash, or undefined for an unknown or revoked key (one round trip). */
   async principalByHash(hash: string): Promise<Principal | undefined> {
-    const result = await this.db.query<{ id: string; org_id: string; role: Role; expires_at: Date | null; timezone: string; default_country: string; business_hours: WeeklyHours }>(
+    const result = await this.db.query<{
+      id: string;
+      org_id: string;
+      role: Role;
+      expires_at: Date | null;
+      timezone: string;
+      default_country: string;
+      business_hours: WeeklyHours;
+    }>(
       `SELECT k.id, k.org_id, k.role, k.expires_at, o.timezone, o.default_country, o.business_hours
        FROM identity.api_keys k JOIN identity.organizations o ON o.id = k.org_id
        WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,

@@ -1,5 +1,14 @@
 import { createHash } from "node:crypto";
-import { hashSecret, newId, newSecret, PgErrorCode, pgErrorCode, type Database, type Role, type WeeklyHours } from "@voiceops/platform";
+import {
+  hashSecret,
+  newId,
+  newSecret,
+  PgErrorCode,
+  pgErrorCode,
+  type Database,
+  type Role,
+  type WeeklyHours,
+} from "@voiceops/platform";
 import type { Principal } from "./store.js";
 
 // Dashboard users, their set-up links and sessions (CONTRACT.md "Users, sign-in and the dashboard").
@@ -66,23 +75,27 @@ export class UserStore {
   constructor(private readonly db: Database) {}
 
   /** Creates a user with a set-up link's token (shown once). Throws EmailTaken. */
-  async createUser(orgId: string, input: { email: string; name: string | null; role: Role }): Promise<{ user: User; setupToken: string; setupExpiresAt: string }> {
+  async createUser(
+    orgId: string,
+    input: { email: string; name: string | null; role: Role },
+  ): Promise<{ user: User; setupToken: string; setupExpiresAt: string }> {
     try {
       return await this.db.transaction(async (tx) => {
-        const created = await tx.query<UserRow>(`INSERT INTO identity.users (id, org_id, email, name, role) VALUES ($1, $2, $3, $4, $5) RETURNING ${USER_COLUMNS}`, [
-          newId(),
-          orgId,
-          input.email,
-          input.name,
-          input.role,
-        ]);
+        const created = await tx.query<UserRow>(
+          `INSERT INTO identity.users (id, org_id, email, name, role) VALUES ($1, $2, $3, $4, $5) RETURNING ${USER_COLUMNS}`,
+          [newId(), orgId, input.email, input.name, input.role],
+        );
         const user = toUser(created.rows[0] as UserRow);
         const { secret, hash } = newSecret(SETUP_PREFIX);
         const token = await tx.query<{ expires_at: Date }>(
           `INSERT INTO identity.setup_tokens (token_hash, user_id, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3::float8)) RETURNING expires_at`,
           [hash, user.id, SETUP_LINK_SECONDS],
         );
-        return { user, setupToken: secret, setupExpiresAt: (token.rows[0] as { expires_at: Date }).expires_at.toISOString() };
+        return {
+          user,
+          setupToken: secret,
+          setupExpiresAt: (token.rows[0] as { expires_at: Date }).expires_at.toISOString(),
+        };
       });
     } catch (error) {
       if (pgErrorCode(error) === PgErrorCode.uniqueViolation) throw new EmailTaken(input.email);
@@ -91,7 +104,10 @@ export class UserStore {
   }
 
   async listUsers(orgId: string): Promise<User[]> {
-    const result = await this.db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM identity.users WHERE org_id = $1 ORDER BY created_at, id`, [orgId]);
+    const result = await this.db.query<UserRow>(
+      `SELECT ${USER_COLUMNS} FROM identity.users WHERE org_id = $1 ORDER BY created_at, id`,
+      [orgId],
+    );
     return result.rows.map(toUser);
   }
 
@@ -102,15 +118,19 @@ export class UserStore {
 
   /** Deletes a user (of `orgId` when given) and so all their sessions; false when there is none. */
   async deleteUser(id: string, orgId?: string): Promise<boolean> {
-    const result = await this.db.query(`DELETE FROM identity.users WHERE id = $1 AND ($2::uuid IS NULL OR org_id = $2)`, [id, orgId ?? null]);
+    const result = await this.db.query(
+      `DELETE FROM identity.users WHERE id = $1 AND ($2::uuid IS NULL OR org_id = $2)`,
+      [id, orgId ?? null],
+    );
     return result.rowCount > 0;
   }
 
   /** The user and stored password hash of an email, for sign-in. */
   async credentialsOf(email: string): Promise<{ user: User; passwordHash: string | null } | undefined> {
-    const result = await this.db.query<UserRow & { password_hash: string | null }>(`SELECT ${USER_COLUMNS}, password_hash FROM identity.users WHERE lower(email) = lower($1)`, [
-      email,
-    ]);
+    const result = await this.db.query<UserRow & { password_hash: string | null }>(
+      `SELECT ${USER_COLUMNS}, password_hash FROM identity.users WHERE lower(email) = lower($1)`,
+      [email],
+    );
     const row = result.rows[0];
     return row ? { user: toUser(row), passwordHash: row.password_hash } : undefined;
   }
@@ -126,7 +146,10 @@ export class UserStore {
       if (!userId) return undefined;
       // Setting a password ends every session signed in with the old one.
       await tx.query(`DELETE FROM identity.sessions WHERE user_id = $1`, [userId]);
-      const updated = await tx.query<UserRow>(`UPDATE identity.users SET password_hash = $2, updated_at = now() WHERE id = $1 RETURNING ${USER_COLUMNS}`, [userId, passwordHash]);
+      const updated = await tx.query<UserRow>(
+        `UPDATE identity.users SET password_hash = $2, updated_at = now() WHERE id = $1 RETURNING ${USER_COLUMNS}`,
+        [userId, passwordHash],
+      );
       return updated.rows[0] ? toUser(updated.rows[0]) : undefined;
     });
   }
@@ -144,7 +167,15 @@ export class UserStore {
 
   /** The principal of a live session token, marking it seen; undefined when unknown, idle too long or expired. */
   async principalOfSession(token: string): Promise<SessionPrincipal | undefined> {
-    const result = await this.db.query<{ id: string; user_id: string; org_id: string; role: Role; timezone: string; default_country: string; business_hours: WeeklyHours }>(
+    const result = await this.db.query<{
+      id: string;
+      user_id: string;
+      org_id: string;
+      role: Role;
+      timezone: string;
+      default_country: string;
+      business_hours: WeeklyHours;
+    }>(
       `UPDATE identity.sessions s SET last_seen_at = now()
        FROM identity.users u JOIN identity.organizations o ON o.id = u.org_id
        WHERE s.token_hash = $1 AND u.id = s.user_id AND s.expires_at > now() AND s.last_seen_at > now() - make_interval(secs => $2::float8)
@@ -188,8 +219,13 @@ export class UserStore {
 
   /** Deletes ended sessions, used or expired set-up links and failures out of the window. */
   async prune(): Promise<void> {
-    await this.db.query(`DELETE FROM identity.sessions WHERE expires_at <= now() OR last_seen_at <= now() - make_interval(secs => $1::float8)`, [SESSION_IDLE_SECONDS]);
+    await this.db.query(
+      `DELETE FROM identity.sessions WHERE expires_at <= now() OR last_seen_at <= now() - make_interval(secs => $1::float8)`,
+      [SESSION_IDLE_SECONDS],
+    );
     await this.db.query(`DELETE FROM identity.setup_tokens WHERE expires_at <= now() OR used_at IS NOT NULL`);
-    await this.db.query(`DELETE FROM identity.sign_in_failures WHERE at <= now() - make_interval(secs => $1::float8)`, [SIGN_IN_FAILURE_WINDOW_SECONDS]);
+    await this.db.query(`DELETE FROM identity.sign_in_failures WHERE at <= now() - make_interval(secs => $1::float8)`, [
+      SIGN_IN_FAILURE_WINDOW_SECONDS,
+    ]);
   }
 }

@@ -29,7 +29,14 @@ export class ToolArguments {
 
 /** A request with body "*" over `message`: the REST decoding of a JSON body, reused for arguments. */
 function bodyRoute(message: DescMessage): Route {
-  return { body: "*", method: { input: message }, pathFields: [], queryFields: [], headerFields: [], template: "/mcp" } as unknown as Route;
+  return {
+    body: "*",
+    method: { input: message },
+    pathFields: [],
+    queryFields: [],
+    headerFields: [],
+    template: "/mcp",
+  } as unknown as Route;
 }
 
 /**
@@ -38,7 +45,11 @@ function bodyRoute(message: DescMessage): Route {
  * entries are renamed to the arguments (loc is the argument's path). Fields of those messages
  * that the tool does not take as arguments are the tool's to fill, and never reported.
  */
-export function decodeArguments(params: ToolParam[], args: Record<string, unknown>, country: string): { values: ToolArguments; errors: ValidationEntry[] } {
+export function decodeArguments(
+  params: ToolParam[],
+  args: Record<string, unknown>,
+  country: string,
+): { values: ToolArguments; errors: ValidationEntry[] } {
   const byMessage = new Map<DescMessage, ToolParam[]>();
   for (const p of params) {
     const list = byMessage.get(p.field.parent) ?? [];
@@ -62,7 +73,8 @@ export function decodeArguments(params: ToolParam[], args: Record<string, unknow
     }
   }
   for (const p of params) {
-    if (p.required === true && !fieldRequiredByRules(p) && !given.has(p.name)) errors.push(fastApiEntry([p.name], required(p.name)));
+    if (p.required === true && !fieldRequiredByRules(p) && !given.has(p.name))
+      errors.push(fastApiEntry([p.name], required(p.name)));
   }
   const order = new Map(params.map((p, index) => [p.name, index]));
   errors.sort((a, b) => (order.get(String(a.loc[0])) ?? -1) - (order.get(String(b.loc[0])) ?? -1));

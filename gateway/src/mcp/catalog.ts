@@ -10,8 +10,21 @@ import { param, ToolSchemas } from "./schemas.js";
 import type { AgentTool } from "./tool.js";
 import { addToDoNotCall, checkDoNotCall, lookupCaller, saveCallerMemory } from "./tools/callers.js";
 import { createLead, saveContact, searchContacts } from "./tools/contacts.js";
-import { createServiceRequest, dispatchTechnician, flagEmergency, getOnCallTechnician, getServiceRequest } from "./tools/jobs.js";
-import { bookAppointment, cancelAppointment, findSlots, holdSlot, listAppointmentTypes, rescheduleAppointment } from "./tools/scheduling.js";
+import {
+  createServiceRequest,
+  dispatchTechnician,
+  flagEmergency,
+  getOnCallTechnician,
+  getServiceRequest,
+} from "./tools/jobs.js";
+import {
+  bookAppointment,
+  cancelAppointment,
+  findSlots,
+  holdSlot,
+  listAppointmentTypes,
+  rescheduleAppointment,
+} from "./tools/scheduling.js";
 import { getBusinessHours, searchKnowledgeBase } from "./tools/business.js";
 
 /** Every agent tool, in the order tools/list gives them (a call's order: who, what, when). */
@@ -73,7 +86,12 @@ export class ToolCatalog {
   }
 
   /** Runs a tool for an authenticated client: a result, or an isError result saying what was wrong. */
-  async call(name: string, args: Record<string, unknown>, principal: Principal, requestId: string): Promise<CallToolResult> {
+  async call(
+    name: string,
+    args: Record<string, unknown>,
+    principal: Principal,
+    requestId: string,
+  ): Promise<CallToolResult> {
     const tool = this.tools.get(name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     try {

@@ -1,5 +1,11 @@
 import { ConnectError } from "@connectrpc/connect";
-import { create, type DescMessage, type DescMethod, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import {
+  create,
+  type DescMessage,
+  type DescMethod,
+  type MessageInitShape,
+  type MessageShape,
+} from "@bufbuild/protobuf";
 import {
   IdempotencyMetadata,
   idempotencyMetadata,
@@ -54,7 +60,10 @@ export class ToolContext {
   }
 
   /** Calls an RPC; its failure is a ToolFailure with the REST API's status and detail. */
-  async call<I extends DescMessage, O extends DescMessage>(method: DescMethod & { methodKind: "unary"; input: I; output: O }, init: MessageInitShape<I>): Promise<MessageShape<O>> {
+  async call<I extends DescMessage, O extends DescMessage>(
+    method: DescMethod & { methodKind: "unary"; input: I; output: O },
+    init: MessageInitShape<I>,
+  ): Promise<MessageShape<O>> {
     const roles = methodRules(method)?.roles ?? [];
     if (roles.length > 0 && !roles.includes(this.principal.role)) {
       throw new ToolFailure(403, `This operation requires the ${roles.join(" or ")} role`);
@@ -63,14 +72,23 @@ export class ToolContext {
       const transport = this.deps.peers.transport(serviceOfMethod(method));
       // Every call of a keyed tool carries a key of its own, in call order, so a retry making the
       // same calls finds each one's kept answer (reads ignore keys).
-      const headers = this.idempotency ? { ...this.headers, ...idempotencyMetadata(this.idempotency.key, this.idempotency.fingerprint, this.calls) } : this.headers;
+      const headers = this.idempotency
+        ? { ...this.headers, ...idempotencyMetadata(this.idempotency.key, this.idempotency.fingerprint, this.calls) }
+        : this.headers;
       this.calls++;
-      const response = await transport.unary(method, undefined, this.deps.timeoutMs ?? 15_000, headers, create(method.input, init));
+      const response = await transport.unary(
+        method,
+        undefined,
+        this.deps.timeoutMs ?? 15_000,
+        headers,
+        create(method.input, init),
+      );
       if (isReplayed(response.header)) this.replayed = true;
       return response.message as MessageShape<O>;
     } catch (error) {
       const connectError = ConnectError.from(error);
-      if (idempotencyRefusalOf(connectError) === "mismatch") throw new ToolFailure(422, [refusal(["idempotency_key"], connectError.rawMessage)]);
+      if (idempotencyRefusalOf(connectError) === "mismatch")
+        throw new ToolFailure(422, [refusal(["idempotency_key"], connectError.rawMessage)]);
       if (connectError.metadata.get(IdempotencyMetadata.replayed) === "true") this.replayed = true;
       const failure = rpcFailure(connectError, (violations) => this.entriesOf(method.input, violations), []);
       const where = { err: connectError, requestId: this.requestId, tool: this.tool, rpc: method.name };
@@ -85,7 +103,8 @@ export class ToolContext {
     return violations.map((v) => {
       const [head = "", ...rest] = v.field === "" ? [] : v.field.split(".");
       const p = this.params.find((candidate) => candidate.field.parent === message && candidate.field.name === head);
-      const path = head === "" ? [] : [p?.name ?? head, ...rest.map((part) => (/^\d+$/.test(part) ? Number(part) : part))];
+      const path =
+        head === "" ? [] : [p?.name ?? head, ...rest.map((part) => (/^\d+$/.test(part) ? Number(part) : part))];
       return fastApiEntry(path, v);
     });
   }

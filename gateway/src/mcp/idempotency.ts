@@ -20,7 +20,10 @@ export function toolIdempotency(tool: string, args: Record<string, unknown>): To
   const raw = args.idempotency_key;
   if (raw === undefined || raw === null) return undefined;
   const key = parseIdempotencyKey(String(raw));
-  if (key === undefined) throw new ToolFailure(422, [refusal(["idempotency_key"], "An idempotency key is 1 to 255 visible ASCII characters (no spaces)")]);
+  if (key === undefined)
+    throw new ToolFailure(422, [
+      refusal(["idempotency_key"], "An idempotency key is 1 to 255 visible ASCII characters (no spaces)"),
+    ]);
   const { idempotency_key: _key, ...rest } = args;
   return { key, fingerprint: toolCallFingerprint(tool, rest) };
 }

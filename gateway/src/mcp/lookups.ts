@@ -1,6 +1,10 @@
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { CommsService, type LookupSchema, RecordLookupsRequestSchema } from "@voiceops/proto/voiceops/comms/v1/comms_service_pb";
+import {
+  CommsService,
+  type LookupSchema,
+  RecordLookupsRequestSchema,
+} from "@voiceops/proto/voiceops/comms/v1/comms_service_pb";
 import type { Logger, PeerRegistry } from "@voiceops/platform";
 import type { Principal } from "../identity/store.js";
 import { principalHeaders, serviceOfMethod } from "../transcoder/rpc-call.js";
@@ -71,11 +75,20 @@ export class LookupRecorder {
     const method = CommsService.method.recordLookups;
     const write = peers
       .transport(serviceOfMethod(method))
-      .unary(method, undefined, timeoutMs ?? 15_000, headers, create(RecordLookupsRequestSchema, { lookups: entry.lookups }))
+      .unary(
+        method,
+        undefined,
+        timeoutMs ?? 15_000,
+        headers,
+        create(RecordLookupsRequestSchema, { lookups: entry.lookups }),
+      )
       .then(
         () => undefined,
         (error: unknown) => {
-          logger.warn({ err: error, orgId: entry.principal.orgId, lookups: entry.lookups.length }, "LOOKUP activities of agent tool calls not recorded");
+          logger.warn(
+            { err: error, orgId: entry.principal.orgId, lookups: entry.lookups.length },
+            "LOOKUP activities of agent tool calls not recorded",
+          );
         },
       );
     this.inFlight.add(write);

@@ -14,7 +14,11 @@ export interface ToolParam {
 }
 
 /** The field `fieldName` of `message` as a tool argument (named as the field unless `as` says otherwise). */
-export function param(message: DescMessage, fieldName: string, options: Omit<ToolParam, "name" | "field"> & { as?: string } = {}): ToolParam {
+export function param(
+  message: DescMessage,
+  fieldName: string,
+  options: Omit<ToolParam, "name" | "field"> & { as?: string } = {},
+): ToolParam {
   const field = message.fields.find((f) => f.name === fieldName);
   if (!field) throw new Error(`${message.typeName} has no field ${fieldName}`);
   const { as, ...rest } = options;
@@ -69,13 +73,19 @@ export class ToolSchemas {
       const name = ref.slice(REF_PREFIX.length);
       if (path.includes(name)) throw new Error(`tool schema: ${name} refers to itself and cannot be inlined`);
       const { $ref: _ref, ...siblings } = object;
-      return { ...(this.walk(this.builder.components[name], [...path, name]) as Schema), ...(this.walk(siblings, path) as Schema) };
+      return {
+        ...(this.walk(this.builder.components[name], [...path, name]) as Schema),
+        ...(this.walk(siblings, path) as Schema),
+      };
     }
     const out: Schema = {};
     for (const [key, child] of Object.entries(object)) {
       if (key === "format" && typeof child === "string" && !JSON_SCHEMA_FORMATS.has(child)) continue;
       // Property names are data, not schema keywords: walk their schemas, keep the names.
-      out[key] = key === "properties" ? Object.fromEntries(Object.entries(child as Schema).map(([name, s]) => [name, this.walk(s, path)])) : this.walk(child, path);
+      out[key] =
+        key === "properties"
+          ? Object.fromEntries(Object.entries(child as Schema).map(([name, s]) => [name, this.walk(s, path)]))
+          : this.walk(child, path);
     }
     return out;
   }

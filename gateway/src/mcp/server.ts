@@ -29,7 +29,8 @@ export function mcpBody(): RequestHandler[] {
   return [
     express.json({ limit: "1mb" }),
     (req: Request, res: Response, next: NextFunction) => {
-      if (nestsDeeperThan(req.body, MAX_JSON_DEPTH)) return sendRpcError(res, 400, -32600, `Invalid Request: JSON nested more than ${MAX_JSON_DEPTH} levels deep`);
+      if (nestsDeeperThan(req.body, MAX_JSON_DEPTH))
+        return sendRpcError(res, 400, -32600, `Invalid Request: JSON nested more than ${MAX_JSON_DEPTH} levels deep`);
       next();
     },
   ];
@@ -39,8 +40,10 @@ export function mcpBody(): RequestHandler[] {
 export function mcpBodyErrors(error: unknown, _req: Request, res: Response, next: NextFunction): void {
   const type = (error as { type?: string } | undefined)?.type;
   if (type === "entity.parse.failed") return sendRpcError(res, 400, -32700, "Parse error: Invalid JSON");
-  if (type === "entity.too.large") return sendRpcError(res, 413, -32600, "Invalid Request: the body is larger than 1 MB");
-  if (type === "encoding.unsupported" || type === "charset.unsupported") return sendRpcError(res, 415, -32600, "Invalid Request: unsupported body encoding");
+  if (type === "entity.too.large")
+    return sendRpcError(res, 413, -32600, "Invalid Request: the body is larger than 1 MB");
+  if (type === "encoding.unsupported" || type === "charset.unsupported")
+    return sendRpcError(res, 415, -32600, "Invalid Request: unsupported body encoding");
   next(error);
 }
 
@@ -67,7 +70,10 @@ export function mcpEndpoint(catalog: ToolCatalog) {
       res.setHeader("Allow", "POST");
       return sendJson(res, 405, {
         jsonrpc: "2.0",
-        error: { code: -32000, message: "Method not allowed: send JSON-RPC messages with POST (this server keeps no sessions)" },
+        error: {
+          code: -32000,
+          message: "Method not allowed: send JSON-RPC messages with POST (this server keeps no sessions)",
+        },
         id: null,
       });
     }
@@ -79,7 +85,9 @@ export function mcpEndpoint(catalog: ToolCatalog) {
       { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator },
     );
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: catalog.list }));
-    server.setRequestHandler(CallToolRequestSchema, (request) => catalog.call(request.params.name, request.params.arguments ?? {}, principal, req.requestId));
+    server.setRequestHandler(CallToolRequestSchema, (request) =>
+      catalog.call(request.params.name, request.params.arguments ?? {}, principal, req.requestId),
+    );
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     // A client that goes away before its answer ends the server's work; an answered request
     // leaves nothing running to close.

@@ -23,7 +23,10 @@ const WEEK: Json = {
         items: {
           type: "object",
           required: ["start", "end"],
-          properties: { start: { type: "string", pattern: "^\\d\\d:\\d\\d$" }, end: { type: "string", pattern: "^\\d\\d:\\d\\d$" } },
+          properties: {
+            start: { type: "string", pattern: "^\\d\\d:\\d\\d$" },
+            end: { type: "string", pattern: "^\\d\\d:\\d\\d$" },
+          },
         },
       },
     ]),
@@ -73,12 +76,21 @@ export const ACCOUNT_SCHEMAS: Record<string, Json> = {
   UserInvite: {
     type: "object",
     required: ["email"],
-    properties: { email: { type: "string", format: "email", maxLength: 320 }, name: { type: "string", maxLength: 200 }, role: { ...ROLE, default: "member" } },
+    properties: {
+      email: { type: "string", format: "email", maxLength: 320 },
+      name: { type: "string", maxLength: 200 },
+      role: { ...ROLE, default: "member" },
+    },
   },
   OrganizationSummary: {
     type: "object",
     required: ["id", "name", "timezone", "default_country"],
-    properties: { id: { type: "string", format: "uuid" }, name: { type: "string" }, timezone: { type: "string" }, default_country: { type: "string" } },
+    properties: {
+      id: { type: "string", format: "uuid" },
+      name: { type: "string" },
+      timezone: { type: "string" },
+      default_country: { type: "string" },
+    },
     additionalProperties: false,
   },
   Me: {
@@ -109,7 +121,10 @@ export const ACCOUNT_SCHEMAS: Record<string, Json> = {
   Setup: {
     type: "object",
     required: ["token", "password"],
-    properties: { token: { type: "string", description: "The token of the set-up link (after #token=)." }, password: { type: "string", minLength: 12, maxLength: 1024 } },
+    properties: {
+      token: { type: "string", description: "The token of the set-up link (after #token=)." },
+      password: { type: "string", minLength: 12, maxLength: 1024 },
+    },
   },
   ApiKey: {
     type: "object",
@@ -144,7 +159,11 @@ export const ACCOUNT_SCHEMAS: Record<string, Json> = {
   ApiKeyList: list("ApiKey"),
   ApiKeyCreate: {
     type: "object",
-    properties: { name: { type: "string", maxLength: 100 }, role: { ...ROLE, default: "member" }, expires_at: { ...TIME, description: "In the future; unset = never." } },
+    properties: {
+      name: { type: "string", maxLength: 100 },
+      role: { ...ROLE, default: "member" },
+      expires_at: { ...TIME, description: "In the future; unset = never." },
+    },
   },
   BusinessHoursUpdate: {
     type: "object",
@@ -166,12 +185,19 @@ export const ACCOUNT_SCHEMAS: Record<string, Json> = {
 const SECURED = [{ ApiKeyAuth: [] }, { SessionCookie: [] }];
 
 function error(description: string, example: string, extra: string[] = []): Json {
-  return { description, headers: apiHeaders(...extra), content: { "application/json": { schema: ref("Error"), example: { detail: example } } } };
+  return {
+    description,
+    headers: apiHeaders(...extra),
+    content: { "application/json": { schema: ref("Error"), example: { detail: example } } },
+  };
 }
 const validation = { $ref: "#/components/responses/ValidationError" };
 const unauthorized = { $ref: "#/components/responses/Unauthorized" };
 const tooMany = { $ref: "#/components/responses/TooManyRequests" };
-const forbidden = error("Requires the owner or admin role, or a session's request without its X-CSRF-Token.", "This operation requires the owner or admin role");
+const forbidden = error(
+  "Requires the owner or admin role, or a session's request without its X-CSRF-Token.",
+  "This operation requires the owner or admin role",
+);
 const keyParameter = { $ref: "#/components/parameters/IdempotencyKey" };
 
 function ok(status: string, schema: string, description = "Successful Response"): Json {
@@ -209,7 +235,8 @@ export function accountPaths(): Record<string, Json> {
       post: {
         operationId: "completeSetup",
         summary: "Choose a password with a set-up link, and sign in",
-        description: "Uses the one-time token of a set-up link (valid 72 h): sets the password (at least 12 characters) and signs in as /api/auth/sign-in does.",
+        description:
+          "Uses the one-time token of a set-up link (valid 72 h): sets the password (at least 12 characters) and signs in as /api/auth/sign-in does.",
         tags,
         security: [],
         requestBody: body("Setup"),
@@ -225,7 +252,8 @@ export function accountPaths(): Record<string, Json> {
       get: {
         operationId: "getSession",
         summary: "The browser's session, if any",
-        description: "200 in every case: `signed_in` false without a live session cookie (no 401), else the caller as /api/me describes it.",
+        description:
+          "200 in every case: `signed_in` false without a live session cookie (no 401), else the caller as /api/me describes it.",
         tags,
         security: [],
         responses: { ...ok("200", "Session"), "429": tooMany },
@@ -238,11 +266,22 @@ export function accountPaths(): Record<string, Json> {
         description: "Ends the session at once everywhere (needs X-CSRF-Token) and clears the cookie.",
         tags,
         security: [{ SessionCookie: [] }],
-        responses: { "204": { description: "Signed out.", headers: apiHeaders() }, "401": unauthorized, "403": forbidden, "429": tooMany },
+        responses: {
+          "204": { description: "Signed out.", headers: apiHeaders() },
+          "401": unauthorized,
+          "403": forbidden,
+          "429": tooMany,
+        },
       },
     },
     "/api/me": {
-      get: { operationId: "getMe", summary: "Who is calling", tags, security: SECURED, responses: { ...ok("200", "Me"), "401": unauthorized, "429": tooMany } },
+      get: {
+        operationId: "getMe",
+        summary: "Who is calling",
+        tags,
+        security: SECURED,
+        responses: { ...ok("200", "Me"), "401": unauthorized, "429": tooMany },
+      },
     },
     "/api/api-keys": {
       get: {
@@ -299,7 +338,8 @@ export function accountPaths(): Record<string, Json> {
       post: {
         operationId: "inviteUser",
         summary: "Invite a user (owner or admin)",
-        description: "Answers the user with a one-time set-up link, valid 72 h. A user's role cannot be above the caller's.",
+        description:
+          "Answers the user with a one-time set-up link, valid 72 h. A user's role cannot be above the caller's.",
         tags,
         security: SECURED,
         parameters: [keyParameter],
@@ -347,7 +387,13 @@ export function accountPaths(): Record<string, Json> {
         security: SECURED,
         parameters: [keyParameter],
         requestBody: body("BusinessHoursUpdate"),
-        responses: { ...ok("200", "BusinessHours"), "401": unauthorized, "403": forbidden, "422": validation, "429": tooMany },
+        responses: {
+          ...ok("200", "BusinessHours"),
+          "401": unauthorized,
+          "403": forbidden,
+          "422": validation,
+          "429": tooMany,
+        },
       },
     },
   };

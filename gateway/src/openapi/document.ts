@@ -15,7 +15,8 @@ import { webhookOperations } from "./webhooks.js";
 function nonNull(schema: Schema): Schema {
   if (Array.isArray(schema.anyOf)) {
     const [only, ...others] = (schema.anyOf as Schema[]).filter((option) => option.type !== "null");
-    if (only && others.length === 0) return { ...only, ...(schema.description ? { description: schema.description } : {}) };
+    if (only && others.length === 0)
+      return { ...only, ...(schema.description ? { description: schema.description } : {}) };
   }
   if (Array.isArray(schema.type)) {
     const types = (schema.type as string[]).filter((t) => t !== "null");
@@ -29,7 +30,10 @@ function nonNull(schema: Schema): Schema {
 export function buildOpenApi(routes: Route[]) {
   const schemas = new SchemaBuilder(
     { ...ERROR_SCHEMAS, ...HEALTH_SCHEMAS, ...ACCOUNT_SCHEMAS },
-    outputMessageTypes([...routes.map((route) => route.method.output), ...WEBHOOK_EVENT_TYPES.flatMap((entry) => (entry.data === "id" ? [] : [entry.data]))]),
+    outputMessageTypes([
+      ...routes.map((route) => route.method.output),
+      ...WEBHOOK_EVENT_TYPES.flatMap((entry) => (entry.data === "id" ? [] : [entry.data])),
+    ]),
   );
   const example = (schema: Schema) => exampleOf(schema, schemas.components);
 
@@ -48,7 +52,11 @@ export function buildOpenApi(routes: Route[]) {
   /** Request body alternatives of an upload route: the raw file, or a form with a file part. */
   function uploadContent(upload: UploadSpec): Record<string, Schema> {
     const content: Record<string, Schema> = {};
-    const file = { type: "string", contentMediaType: "application/octet-stream", description: `The file, at most ${upload.maxBytes} bytes.` };
+    const file = {
+      type: "string",
+      contentMediaType: "application/octet-stream",
+      description: `The file, at most ${upload.maxBytes} bytes.`,
+    };
     if (upload.raw) for (const type of upload.contentTypes) content[type] = { schema: file };
     if (upload.multipart) {
       const properties: Record<string, Schema> = { file };
@@ -76,8 +84,14 @@ export function buildOpenApi(routes: Route[]) {
   function successResponse(route: Route, takesKey: boolean): Schema {
     const headers = takesKey ? apiHeaders("Idempotent-Replayed") : apiHeaders();
     if (route.successStatus === 204) return { description: "No Content", headers };
-    const schema = route.responseBody ? nonNull(schemas.field(route.responseBody, "output")) : schemas.ref(route.method.output, "output");
-    return { description: "Successful Response", headers, content: { "application/json": { schema, example: example(schema) } } };
+    const schema = route.responseBody
+      ? nonNull(schemas.field(route.responseBody, "output"))
+      : schemas.ref(route.method.output, "output");
+    return {
+      description: "Successful Response",
+      headers,
+      content: { "application/json": { schema, example: example(schema) } },
+    };
   }
 
   const paths: Record<string, Record<string, unknown>> = {};
@@ -105,7 +119,10 @@ export function buildOpenApi(routes: Route[]) {
         ...(takesKey ? [{ $ref: "#/components/parameters/IdempotencyKey" }] : []),
       ],
       ...(body ? { requestBody: body } : {}),
-      responses: { [String(route.successStatus)]: successResponse(route, takesKey), ...errorResponses(route, body !== undefined, takesKey) },
+      responses: {
+        [String(route.successStatus)]: successResponse(route, takesKey),
+        ...errorResponses(route, body !== undefined, takesKey),
+      },
       security: [{ ApiKeyAuth: [] }],
     };
   }
@@ -124,7 +141,10 @@ export function buildOpenApi(routes: Route[]) {
     tags: [
       ...[...tags].map(([name, comments]) => ({ name, description: comments.join(" ") || name })),
       { name: "health", description: "Liveness, readiness and dependency checks; no API key needed." },
-      { name: "account", description: "Dashboard sign-in, who am I, the organization's API keys, users and business hours." },
+      {
+        name: "account",
+        description: "Dashboard sign-in, who am I, the organization's API keys, users and business hours.",
+      },
     ],
     paths,
     webhooks,

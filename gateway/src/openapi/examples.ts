@@ -34,12 +34,18 @@ export function exampleOf(schema: Schema, components: Record<string, Schema>, de
       return stringExample(schema);
     case "integer":
     case "number":
-      return typeof schema.minimum === "number" ? schema.minimum : typeof schema.maximum === "number" ? Math.min(schema.maximum, 1) : 1;
+      return typeof schema.minimum === "number"
+        ? schema.minimum
+        : typeof schema.maximum === "number"
+          ? Math.min(schema.maximum, 1)
+          : 1;
     case "boolean":
       return true;
     case "array": {
       const count = typeof schema.minItems === "number" ? Math.max(1, schema.minItems) : 1;
-      return Array.from({ length: count }, () => exampleOf((schema.items as Schema | undefined) ?? {}, components, depth + 1));
+      return Array.from({ length: count }, () =>
+        exampleOf((schema.items as Schema | undefined) ?? {}, components, depth + 1),
+      );
     }
     case "object":
       return objectExample(schema, components, depth);
@@ -58,8 +64,12 @@ function stringExample(schema: Schema): string {
 
 function objectExample(schema: Schema, components: Record<string, Schema>, depth: number): Record<string, unknown> {
   const properties = schema.properties as Record<string, Schema> | undefined;
-  if (properties) return Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, exampleOf(property, components, depth + 1)]));
+  if (properties)
+    return Object.fromEntries(
+      Object.entries(properties).map(([name, property]) => [name, exampleOf(property, components, depth + 1)]),
+    );
   const values = schema.additionalProperties;
-  if (typeof values === "object" && values !== null && Object.keys(values).length > 0) return { key: exampleOf(values as Schema, components, depth + 1) };
+  if (typeof values === "object" && values !== null && Object.keys(values).length > 0)
+    return { key: exampleOf(values as Schema, components, depth + 1) };
   return {};
 }

@@ -13,9 +13,17 @@ export const HEALTH_SCHEMAS: Record<string, Json> = {
     description: "Health of the API and of every dependency: its database, its event bus and each service.",
     required: ["status", "version", "dependencies"],
     properties: {
-      status: { type: "string", enum: ["ok", "degraded"], description: "ok when every dependency is ok (200), else degraded (503)." },
+      status: {
+        type: "string",
+        enum: ["ok", "degraded"],
+        description: "ok when every dependency is ok (200), else degraded (503).",
+      },
       version: { type: "string", description: "Version of the API." },
-      dependencies: { type: "object", description: "State of each dependency, by name (database, bus, crm, jobs, ...).", additionalProperties: STATE },
+      dependencies: {
+        type: "object",
+        description: "State of each dependency, by name (database, bus, crm, jobs, ...).",
+        additionalProperties: STATE,
+      },
     },
     additionalProperties: false,
   },
@@ -34,7 +42,10 @@ export const HEALTH_SCHEMAS: Record<string, Json> = {
       dependencies: {
         type: "object",
         required: ["database", "bus"],
-        properties: { database: { type: "string", enum: ["ok", "down"] }, bus: { type: "string", enum: ["ok", "down"] } },
+        properties: {
+          database: { type: "string", enum: ["ok", "down"] },
+          bus: { type: "string", enum: ["ok", "down"] },
+        },
         additionalProperties: false,
       },
     },
@@ -43,7 +54,11 @@ export const HEALTH_SCHEMAS: Record<string, Json> = {
 };
 
 function body(schema: string, description: string, example: unknown): Json {
-  return { description, headers: apiHeaders(), content: { "application/json": { schema: { $ref: `#/components/schemas/${schema}` }, example } } };
+  return {
+    description,
+    headers: apiHeaders(),
+    content: { "application/json": { schema: { $ref: `#/components/schemas/${schema}` }, example } },
+  };
 }
 
 function operation(operationId: string, summary: string, description: string, responses: Json): Json {
@@ -54,12 +69,23 @@ function operation(operationId: string, summary: string, description: string, re
 export function healthPaths(version: string): Record<string, Json> {
   const healthy = { status: "ok", version, dependencies: { database: "ok", bus: "ok", crm: "ok" } };
   const check = (operationId: string) =>
-    operation(operationId, "Health of the API and its dependencies", "200 when the database, the bus and every service are ok, else 503.", {
-      "200": body("HealthCheck", "Every dependency is ok.", healthy),
-      "503": body("HealthCheck", "A dependency is degraded or down.", { ...healthy, status: "degraded", dependencies: { ...healthy.dependencies, crm: "down" } }),
-    });
+    operation(
+      operationId,
+      "Health of the API and its dependencies",
+      "200 when the database, the bus and every service are ok, else 503.",
+      {
+        "200": body("HealthCheck", "Every dependency is ok.", healthy),
+        "503": body("HealthCheck", "A dependency is degraded or down.", {
+          ...healthy,
+          status: "degraded",
+          dependencies: { ...healthy.dependencies, crm: "down" },
+        }),
+      },
+    );
   const live = (operationId: string) =>
-    operation(operationId, "Liveness", "Always 200 while the process runs (for container health checks).", { "200": body("Liveness", "The process runs.", { status: "ok" }) });
+    operation(operationId, "Liveness", "Always 200 while the process runs (for container health checks).", {
+      "200": body("Liveness", "The process runs.", { status: "ok" }),
+    });
   return {
     "/health": check("getHealth"),
     "/api/health": check("getApiHealth"),

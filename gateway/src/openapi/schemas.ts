@@ -128,7 +128,8 @@ export class SchemaBuilder {
 
   /** The schema of one value of a field (one element, for lists and maps). */
   private value(field: DescField, direction: Direction): Schema {
-    const kind = field.fieldKind === "list" ? field.listKind : field.fieldKind === "map" ? field.mapKind : field.fieldKind;
+    const kind =
+      field.fieldKind === "list" ? field.listKind : field.fieldKind === "map" ? field.mapKind : field.fieldKind;
     if (kind === "enum" && field.enum) {
       const description = enumDescription(field.enum);
       return { type: "string", enum: enumJsonValues(field.enum), ...(description ? { description } : {}) };
@@ -187,7 +188,9 @@ export class SchemaBuilder {
   private nullable(field: DescField, direction: Direction): boolean {
     if (direction === "output") return field.proto.proto3Optional === true;
     const rules = fieldRules(field);
-    return (field.proto.proto3Optional === true || field.fieldKind === "message") && !rules?.notNull && !rules?.required;
+    return (
+      (field.proto.proto3Optional === true || field.fieldKind === "message") && !rules?.notNull && !rules?.required
+    );
   }
 
   /** A path, query or header parameter's schema: never null (a parameter is given or not). */

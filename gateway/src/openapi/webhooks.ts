@@ -5,31 +5,56 @@ import type { Schema, SchemaBuilder } from "./schemas.js";
 // schema as the REST responses of its resource.
 
 const SIGNATURE_HEADERS: Schema[] = [
-  { name: "webhook-id", in: "header", required: true, description: "The event's id: the same on every retry of it.", schema: { type: "string", format: "uuid" } },
-  { name: "webhook-timestamp", in: "header", required: true, description: "Unix seconds of this attempt.", schema: { type: "string", pattern: "^[0-9]+$" } },
+  {
+    name: "webhook-id",
+    in: "header",
+    required: true,
+    description: "The event's id: the same on every retry of it.",
+    schema: { type: "string", format: "uuid" },
+  },
+  {
+    name: "webhook-timestamp",
+    in: "header",
+    required: true,
+    description: "Unix seconds of this attempt.",
+    schema: { type: "string", pattern: "^[0-9]+$" },
+  },
   {
     name: "webhook-signature",
     in: "header",
     required: true,
-    description: 'v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks).',
+    description:
+      'v1,<base64 of HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>, space-separated when two secrets are valid (Standard Webhooks).',
     schema: { type: "string" },
   },
 ];
 
-const DELETED: Schema = { type: "object", required: ["id"], properties: { id: { type: "string" } }, additionalProperties: false };
+const DELETED: Schema = {
+  type: "object",
+  required: ["id"],
+  properties: { id: { type: "string" } },
+  additionalProperties: false,
+};
 
 function operationIdOf(type: string): string {
   return `${type.replace(/[._](\w)/g, (_, letter: string) => letter.toUpperCase())}Webhook`;
 }
 
-export function webhookOperations(schemas: SchemaBuilder, example: (schema: Schema) => unknown): Record<string, unknown> {
+export function webhookOperations(
+  schemas: SchemaBuilder,
+  example: (schema: Schema) => unknown,
+): Record<string, unknown> {
   const operations: Record<string, unknown> = {};
   for (const entry of WEBHOOK_EVENT_TYPES) {
     const data = entry.data === "id" ? DELETED : schemas.ref(entry.data, "output");
     const body: Schema = {
       type: "object",
       required: ["type", "timestamp", "data"],
-      properties: { type: { type: "string", const: entry.type }, timestamp: { type: "string", format: "date-time" }, data },
+      properties: {
+        type: { type: "string", const: entry.type },
+        timestamp: { type: "string", format: "date-time" },
+        data,
+      },
     };
     operations[entry.type] = {
       post: {
@@ -40,9 +65,17 @@ export function webhookOperations(schemas: SchemaBuilder, example: (schema: Sche
         parameters: SIGNATURE_HEADERS,
         requestBody: {
           required: true,
-          content: { "application/json": { schema: body, example: { type: entry.type, timestamp: "2026-11-21T14:03:00.000Z", data: example(data) } } },
+          content: {
+            "application/json": {
+              schema: body,
+              example: { type: entry.type, timestamp: "2026-11-21T14:03:00.000Z", data: example(data) },
+            },
+          },
         },
-        responses: { "200": { description: "Any 2xx answer: delivered." }, "410": { description: "Gone: the endpoint is disabled." } },
+        responses: {
+          "200": { description: "Any 2xx answer: delivered." },
+          "410": { description: "Gone: the endpoint is disabled." },
+        },
         security: [],
       },
     };

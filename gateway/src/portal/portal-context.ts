@@ -1,4 +1,10 @@
-import { create, type DescMessage, type DescMethod, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import {
+  create,
+  type DescMessage,
+  type DescMethod,
+  type MessageInitShape,
+  type MessageShape,
+} from "@bufbuild/protobuf";
 import { ConnectError } from "@connectrpc/connect";
 import { MetadataKeys, orgHeaders, type Clock, type Logger, type PeerRegistry } from "@voiceops/platform";
 import { PortalService } from "@voiceops/proto/voiceops/crm/v1/portal_service_pb";
@@ -39,12 +45,19 @@ async function unary<I extends DescMessage, O extends DescMessage>(
   where: PortalInput,
 ) {
   try {
-    const response = await deps.peers.transport(serviceOfMethod(method)).unary(method, undefined, TIMEOUT_MS, headers, create(method.input, init));
+    const response = await deps.peers
+      .transport(serviceOfMethod(method))
+      .unary(method, undefined, TIMEOUT_MS, headers, create(method.input, init));
     return response.message as MessageShape<O>;
   } catch (error) {
     const connectError = ConnectError.from(error);
-    const failure = rpcFailure(connectError, (violations) => violations.map((v) => fastApiEntry([where, ...(v.field ? v.field.split(".") : [])], v)), [where]);
-    if (failure.log) deps.logger[failure.log]({ err: connectError, requestId, rpc: method.name }, "portal rpc call failed");
+    const failure = rpcFailure(
+      connectError,
+      (violations) => violations.map((v) => fastApiEntry([where, ...(v.field ? v.field.split(".") : [])], v)),
+      [where],
+    );
+    if (failure.log)
+      deps.logger[failure.log]({ err: connectError, requestId, rpc: method.name }, "portal rpc call failed");
     throw new PortalFailure(failure.status, failure.detail);
   }
 }
@@ -67,18 +80,36 @@ export class PortalContext {
   /** The context of an active token; a 404 for an unknown, revoked or expired one. */
   static async open(deps: PortalDeps, token: string, requestId: string): Promise<PortalContext> {
     const componentHeaders = { [MetadataKeys.internalToken]: deps.internalToken, [MetadataKeys.requestId]: requestId };
-    const resolved = await unary(deps, PortalService.method.resolvePortalToken, componentHeaders, { token }, requestId, "body");
+    const resolved = await unary(
+      deps,
+      PortalService.method.resolvePortalToken,
+      componentHeaders,
+      { token },
+      requestId,
+      "body",
+    );
     const org = await deps.identity.getOrganization(resolved.orgId);
     if (!org) throw new PortalFailure(404, "Portal token not found");
     const headers = orgHeaders(
-      { orgId: org.id, timezone: org.timezone, country: org.default_country, businessHours: org.business_hours, role: "member", requestId },
+      {
+        orgId: org.id,
+        timezone: org.timezone,
+        country: org.default_country,
+        businessHours: org.business_hours,
+        role: "member",
+        requestId,
+      },
       deps.internalToken,
     );
     const expiresAt = resolved.expiresAt ? new Date(Number(resolved.expiresAt.seconds) * 1000) : new Date();
     return new PortalContext(deps, org.name, resolved.contactId, expiresAt, headers, requestId);
   }
 
-  call<I extends DescMessage, O extends DescMessage>(method: Unary<I, O>, init: MessageInitShape<I>, where: PortalInput = "body"): Promise<MessageShape<O>> {
+  call<I extends DescMessage, O extends DescMessage>(
+    method: Unary<I, O>,
+    init: MessageInitShape<I>,
+    where: PortalInput = "body",
+  ): Promise<MessageShape<O>> {
     return unary(this.deps, method, this.headers, init, this.requestId, where);
   }
 }

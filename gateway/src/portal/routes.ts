@@ -8,7 +8,12 @@ import {
   CheckAvailabilityResponseSchema,
   FieldopsService,
 } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
-import { JobsService, QuoteDecision, ServiceRequestSchema, ServiceRequestStatus } from "@voiceops/proto/voiceops/jobs/v1/jobs_service_pb";
+import {
+  JobsService,
+  QuoteDecision,
+  ServiceRequestSchema,
+  ServiceRequestStatus,
+} from "@voiceops/proto/voiceops/jobs/v1/jobs_service_pb";
 import { sendDetail, sendJson, sendValidation } from "../errors/index.js";
 import { FixedWindowCounter } from "../http/fixed-window.js";
 import { jsonBody } from "../http/json-body.js";
@@ -35,23 +40,31 @@ function requireUuid(value: unknown, loc: string[]): string {
 
 function requireStart(body: Record<string, unknown>): Date {
   const start = typeof body.start === "string" ? new Date(body.start) : undefined;
-  if (!start || Number.isNaN(start.getTime())) throw invalid(["body", "start"], "Input should be a valid datetime", body.start);
+  if (!start || Number.isNaN(start.getTime()))
+    throw invalid(["body", "start"], "Input should be a valid datetime", body.start);
   return start;
 }
 
-const bodyOf = (req: Request): Record<string, unknown> => (typeof req.body === "object" && req.body !== null && !Array.isArray(req.body) ? req.body : {});
+const bodyOf = (req: Request): Record<string, unknown> =>
+  typeof req.body === "object" && req.body !== null && !Array.isArray(req.body) ? req.body : {};
 
 /** The contact's own service request, or a 404 (another contact's is as unknown as a missing one). */
 async function ownServiceRequest(portal: PortalContext, id: string) {
   const { serviceRequest } = await portal.call(JobsService.method.getServiceRequest, { serviceRequestId: id });
-  if (!serviceRequest || serviceRequest.contactId !== portal.contactId) throw new PortalFailure(404, "Service request not found");
+  if (!serviceRequest || serviceRequest.contactId !== portal.contactId)
+    throw new PortalFailure(404, "Service request not found");
   return serviceRequest;
 }
 
 async function upcomingAppointments(portal: PortalContext) {
-  const { items } = await portal.call(FieldopsService.method.listAppointments, { contactId: portal.contactId, pageSize: PAGE });
+  const { items } = await portal.call(FieldopsService.method.listAppointments, {
+    contactId: portal.contactId,
+    pageSize: PAGE,
+  });
   const now = portal.deps.clock.now().getTime();
-  return items.filter((a) => UPCOMING.has(a.status) && a.startAt !== undefined && Number(a.startAt.seconds) * 1000 > now);
+  return items.filter(
+    (a) => UPCOMING.has(a.status) && a.startAt !== undefined && Number(a.startAt.seconds) * 1000 > now,
+  );
 }
 
 const page: Handler = async (portal, _req, res) => {
@@ -63,7 +76,9 @@ const page: Handler = async (portal, _req, res) => {
     business: { name: portal.businessName },
     contact_id: portal.contactId,
     expires_at: portal.expiresAt.toISOString(),
-    service_requests: requests.items.filter((r) => !CLOSED.has(r.status)).map((r) => writeMessage(ServiceRequestSchema, r)),
+    service_requests: requests.items
+      .filter((r) => !CLOSED.has(r.status))
+      .map((r) => writeMessage(ServiceRequestSchema, r)),
     appointments: appointments.map((a) => writeMessage(AppointmentSchema, a)),
   });
 };
@@ -98,9 +113,14 @@ const book: Handler = async (portal, req, res) => {
   const body = bodyOf(req);
   const typeId = requireUuid(body.appointment_type_id, ["body", "appointment_type_id"]);
   const start = requireStart(body);
-  const technicianId = body.technician_id === undefined || body.technician_id === null ? undefined : requireUuid(body.technician_id, ["body", "technician_id"]);
+  const technicianId =
+    body.technician_id === undefined || body.technician_id === null
+      ? undefined
+      : requireUuid(body.technician_id, ["body", "technician_id"]);
   const serviceRequestId =
-    body.service_request_id === undefined || body.service_request_id === null ? undefined : requireUuid(body.service_request_id, ["body", "service_request_id"]);
+    body.service_request_id === undefined || body.service_request_id === null
+      ? undefined
+      : requireUuid(body.service_request_id, ["body", "service_request_id"]);
   if (serviceRequestId) await ownServiceRequest(portal, serviceRequestId);
   const { appointment } = await portal.call(FieldopsService.method.bookAppointment, {
     appointmentTypeId: typeId,
@@ -117,7 +137,11 @@ const reschedule: Handler = async (portal, req, res) => {
   const start = requireStart(bodyOf(req));
   const own = await upcomingAppointments(portal);
   if (!own.some((a) => a.id === id)) throw new PortalFailure(404, "Appointment not found");
-  const { appointment } = await portal.call(FieldopsService.method.manageAppointment, { appointmentId: id, action: AppointmentAction.RESCHEDULE, start: timestampFromDate(start) });
+  const { appointment } = await portal.call(FieldopsService.method.manageAppointment, {
+    appointmentId: id,
+    action: AppointmentAction.RESCHEDULE,
+    start: timestampFromDate(start),
+  });
   sendJson(res, 200, { appointment: writeMessage(AppointmentSchema, appointment) });
 };
 

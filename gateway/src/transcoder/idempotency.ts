@@ -39,7 +39,10 @@ export function requestKey(route: Route, req: Request, res: Response): string | 
   const key = typeof raw === "string" ? parseIdempotencyKey(raw) : undefined;
   if (key !== undefined) return key;
   sendValidation(res, [
-    { ...refusal(HEADER_LOC, "Idempotency-Key must be 1 to 255 visible ASCII characters, bare or in double quotes"), input: typeof raw === "string" ? raw : raw.join(", ") },
+    {
+      ...refusal(HEADER_LOC, "Idempotency-Key must be 1 to 255 visible ASCII characters, bare or in double quotes"),
+      input: typeof raw === "string" ? raw : raw.join(", "),
+    },
   ]);
   return false;
 }
@@ -49,7 +52,10 @@ function mediaType(req: Request): string {
 }
 
 function hasBody(req: Request): boolean {
-  return req.headers["transfer-encoding"] !== undefined || (req.headers["content-length"] !== undefined && req.headers["content-length"] !== "0");
+  return (
+    req.headers["transfer-encoding"] !== undefined ||
+    (req.headers["content-length"] !== undefined && req.headers["content-length"] !== "0")
+  );
 }
 
 /** Digest of the bytes left in a request's body stream (one the JSON parser did not read). */

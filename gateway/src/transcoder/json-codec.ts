@@ -78,20 +78,24 @@ function parseScalar(path: string, field: DescField, input: unknown): Parsed {
   }
   if (scalar === ScalarType.BOOL) {
     if (typeof input === "boolean") return { ok: true, value: input };
-    const word = typeof input === "string" ? input.trim().toLowerCase() : typeof input === "number" ? String(input) : undefined;
+    const word =
+      typeof input === "string" ? input.trim().toLowerCase() : typeof input === "number" ? String(input) : undefined;
     if (word !== undefined && TRUE_WORDS.has(word)) return { ok: true, value: true };
     if (word !== undefined && FALSE_WORDS.has(word)) return { ok: true, value: false };
     return fail(path, "boolean", input);
   }
   if (FLOAT_TYPES.has(scalar)) {
-    const value = typeof input === "number" ? input : typeof input === "string" && input.trim() !== "" ? Number(input) : Number.NaN;
+    const value =
+      typeof input === "number" ? input : typeof input === "string" && input.trim() !== "" ? Number(input) : Number.NaN;
     return Number.isFinite(value) ? { ok: true, value } : fail(path, "number", input);
   }
   if (INT32_TYPES.has(scalar) || UINT32_TYPES.has(scalar) || INT64_TYPES.has(scalar) || UINT64_TYPES.has(scalar)) {
     return parseInteger(path, field, input);
   }
   if (scalar === ScalarType.BYTES) {
-    return typeof input === "string" ? { ok: true, value: new Uint8Array(Buffer.from(input, "base64")) } : fail(path, "bytes", input);
+    return typeof input === "string"
+      ? { ok: true, value: new Uint8Array(Buffer.from(input, "base64")) }
+      : fail(path, "bytes", input);
   }
   return failed(invalidValue(path, "unsupported value", input));
 }
@@ -117,7 +121,8 @@ function parseEnum(path: string, field: DescField, input: unknown): Parsed {
 
 /** One value of a field (one element, for repeated fields) from JSON or query text. */
 export function parseSingular(path: string, field: DescField, input: unknown): Parsed {
-  const kind = field.fieldKind === "list" ? field.listKind : field.fieldKind === "map" ? field.mapKind : field.fieldKind;
+  const kind =
+    field.fieldKind === "list" ? field.listKind : field.fieldKind === "map" ? field.mapKind : field.fieldKind;
   if (kind === "enum") return parseEnum(path, field, input);
   if (kind === "message") {
     const desc = field.message;
@@ -146,7 +151,12 @@ function parseMessageValue(path: string, desc: DescMessage, input: unknown): Par
  * Builds a message from a JSON object, collecting one violation per bad field (all of them).
  * Unknown keys are ignored. `null` leaves a field unset unless the field is not_null.
  */
-export function readMessage(desc: DescMessage, input: unknown, prefix: string, out: Violation[]): AnyMessage | undefined {
+export function readMessage(
+  desc: DescMessage,
+  input: unknown,
+  prefix: string,
+  out: Violation[],
+): AnyMessage | undefined {
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
     out.push(wrongType(prefix, "object", input));
     return undefined;
@@ -203,7 +213,8 @@ function nullViolation(path: string, field: DescField): Violation {
   if (isTimestamp(field)) return wrongType(path, "datetime", null, "null");
   if (field.fieldKind === "enum") return notAllowed(path, null, enumJsonValues(field.enum));
   if (field.fieldKind === "scalar" && field.scalar === ScalarType.BOOL) return wrongType(path, "boolean", null, "null");
-  if (field.fieldKind === "scalar" && field.scalar !== ScalarType.STRING) return wrongType(path, "integer", null, "null");
+  if (field.fieldKind === "scalar" && field.scalar !== ScalarType.STRING)
+    return wrongType(path, "integer", null, "null");
   return wrongType(path, "string", null, "null");
 }
 

@@ -1,10 +1,26 @@
 import { createHash } from "node:crypto";
 import { ConnectError } from "@connectrpc/connect";
 import { type NextFunction, type Request, type RequestHandler, type Response, Router } from "express";
-import { allowHeader, fastPath, idempotencyMetadata, isReplayed, RouteTable, type Logger, type ObjectStore, type PeerRegistry } from "@voiceops/platform";
+import {
+  allowHeader,
+  fastPath,
+  idempotencyMetadata,
+  isReplayed,
+  RouteTable,
+  type Logger,
+  type ObjectStore,
+  type PeerRegistry,
+} from "@voiceops/platform";
 import { sendDetail, sendJson, sendValidation, rpcFailure, refusal } from "../errors/index.js";
 import { writeField, writeMessage } from "./json-codec.js";
-import { markReplay, REPLAYED_HEADER, requestKey, routeFingerprint, sendKeyRefusal, uploadFingerprint } from "./idempotency.js";
+import {
+  markReplay,
+  REPLAYED_HEADER,
+  requestKey,
+  routeFingerprint,
+  sendKeyRefusal,
+  uploadFingerprint,
+} from "./idempotency.js";
 import { decodeRequest, entriesOf } from "./request.js";
 import type { Route } from "./routes.js";
 import { principalHeaders, serviceNameOfType } from "./rpc-call.js";
@@ -28,8 +44,10 @@ export function serviceNameOf(route: Route): string {
 
 function sendRpcError(res: Response, route: Route, error: ConnectError, logger: Logger, req: Request): void {
   const failure = rpcFailure(error, (violations) => entriesOf(route, violations), [route.body ? "body" : "query"]);
-  if (failure.log === "warn") logger.warn({ err: error, requestId: req.requestId, route: route.template }, "rpc call failed in transit");
-  if (failure.log === "error") logger.error({ err: error, requestId: req.requestId, route: route.template }, "rpc call failed");
+  if (failure.log === "warn")
+    logger.warn({ err: error, requestId: req.requestId, route: route.template }, "rpc call failed in transit");
+  if (failure.log === "error")
+    logger.error({ err: error, requestId: req.requestId, route: route.template }, "rpc call failed");
   if (typeof failure.detail === "string") sendDetail(res, failure.status, failure.detail);
   else sendValidation(res, failure.detail);
 }
@@ -44,7 +62,15 @@ interface KeyedRequest {
  * Calls the route's RPC with a decoded message and answers with its result or error. Resolves
  * true when the call ran and succeeded (false for an error, or an answer replayed from a key).
  */
-function callRoute(route: Route, message: unknown, req: Request, res: Response, next: NextFunction, deps: TranscoderDeps, keyed?: KeyedRequest): Promise<boolean> {
+function callRoute(
+  route: Route,
+  message: unknown,
+  req: Request,
+  res: Response,
+  next: NextFunction,
+  deps: TranscoderDeps,
+  keyed?: KeyedRequest,
+): Promise<boolean> {
   const principal = req.principal;
   if (!principal) throw new Error("callRoute needs an authenticated request");
   const headers = principalHeaders(principal, req.requestId, deps.internalToken);
@@ -72,7 +98,11 @@ function callRoute(route: Route, message: unknown, req: Request, res: Response, 
           return !replayed;
         }
         const output = response.message as Record<string, unknown>;
-        sendJson(res, route.successStatus, route.responseBody ? writeField(route.responseBody, output) : writeMessage(route.method.output, output));
+        sendJson(
+          res,
+          route.successStatus,
+          route.responseBody ? writeField(route.responseBody, output) : writeMessage(route.method.output, output),
+        );
         return !replayed;
       },
       (error: unknown) => {
@@ -96,7 +126,14 @@ function callRoute(route: Route, message: unknown, req: Request, res: Response, 
  * other fields come from the form's parts (or the query string of a raw body), and the stored
  * object is removed again when the call does not succeed.
  */
-function handleUpload(route: Route, req: Request, res: Response, next: NextFunction, deps: TranscoderDeps, idempotencyKey: string | undefined): void {
+function handleUpload(
+  route: Route,
+  req: Request,
+  res: Response,
+  next: NextFunction,
+  deps: TranscoderDeps,
+  idempotencyKey: string | undefined,
+): void {
   const spec = route.upload;
   const principal = req.principal;
   if (!spec || !principal) return next(new Error("handleUpload needs an upload route and a principal"));
@@ -117,10 +154,18 @@ function handleUpload(route: Route, req: Request, res: Response, next: NextFunct
       if (errors.length > 0) {
         await discard();
         // Form parts are part of the body, as FastAPI locates them.
-        return sendValidation(res, multipart ? errors.map((e) => (e.loc[0] === "query" ? { ...e, loc: ["body", ...e.loc.slice(1)] } : e)) : errors);
+        return sendValidation(
+          res,
+          multipart
+            ? errors.map((e) => (e.loc[0] === "query" ? { ...e, loc: ["body", ...e.loc.slice(1)] } : e))
+            : errors,
+        );
       }
       message[spec.field.localName] = upload.file;
-      const keyed = idempotencyKey === undefined || !digest ? undefined : { key: idempotencyKey, fingerprint: uploadFingerprint(req, digest.digest("base64url")) };
+      const keyed =
+        idempotencyKey === undefined || !digest
+          ? undefined
+          : { key: idempotencyKey, fingerprint: uploadFingerprint(req, digest.digest("base64url")) };
       // A replayed answer names the file its first request stored: this one is not needed.
       if (!(await callRoute(route, message, req, res, next, deps, keyed))) await discard();
     },
@@ -175,7 +220,11 @@ function routeHandlers(route: Route, deps: TranscoderDeps): Handler[] {
     req.routeName = routeName;
     next();
   };
-  return [name, ...(deps.before ?? []), (req: Request, res: Response, next: NextFunction) => serveRoute(route, req, res, next, deps)];
+  return [
+    name,
+    ...(deps.before ?? []),
+    (req: Request, res: Response, next: NextFunction) => serveRoute(route, req, res, next, deps),
+  ];
 }
 
 /**
@@ -187,7 +236,11 @@ function routeHandlers(route: Route, deps: TranscoderDeps): Handler[] {
 export function routeDispatcher(routes: Route[], deps: TranscoderDeps): Handler {
   if (!fastPath("router")) {
     const router = Router();
-    for (const route of routes) router[route.verb](route.template.replace(/\{([a-z_][a-z0-9_]*)\}/g, ":$1"), ...(routeHandlers(route, deps) as RequestHandler[]));
+    for (const route of routes)
+      router[route.verb](
+        route.template.replace(/\{([a-z_][a-z0-9_]*)\}/g, ":$1"),
+        ...(routeHandlers(route, deps) as RequestHandler[]),
+      );
     return router;
   }
   const table = new RouteTable<Handler[]>();

@@ -1,6 +1,14 @@
 import { create, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import { FieldMaskSchema } from "@bufbuild/protobuf/wkt";
-import { applyDefaults, fieldRules, required, tooFewItems, tooShort, validateMessage, type Violation } from "@voiceops/platform";
+import {
+  applyDefaults,
+  fieldRules,
+  required,
+  tooFewItems,
+  tooShort,
+  validateMessage,
+  type Violation,
+} from "@voiceops/platform";
 import { fastApiEntry, type ValidationEntry } from "../errors/index.js";
 import { parseSingular, readMessage } from "./json-codec.js";
 import type { Route } from "./routes.js";
@@ -20,7 +28,8 @@ export interface HttpInput {
 
 /** Places a request-message field path in the HTTP request: path, query or body. */
 export function locate(route: Route, fieldPath: string): (string | number)[] {
-  const parts: (string | number)[] = fieldPath === "" ? [] : fieldPath.split(".").map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+  const parts: (string | number)[] =
+    fieldPath === "" ? [] : fieldPath.split(".").map((p) => (/^\d+$/.test(p) ? Number(p) : p));
   const head = parts[0];
   if (head === undefined) return [route.body ? "body" : "query"];
   if (route.pathFields.some((f) => f.name === head)) return ["path", ...parts];

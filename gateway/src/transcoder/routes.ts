@@ -1,4 +1,11 @@
-import { getOption, hasOption, type DescField, type DescMessage, type DescMethod, type DescService } from "@bufbuild/protobuf";
+import {
+  getOption,
+  hasOption,
+  type DescField,
+  type DescMessage,
+  type DescMethod,
+  type DescService,
+} from "@bufbuild/protobuf";
 import { http } from "@voiceops/proto/google/api/annotations_pb";
 import { fieldRules, methodRules, type Role } from "@voiceops/platform";
 
@@ -56,7 +63,8 @@ function uploadOf(method: DescMethod, pathFields: DescField[], where: string): U
   const rules = methodRules(method)?.upload;
   if (!rules) return undefined;
   const field = fieldByName(method.input, rules.field, where);
-  if (field.message?.typeName !== "voiceops.api.v1.UploadedFile") throw new Error(`${where}: upload field ${rules.field} must be a voiceops.api.v1.UploadedFile`);
+  if (field.message?.typeName !== "voiceops.api.v1.UploadedFile")
+    throw new Error(`${where}: upload field ${rules.field} must be a voiceops.api.v1.UploadedFile`);
   if (rules.maxBytes <= 0n) throw new Error(`${where}: upload needs max_bytes`);
   return {
     field,
@@ -88,7 +96,9 @@ function routeOf(service: DescService, method: DescMethod): Route | undefined {
   const pathNames = [...template.matchAll(/\{([a-z_][a-z0-9_]*)\}/g)].map((match) => match[1] ?? "");
   const pathFields = pathNames.map((name) => fieldByName(input, name, where));
   const body = rule.body === "" ? undefined : rule.body === "*" ? "*" : fieldByName(input, rule.body, where);
-  const updateMask = input.fields.find((f) => f.name === "update_mask" && f.message?.typeName === "google.protobuf.FieldMask");
+  const updateMask = input.fields.find(
+    (f) => f.name === "update_mask" && f.message?.typeName === "google.protobuf.FieldMask",
+  );
   const upload = uploadOf(method, pathFields, where);
   const headerFields = input.fields.flatMap((field) => {
     const header = fieldRules(field)?.header;
@@ -99,7 +109,12 @@ function routeOf(service: DescService, method: DescMethod): Route | undefined {
     return [{ field: field as DescField, header: header.toLowerCase() }];
   });
   const fromHeader = new Set<DescField>(headerFields.map((h) => h.field));
-  const queryFields = body === "*" ? [] : input.fields.filter((f) => !pathFields.includes(f) && f !== body && f !== updateMask && f !== upload?.field && !fromHeader.has(f));
+  const queryFields =
+    body === "*"
+      ? []
+      : input.fields.filter(
+          (f) => !pathFields.includes(f) && f !== body && f !== updateMask && f !== upload?.field && !fromHeader.has(f),
+        );
   const rules = methodRules(method);
   return {
     verb,
@@ -140,7 +155,9 @@ function compareSpecificity(a: Route, b: Route): number {
 
 /** Every annotated RPC of the given services, in matching order. */
 export function collectRoutes(services: DescService[]): Route[] {
-  const routes = services.flatMap((service) => service.methods.map((method) => routeOf(service, method)).filter((r): r is Route => r !== undefined));
+  const routes = services.flatMap((service) =>
+    service.methods.map((method) => routeOf(service, method)).filter((r): r is Route => r !== undefined),
+  );
   const seen = new Set<string>();
   for (const route of routes) {
     const key = `${route.verb} ${route.template}`;

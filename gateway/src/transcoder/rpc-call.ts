@@ -17,7 +17,11 @@ export function serviceOfMethod(method: DescMethod): string {
 }
 
 /** The metadata of a call made for an authenticated client: its organization, role and request id. */
-export function principalHeaders(principal: Principal, requestId: string, internalToken: string): Record<string, string> {
+export function principalHeaders(
+  principal: Principal,
+  requestId: string,
+  internalToken: string,
+): Record<string, string> {
   return orgHeaders(
     {
       orgId: principal.orgId,

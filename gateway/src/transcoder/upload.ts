@@ -38,7 +38,9 @@ function mediaType(header: string | undefined): string {
 }
 
 function typeAccepted(spec: UploadSpec, type: string): boolean {
-  return spec.contentTypes.some((accepted) => (accepted.endsWith("/*") ? type.startsWith(accepted.slice(0, -1)) : type === accepted));
+  return spec.contentTypes.some((accepted) =>
+    accepted.endsWith("/*") ? type.startsWith(accepted.slice(0, -1)) : type === accepted,
+  );
 }
 
 function extensionAccepted(spec: UploadSpec, filename: string): boolean {
@@ -60,7 +62,13 @@ function declaredLength(req: Request): number | undefined {
   return header === undefined ? undefined : Number(header);
 }
 
-async function store(objects: ObjectStore, key: string, body: Readable, contentType: string, maxBytes: number): Promise<number> {
+async function store(
+  objects: ObjectStore,
+  key: string,
+  body: Readable,
+  contentType: string,
+  maxBytes: number,
+): Promise<number> {
   try {
     return (await objects.put(key, body, { contentType, maxBytes })).bytes;
   } catch (error) {
@@ -78,7 +86,13 @@ function uploaded(key: string, contentType: string, filename: string, bytes: num
  * organization. Throws UploadRefused for a wrong type (415), a file over the limit (413) or a
  * form without its file (422); nothing stays stored after a refusal.
  */
-export async function receiveUpload(route: Route, req: Request, objects: ObjectStore, orgId: string, digest?: Hash): Promise<ReceivedUpload> {
+export async function receiveUpload(
+  route: Route,
+  req: Request,
+  objects: ObjectStore,
+  orgId: string,
+  digest?: Hash,
+): Promise<ReceivedUpload> {
   const spec = route.upload;
   if (!spec) throw new Error(`${route.template} takes no upload`);
   const type = mediaType(req.headers["content-type"]);
@@ -86,11 +100,13 @@ export async function receiveUpload(route: Route, req: Request, objects: ObjectS
   const length = declaredLength(req);
 
   if (type === "multipart/form-data" && spec.multipart) {
-    if (length !== undefined && length > spec.maxBytes + MULTIPART_OVERHEAD) throw new UploadRefused(413, `File larger than ${spec.maxBytes} bytes`);
+    if (length !== undefined && length > spec.maxBytes + MULTIPART_OVERHEAD)
+      throw new UploadRefused(413, `File larger than ${spec.maxBytes} bytes`);
     return receiveMultipart(spec, req, objects, key, digest);
   }
   if (spec.raw && typeAccepted(spec, type)) {
-    if (length !== undefined && length > spec.maxBytes) throw new UploadRefused(413, `File larger than ${spec.maxBytes} bytes`);
+    if (length !== undefined && length > spec.maxBytes)
+      throw new UploadRefused(413, `File larger than ${spec.maxBytes} bytes`);
     let body: Readable = req;
     if (digest) {
       digest.update(`raw\n${type}\n`);
@@ -116,7 +132,13 @@ function describeAccepted(spec: UploadSpec, route: Route): string {
  * form is hashed by its parts (names, values, the file's name, type and bytes), not by the
  * boundary a client picks anew for each request: a retry of the same form is the same request.
  */
-function receiveMultipart(spec: UploadSpec, req: Request, objects: ObjectStore, key: string, digest: Hash | undefined): Promise<ReceivedUpload> {
+function receiveMultipart(
+  spec: UploadSpec,
+  req: Request,
+  objects: ObjectStore,
+  key: string,
+  digest: Hash | undefined,
+): Promise<ReceivedUpload> {
   return new Promise((resolve, reject) => {
     const fields: Record<string, string> = {};
     let file: Promise<UploadedFile> | undefined;
@@ -133,7 +155,9 @@ function receiveMultipart(spec: UploadSpec, req: Request, objects: ObjectStore, 
       failed = true;
       req.unpipe(parser);
       req.resume();
-      void (file ?? Promise.resolve()).catch(() => undefined).finally(() => void objects.delete(key).catch(() => undefined));
+      void (file ?? Promise.resolve())
+        .catch(() => undefined)
+        .finally(() => void objects.delete(key).catch(() => undefined));
       reject(error);
     };
     parser.on("file", (name, stream, info) => {
@@ -187,7 +211,8 @@ function receiveMultipart(spec: UploadSpec, req: Request, objects: ObjectStore, 
     let received = 0;
     req.on("data", (chunk: Buffer) => {
       received += chunk.length;
-      if (received > spec.maxBytes + MULTIPART_OVERHEAD) fail(new UploadRefused(413, `File larger than ${spec.maxBytes} bytes`));
+      if (received > spec.maxBytes + MULTIPART_OVERHEAD)
+        fail(new UploadRefused(413, `File larger than ${spec.maxBytes} bytes`));
     });
     req.on("error", (error) => fail(error));
     req.pipe(parser);

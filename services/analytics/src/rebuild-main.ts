@@ -6,7 +6,8 @@ import { beginRebuild, REBUILD_SUBJECT } from "./store/generation.js";
 // embedded mode keeps no history to replay).
 try {
   const infra = readInfraConfig(process.env);
-  if (!infra.databaseUrl) throw new ConfigError("DATABASE_URL", "is required: a rebuild replays the NATS streams into PostgreSQL");
+  if (!infra.databaseUrl)
+    throw new ConfigError("DATABASE_URL", "is required: a rebuild replays the NATS streams into PostgreSQL");
   if (!infra.natsUrl) throw new ConfigError("NATS_URL", "is required: a rebuild replays the NATS streams");
   const logger = createLogger(infra.logLevel, "analytics-rebuild", undefined, infra.logFormat);
   const db = await openDatabase(infra, { name: "analytics-rebuild", poolSize: 1, logger });

@@ -43,7 +43,10 @@ describe("statistics from comms activities", () => {
   beforeAll(async () => {
     t = await tenant();
     // 03:00 yesterday is outside every day's default opening hours.
-    const afterHours = DateTime.now().setZone(ZONE).minus({ days: 1 }).set({ hour: 3, minute: 0, second: 0, millisecond: 0 });
+    const afterHours = DateTime.now()
+      .setZone(ZONE)
+      .minus({ days: 1 })
+      .set({ hour: 3, minute: 0, second: 0, millisecond: 0 });
     for (const [type, at, sessionId] of [
       ["CALL_ENDED", inHours, session],
       ["CALL_STARTED", inHours, session],
@@ -51,16 +54,27 @@ describe("statistics from comms activities", () => {
       ["SMS_SENT", DateTime.now().minus({ hours: 1 }), undefined],
       ["WEB_CHAT", DateTime.now().minus({ hours: 2 }), undefined],
     ] as const) {
-      expectStatus(await activity(t.owner, { activity_type: type, occurred_at: at.toUTC().toISO(), session_id: sessionId }), 201);
+      expectStatus(
+        await activity(t.owner, { activity_type: type, occurred_at: at.toUTC().toISO(), session_id: sessionId }),
+        201,
+      );
     }
   });
 
   it("counts calls, messages and after-hours calls by local day", async () => {
-    const dashboard = await settle(t.owner, "/api/statistics/dashboard", (b) => b.calls_last_7_days === 2 && b.messages_last_7_days === 2);
+    const dashboard = await settle(
+      t.owner,
+      "/api/statistics/dashboard",
+      (b) => b.calls_last_7_days === 2 && b.messages_last_7_days === 2,
+    );
     expect(dashboard.calls_today).toBe(inHours.hasSame(DateTime.now().setZone(ZONE), "day") ? 1 : 0);
     const roi = await settle(t.owner, "/api/statistics/roi?days=7", (b) => b.calls_answered === 2);
     expect(roi.after_hours_calls_answered).toBe(1);
-    const series = await settle(t.owner, "/api/statistics/metrics/time-series?metric=sms_messages&days=2", (b) => b.points.at(-1)?.value + b.points.at(0)?.value === 1);
+    const series = await settle(
+      t.owner,
+      "/api/statistics/metrics/time-series?metric=sms_messages&days=2",
+      (b) => b.points.at(-1)?.value + b.points.at(0)?.value === 1,
+    );
     expect(series.points).toHaveLength(2);
   });
 
@@ -72,7 +86,10 @@ describe("statistics from comms activities", () => {
   });
 
   it("a deleted call leaves the figures, once", async () => {
-    expect(expectStatus(await t.owner.delete(`/api/calls/${session}`), 200)).toEqual({ session_id: session, deleted_activities: 2 });
+    expect(expectStatus(await t.owner.delete(`/api/calls/${session}`), 200)).toEqual({
+      session_id: session,
+      deleted_activities: 2,
+    });
     const week = await settle(t.owner, "/api/statistics/activities/by-type?hours_back=168", (b) => b.total === 3);
     expect(week.counts).toMatchObject({ CALL_ENDED: 1, CALL_STARTED: 0 });
     const roi = await settle(t.owner, "/api/statistics/roi?days=7", (b) => b.calls_answered === 1);
@@ -84,11 +101,22 @@ describe("statistics from comms activities", () => {
     const day = [{ start: "00:00", end: "24:00" }];
     const allDay = { mon: day, tue: day, wed: day, thu: day, fri: day, sat: day, sun: day };
     expectStatus(await t.admin.request("PATCH", `/admin/organizations/${t.orgId}`, { business_hours: allDay }), 200);
-    await settle(t.owner, "/api/statistics/roi?days=7", (b) => b.calls_answered === 1 && b.after_hours_calls_answered === 0);
+    await settle(
+      t.owner,
+      "/api/statistics/roi?days=7",
+      (b) => b.calls_answered === 1 && b.after_hours_calls_answered === 0,
+    );
     expectStatus(await t.admin.request("PATCH", `/admin/organizations/${t.orgId}`, { business_hours: {} }), 200);
-    await settle(t.owner, "/api/statistics/roi?days=7", (b) => b.calls_answered === 1 && b.after_hours_calls_answered === 1);
+    await settle(
+      t.owner,
+      "/api/statistics/roi?days=7",
+      (b) => b.calls_answered === 1 && b.after_hours_calls_answered === 1,
+    );
     const other = await tenant();
-    expect(expectStatus(await other.owner.get("/api/statistics/roi?days=7"), 200)).toMatchObject({ calls_answered: 0, after_hours_calls_answered: 0 });
+    expect(expectStatus(await other.owner.get("/api/statistics/roi?days=7"), 200)).toMatchObject({
+      calls_answered: 0,
+      after_hours_calls_answered: 0,
+    });
   });
 });
 
@@ -103,7 +131,10 @@ describe("statistics from field operations", () => {
 
   it("dispatches_active follows dispatches from creation to completion", async () => {
     const request = expectStatus(await t.owner.post("/api/service-requests", { description: "Burst pipe" }), 201);
-    const dispatch = expectStatus(await t.owner.post("/api/technicians/dispatch", { service_request_id: request.id, technician_id: technician }), 200);
+    const dispatch = expectStatus(
+      await t.owner.post("/api/technicians/dispatch", { service_request_id: request.id, technician_id: technician }),
+      200,
+    );
     await settle(t.owner, "/api/statistics/dashboard", (b) => b.dispatches_active === 1);
     expectStatus(await t.owner.put(`/api/technicians/dispatch/${dispatch.id}`, { status: "completed" }), 200);
     await settle(t.owner, "/api/statistics/dashboard", (b) => b.dispatches_active === 0);
@@ -158,18 +189,43 @@ describe("statistics from outbound calls", () => {
 describe("statistics from appointments", () => {
   it("counts bookings, statuses and upcoming appointments; a reschedule moves a booking, it is not a new one", async () => {
     const t = await tenant();
-    const type = expectStatus(await t.owner.post("/api/scheduling/types", { name: "Boiler check", duration_minutes: 60, min_notice_minutes: 0 }), 201);
-    const { slots } = expectStatus(await t.owner.post("/api/scheduling/check-availability", { appointment_type_id: type.id }), 200);
+    const type = expectStatus(
+      await t.owner.post("/api/scheduling/types", {
+        name: "Boiler check",
+        duration_minutes: 60,
+        min_notice_minutes: 0,
+      }),
+      201,
+    );
+    const { slots } = expectStatus(
+      await t.owner.post("/api/scheduling/check-availability", { appointment_type_id: type.id }),
+      200,
+    );
     expect(slots.length).toBeGreaterThan(2);
     const [a, b, c] = slots as { start: string }[];
     const first = expectStatus(
-      await t.owner.post("/api/scheduling/book", { appointment_type_id: type.id, start: a?.start, contact: { name: "Ann", phone_number: "+13125550177" } }),
+      await t.owner.post("/api/scheduling/book", {
+        appointment_type_id: type.id,
+        start: a?.start,
+        contact: { name: "Ann", phone_number: "+13125550177" },
+      }),
       201,
     );
-    const second = expectStatus(await t.owner.post("/api/scheduling/book", { appointment_type_id: type.id, start: b?.start, contact: { name: "Ben" } }), 201);
+    const second = expectStatus(
+      await t.owner.post("/api/scheduling/book", {
+        appointment_type_id: type.id,
+        start: b?.start,
+        contact: { name: "Ben" },
+      }),
+      201,
+    );
 
     await settle(t.owner, "/api/statistics/dashboard", (d) => d.appointments_upcoming === 2);
-    const upcoming = await settle(t.owner, "/api/statistics/upcoming", (u) => u.items.filter((i: { type: string }) => i.type === "appointment").length === 2);
+    const upcoming = await settle(
+      t.owner,
+      "/api/statistics/upcoming",
+      (u) => u.items.filter((i: { type: string }) => i.type === "appointment").length === 2,
+    );
     expect(upcoming.items.find((i: { ref_id: string }) => i.ref_id === first.id)).toMatchObject({
       type: "appointment",
       title: "Boiler check with Ann",
@@ -177,11 +233,27 @@ describe("statistics from appointments", () => {
     });
     await settle(t.owner, "/api/statistics/roi?days=7", (r) => r.appointments_booked === 2);
 
-    expectStatus(await t.owner.post("/api/scheduling/manage", { appointment_id: second.id, action: "cancel", reason: "no longer needed" }), 200);
-    expectStatus(await t.owner.post("/api/scheduling/manage", { appointment_id: first.id, action: "reschedule", start: c?.start }), 200);
-    const stats = await settle(t.owner, "/api/statistics/appointment-stats", (s) => s.total === 3 && s.counts.cancelled === 2);
+    expectStatus(
+      await t.owner.post("/api/scheduling/manage", {
+        appointment_id: second.id,
+        action: "cancel",
+        reason: "no longer needed",
+      }),
+      200,
+    );
+    expectStatus(
+      await t.owner.post("/api/scheduling/manage", { appointment_id: first.id, action: "reschedule", start: c?.start }),
+      200,
+    );
+    const stats = await settle(
+      t.owner,
+      "/api/statistics/appointment-stats",
+      (s) => s.total === 3 && s.counts.cancelled === 2,
+    );
     expect(stats.counts).toEqual({ scheduled: 1, confirmed: 0, completed: 0, cancelled: 2, no_show: 0 });
-    expect((await settle(t.owner, "/api/statistics/dashboard", (d) => d.appointments_upcoming === 1)).appointments_upcoming).toBe(1);
+    expect(
+      (await settle(t.owner, "/api/statistics/dashboard", (d) => d.appointments_upcoming === 1)).appointments_upcoming,
+    ).toBe(1);
     expect(expectStatus(await t.owner.get("/api/statistics/roi?days=7"), 200).appointments_booked).toBe(2);
   });
 });

@@ -4,11 +4,16 @@ import { shiftDate } from "@voiceops/platform";
 import { lastLocalDates, startOfLocalDate } from "../src/model/local-days.js";
 
 const HOUR = 3_600_000;
-const hoursBetween = (zone: string, from: string, to: string) => (startOfLocalDate(zone, to).getTime() - startOfLocalDate(zone, from).getTime()) / HOUR;
+const hoursBetween = (zone: string, from: string, to: string) =>
+  (startOfLocalDate(zone, to).getTime() - startOfLocalDate(zone, from).getTime()) / HOUR;
 
 describe("local days", () => {
   it("lists the last days of the zone, today last", () => {
-    expect(lastLocalDates("America/New_York", 3, new Date("2026-03-09T03:00:00Z"))).toEqual(["2026-03-06", "2026-03-07", "2026-03-08"]);
+    expect(lastLocalDates("America/New_York", 3, new Date("2026-03-09T03:00:00Z"))).toEqual([
+      "2026-03-06",
+      "2026-03-07",
+      "2026-03-08",
+    ]);
     expect(lastLocalDates("Asia/Kolkata", 1, new Date("2026-06-01T20:00:00Z"))).toEqual(["2026-06-02"]);
     expect(lastLocalDates("UTC", 2, new Date("2027-01-01T00:00:00Z"))).toEqual(["2026-12-31", "2027-01-01"]);
     expect(shiftDate("2028-03-01", -1)).toBe("2028-02-29");

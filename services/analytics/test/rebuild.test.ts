@@ -2,7 +2,15 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
-import { AdminClient, eventually, expectStatus, isolatedDatabase, newTenant, testEnv, type Tenant } from "@voiceops/platform/testing";
+import {
+  AdminClient,
+  eventually,
+  expectStatus,
+  isolatedDatabase,
+  newTenant,
+  testEnv,
+  type Tenant,
+} from "@voiceops/platform/testing";
 import { startSystem, type RunningSystem } from "../../../gateway/src/system.js";
 
 const databaseUrl = process.env.DATABASE_URL;
@@ -19,7 +27,9 @@ const ROUTES = [
   "/api/statistics/activities/by-type?hours_back=24",
 ];
 
-function runRebuild(env: Record<string, string | undefined>): Promise<{ code: number | null; out: string; err: string }> {
+function runRebuild(
+  env: Record<string, string | undefined>,
+): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ["--import", "tsx", "services/analytics/src/rebuild-main.ts"], {
       cwd: ROOT,
@@ -57,7 +67,9 @@ describe.skipIf(!databaseUrl || !natsUrl)("npm run analytics:rebuild", () => {
     // testEnv gives the database a NATS namespace of its own; dropping the database deletes its streams.
     env = testEnv({ DATABASE_URL: database.url, EVENT_RETENTION_DAYS: "1" });
     system = await startSystem({ env });
-    t = await newTenant(system.url, new AdminClient(system.adminUrl, system.adminToken), { timezone: "America/New_York" });
+    t = await newTenant(system.url, new AdminClient(system.adminUrl, system.adminToken), {
+      timezone: "America/New_York",
+    });
   });
 
   afterAll(async () => {
@@ -75,7 +87,11 @@ describe.skipIf(!databaseUrl || !natsUrl)("npm run analytics:rebuild", () => {
       next_step_due_at: new Date(Date.now() + 86_400_000).toISOString(),
     });
     const request = expectStatus(
-      await t.owner.post("/api/service-requests", { description: "Boiler", priority: "URGENT", due_at: new Date(Date.now() + 2 * 86_400_000).toISOString() }),
+      await t.owner.post("/api/service-requests", {
+        description: "Boiler",
+        priority: "URGENT",
+        due_at: new Date(Date.now() + 2 * 86_400_000).toISOString(),
+      }),
       201,
     );
     expectStatus(await t.owner.post(`/api/service-requests/${request.id}/emergency?emergency_type=hvac`), 200);
@@ -84,15 +100,30 @@ describe.skipIf(!databaseUrl || !natsUrl)("npm run analytics:rebuild", () => {
     const closed = expectStatus(await t.owner.post("/api/service-requests", { description: "Done" }), 201);
     expectStatus(await t.owner.put(`/api/service-requests/${closed.id}`, { status: "completed" }), 200);
 
-    expectStatus(await t.owner.request("POST", "/api/activities", { body: { activity_type: "CALL_ENDED" }, headers: { "x-internal-key": env.INTERNAL_API_KEY ?? "" } }), 201);
-    const technician = expectStatus(await t.owner.post("/api/technicians", { name: "Rebuilt tech", is_on_call: true }), 200);
-    expectStatus(await t.owner.post("/api/technicians/dispatch", { service_request_id: request.id, technician_id: technician.id }), 200);
+    expectStatus(
+      await t.owner.request("POST", "/api/activities", {
+        body: { activity_type: "CALL_ENDED" },
+        headers: { "x-internal-key": env.INTERNAL_API_KEY ?? "" },
+      }),
+      201,
+    );
+    const technician = expectStatus(
+      await t.owner.post("/api/technicians", { name: "Rebuilt tech", is_on_call: true }),
+      200,
+    );
+    expectStatus(
+      await t.owner.post("/api/technicians/dispatch", { service_request_id: request.id, technician_id: technician.id }),
+      200,
+    );
 
     const live = await eventually(async () => {
       const now = await figures(t);
       const dashboard = now["/api/statistics/dashboard"] as Record<string, number>;
       const roi = now["/api/statistics/roi?days=30"] as Record<string, number>;
-      const byStatus = now["/api/statistics/service-requests/by-status"] as { counts: Record<string, number>; total: number };
+      const byStatus = now["/api/statistics/service-requests/by-status"] as {
+        counts: Record<string, number>;
+        total: number;
+      };
       const upcoming = now["/api/statistics/upcoming?days=30"] as Record<string, number>;
       const settled =
         dashboard.customers_total === 1 &&
@@ -129,7 +160,10 @@ describe.skipIf(!databaseUrl || !natsUrl)("npm run analytics:rebuild", () => {
 
     // Events after the rebuild still arrive, once.
     await t.owner.post("/api/contacts", { name: "After" });
-    await eventually(async () => ((await t.owner.get("/api/statistics/dashboard")).body.contacts_total === 2 ? true : undefined), 150_000);
+    await eventually(
+      async () => ((await t.owner.get("/api/statistics/dashboard")).body.contacts_total === 2 ? true : undefined),
+      150_000,
+    );
   }, 600_000);
 
   it("says which variable it needs without NATS", async () => {

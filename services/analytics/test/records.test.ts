@@ -18,14 +18,21 @@ describe("applyRecord", () => {
     await db?.close();
   });
 
-  const apply = (orgId: string, next: Parameters<typeof applyRecord>[4], id = "c1") => db.transaction((tx) => applyRecord(tx, orgId, "contact", id, next));
-  const counters = (orgId: string) => readCounters(db, orgId, ["contacts", "customers"]).then((values) => Object.fromEntries(values));
+  const apply = (orgId: string, next: Parameters<typeof applyRecord>[4], id = "c1") =>
+    db.transaction((tx) => applyRecord(tx, orgId, "contact", id, next));
+  const counters = (orgId: string) =>
+    readCounters(db, orgId, ["contacts", "customers"]).then((values) => Object.fromEntries(values));
 
   it("adds a new record's counters, moves them on a change, and answers the previous state", async () => {
     const org = randomUUID();
     expect(await apply(org, { counters: ["contacts", "customers"], attrs: { a: 1 }, version: day(1) })).toBeNull();
     expect(await counters(org)).toEqual({ contacts: 1, customers: 1 });
-    expect(await apply(org, { counters: ["contacts"], version: day(2) })).toEqual({ counters: ["contacts", "customers"], attrs: { a: 1 }, version: day(1), deleted: false });
+    expect(await apply(org, { counters: ["contacts"], version: day(2) })).toEqual({
+      counters: ["contacts", "customers"],
+      attrs: { a: 1 },
+      version: day(1),
+      deleted: false,
+    });
     expect(await counters(org)).toEqual({ contacts: 1, customers: 0 });
     // A name twice counts twice.
     await apply(org, { counters: ["contacts", "contacts"], version: day(3) }, "c2");
@@ -38,7 +45,10 @@ describe("applyRecord", () => {
     expect(await apply(org, { counters: ["contacts", "customers"], version: day(4) })).toBeUndefined();
     expect(await counters(org)).toEqual({ contacts: 1, customers: 0 });
     expect(await apply(org, { counters: ["contacts", "customers"] })).toMatchObject({ version: day(5) });
-    expect(await apply(org, { counters: ["contacts"], version: day(5) })).toMatchObject({ counters: ["contacts", "customers"], version: day(5) });
+    expect(await apply(org, { counters: ["contacts"], version: day(5) })).toMatchObject({
+      counters: ["contacts", "customers"],
+      version: day(5),
+    });
     expect(await counters(org)).toEqual({ contacts: 1, customers: 0 });
   });
 
@@ -60,7 +70,12 @@ describe("applyRecord", () => {
     // The same changes, in two organizations each: one call of applyRecords, and applyRecord on
     // each in turn. A record changed again, a stale state, a deletion and a name twice included.
     const script = (orgA: string, orgB: string): RecordChange[] => [
-      { orgId: orgA, kind: "contact", id: "c1", next: { counters: ["contacts", "customers"], attrs: { a: 1 }, version: day(1) } },
+      {
+        orgId: orgA,
+        kind: "contact",
+        id: "c1",
+        next: { counters: ["contacts", "customers"], attrs: { a: 1 }, version: day(1) },
+      },
       { orgId: orgA, kind: "contact", id: "c2", next: { counters: ["contacts"], version: day(1) } },
       { orgId: orgB, kind: "contact", id: "c1", next: { counters: ["contacts", "contacts"], version: day(2) } },
       { orgId: orgA, kind: "contact", id: "c1", next: { counters: ["contacts"], version: day(3) } },
@@ -75,28 +90,25 @@ describe("applyRecord", () => {
     const together = await db.transaction((tx) => applyRecords(tx, script(a1, b1)));
     const oneByOne = await db.transaction(async (tx) => {
       const results = [];
-      for (const { orgId, kind, id, next } of script(a2, b2)) results.push(await applyRecord(tx, orgId, kind, id, next));
+      for (const { orgId, kind, id, next } of script(a2, b2))
+        results.push(await applyRecord(tx, orgId, kind, id, next));
       return results;
     });
     expect(together).toEqual(oneByOne);
-    expect(together.map((previous) => (previous === undefined ? "ignored" : previous === null ? "new" : "moved"))).toEqual([
-      "new",
-      "new",
-      "new",
-      "moved",
-      "ignored",
-      "new",
-      "moved",
-      "ignored",
-      "new",
-      "moved",
-    ]);
+    expect(
+      together.map((previous) => (previous === undefined ? "ignored" : previous === null ? "new" : "moved")),
+    ).toEqual(["new", "new", "new", "moved", "ignored", "new", "moved", "ignored", "new", "moved"]);
     expect(await counters(a1)).toEqual({ contacts: 1, customers: 2 });
     expect(await counters(a1)).toEqual(await counters(a2));
     expect(await counters(b1)).toEqual({ contacts: 0, customers: 0 });
     expect(await counters(b1)).toEqual(await counters(b2));
     const stored = async (orgId: string) =>
-      (await db.query(`SELECT kind, id, counters, attrs, version, deleted FROM analytics.records WHERE org_id = $1 ORDER BY kind, id`, [orgId])).rows;
+      (
+        await db.query(
+          `SELECT kind, id, counters, attrs, version, deleted FROM analytics.records WHERE org_id = $1 ORDER BY kind, id`,
+          [orgId],
+        )
+      ).rows;
     expect(await stored(a1)).toEqual(await stored(a2));
     expect(await stored(b1)).toEqual(await stored(b2));
   });
@@ -106,7 +118,10 @@ describe("applyRecord", () => {
     // one a prepared statement keeps after a few runs): every stored state through the primary
     // key, none by reading the whole table (which a hash join of the batch did).
     const org = randomUUID();
-    const many = Array.from({ length: 3_000 }, (_, i): RecordChange => ({ orgId: org, kind: "contact", id: `m${i}`, next: { counters: ["contacts"] } }));
+    const many = Array.from(
+      { length: 3_000 },
+      (_, i): RecordChange => ({ orgId: org, kind: "contact", id: `m${i}`, next: { counters: ["contacts"] } }),
+    );
     await db.transaction((tx) => applyRecords(tx, many));
     const plan = await db.transaction(async (tx) => {
       await tx.query("SET LOCAL plan_cache_mode = force_generic_plan");

@@ -21,7 +21,12 @@ describe("statistics from the other services' events", () => {
     const contact = expectStatus(await t.owner.post("/api/contacts", { name: "Ada", status: "customer" }), 201);
     await t.owner.post("/api/contacts", { name: "Bob" });
     await t.owner.post("/api/contacts", { name: "Scraped Co", status: "prospect" });
-    const dueTomorrow = DateTime.now().setZone("America/Chicago").plus({ days: 1 }).set({ hour: 10, minute: 0, second: 0, millisecond: 0 }).toUTC().toISO();
+    const dueTomorrow = DateTime.now()
+      .setZone("America/Chicago")
+      .plus({ days: 1 })
+      .set({ hour: 10, minute: 0, second: 0, millisecond: 0 })
+      .toUTC()
+      .toISO();
     await t.owner.post("/api/leads", {
       name: "Cy",
       phone_number: "+13125550101",
@@ -29,13 +34,26 @@ describe("statistics from the other services' events", () => {
       next_step: "Call back about the boiler",
       next_step_due_at: dueTomorrow,
     });
-    await t.owner.post("/api/leads", { name: "Di", phone_number: "+13125550102", estimated_value_cents: 20_000, status: "won" });
+    await t.owner.post("/api/leads", {
+      name: "Di",
+      phone_number: "+13125550102",
+      estimated_value_cents: 20_000,
+      status: "won",
+    });
     const open = expectStatus(
-      await t.owner.post("/api/service-requests", { description: "Leak", contact_id: contact.id, priority: "HIGH", due_at: DateTime.now().plus({ days: 2 }).toUTC().toISO() }),
+      await t.owner.post("/api/service-requests", {
+        description: "Leak",
+        contact_id: contact.id,
+        priority: "HIGH",
+        due_at: DateTime.now().plus({ days: 2 }).toUTC().toISO(),
+      }),
       201,
     );
     const emergency = expectStatus(await t.owner.post("/api/service-requests", { description: "Gas smell" }), 201);
-    const done = expectStatus(await t.owner.post("/api/service-requests", { description: "Old job", status: "completed", priority: "LOW" }), 201);
+    const done = expectStatus(
+      await t.owner.post("/api/service-requests", { description: "Old job", status: "completed", priority: "LOW" }),
+      201,
+    );
     const gone = expectStatus(await t.owner.post("/api/service-requests", { description: "Mistake" }), 201);
     expectStatus(await t.owner.post(`/api/service-requests/${emergency.id}/emergency?emergency_type=gas`), 200);
     expectStatus(await t.owner.post(`/api/service-requests/${open.id}/quote?quote_amount_cents=12000`), 200);
@@ -46,7 +64,11 @@ describe("statistics from the other services' events", () => {
   });
 
   it("dashboard: current counts of contacts, leads, requests, emergencies and quotes", async () => {
-    const body = await settle(t.owner, "/api/statistics/dashboard", (b) => b.quotes_pending === 1 && b.service_requests_open === 2 && b.emergencies_active === 1);
+    const body = await settle(
+      t.owner,
+      "/api/statistics/dashboard",
+      (b) => b.quotes_pending === 1 && b.service_requests_open === 2 && b.emergencies_active === 1,
+    );
     expect(body).toEqual({
       contacts_total: 5,
       customers_total: 2,
@@ -66,7 +88,10 @@ describe("statistics from the other services' events", () => {
 
   it("service requests by status and by priority, every value present", async () => {
     const byStatus = await settle(t.owner, "/api/statistics/service-requests/by-status", (b) => b.total === 3);
-    expect(byStatus).toEqual({ counts: { new: 2, scheduled: 0, in_progress: 0, on_hold: 0, completed: 1, cancelled: 0 }, total: 3 });
+    expect(byStatus).toEqual({
+      counts: { new: 2, scheduled: 0, in_progress: 0, on_hold: 0, completed: 1, cancelled: 0 },
+      total: 3,
+    });
     const byPriority = await settle(t.owner, "/api/statistics/service-requests/by-priority", (b) => b.total === 3);
     expect(byPriority).toEqual({ counts: { LOW: 1, MEDIUM: 1, HIGH: 1, URGENT: 0 }, total: 3 });
   });
@@ -85,7 +110,11 @@ describe("statistics from the other services' events", () => {
   });
 
   it("time series: one point per local day, oldest first, today last, zeros included", async () => {
-    const series = await settle(t.owner, "/api/statistics/metrics/time-series?metric=service_requests&days=3", (b) => b.points.at(-1)?.value === 4);
+    const series = await settle(
+      t.owner,
+      "/api/statistics/metrics/time-series?metric=service_requests&days=3",
+      (b) => b.points.at(-1)?.value === 4,
+    );
     const today = DateTime.now().setZone("America/Chicago");
     expect(series).toEqual({
       metric: "service_requests",
@@ -123,7 +152,11 @@ describe("statistics from the other services' events", () => {
 
   it("another organization sees none of it", async () => {
     const other = await tenant();
-    expect(expectStatus(await other.owner.get("/api/statistics/dashboard"), 200)).toMatchObject({ contacts_total: 0, service_requests_open: 0, quotes_pending: 0 });
+    expect(expectStatus(await other.owner.get("/api/statistics/dashboard"), 200)).toMatchObject({
+      contacts_total: 0,
+      service_requests_open: 0,
+      quotes_pending: 0,
+    });
     expect(expectStatus(await other.owner.get("/api/statistics/service-requests/by-status"), 200).total).toBe(0);
     expect(expectStatus(await other.owner.get("/api/statistics/upcoming"), 200)).toEqual({ items: [], total: 0 });
   });
@@ -138,9 +171,15 @@ describe("statistics: parameters", () => {
   it("422 for out-of-range and unknown values", async () => {
     expect(locs(expectStatus(await t.owner.get("/api/statistics/roi?days=0"), 422))).toEqual([["query", "days"]]);
     expect(locs(expectStatus(await t.owner.get("/api/statistics/roi?days=366"), 422))).toEqual([["query", "days"]]);
-    expect(locs(expectStatus(await t.owner.get("/api/statistics/metrics/time-series"), 422))).toEqual([["query", "metric"]]);
-    expect(locs(expectStatus(await t.owner.get("/api/statistics/metrics/time-series?metric=visits"), 422))).toEqual([["query", "metric"]]);
-    expect(locs(expectStatus(await t.owner.get("/api/statistics/activities/by-type?hours_back=8761"), 422))).toEqual([["query", "hours_back"]]);
+    expect(locs(expectStatus(await t.owner.get("/api/statistics/metrics/time-series"), 422))).toEqual([
+      ["query", "metric"],
+    ]);
+    expect(locs(expectStatus(await t.owner.get("/api/statistics/metrics/time-series?metric=visits"), 422))).toEqual([
+      ["query", "metric"],
+    ]);
+    expect(locs(expectStatus(await t.owner.get("/api/statistics/activities/by-type?hours_back=8761"), 422))).toEqual([
+      ["query", "hours_back"],
+    ]);
     expect(locs(expectStatus(await t.owner.get("/api/statistics/upcoming?days=91&limit=0"), 422))).toEqual([
       ["query", "days"],
       ["query", "limit"],
@@ -159,7 +198,9 @@ describe("statistics: parameters", () => {
       upcoming_7_days: 0,
       total: 0,
     });
-    expect(expectStatus(await t.owner.get("/api/statistics/portal-sessions"), 200)).toEqual({ active_portal_tokens: 0 });
+    expect(expectStatus(await t.owner.get("/api/statistics/portal-sessions"), 200)).toEqual({
+      active_portal_tokens: 0,
+    });
   });
 
   it("needs an API key", async () => {
@@ -171,7 +212,9 @@ describe("statistics: parameters", () => {
 describe("GET /api/statistics/portal-sessions", () => {
   it("counts contacts with an active token: one per contact, revoked ones leave", async () => {
     const t = await tenant();
-    const [a, b] = await Promise.all(["A", "B"].map(async (name) => expectStatus(await t.owner.post("/api/contacts", { name }), 201).id as string));
+    const [a, b] = await Promise.all(
+      ["A", "B"].map(async (name) => expectStatus(await t.owner.post("/api/contacts", { name }), 201).id as string),
+    );
     expectStatus(await t.owner.post(`/api/contacts/${a}/portal-token`), 201);
     expectStatus(await t.owner.post(`/api/contacts/${a}/portal-token`), 201);
     expectStatus(await t.owner.post(`/api/contacts/${b}/portal-token`), 201);

@@ -1,22 +1,42 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { AnyEventConsumer, EventConsumer, ReceivedEvent } from "@voiceops/platform";
-import { ContactCreatedSchema, ContactDeletedSchema, ContactUpdatedSchema, type ContactCreated } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
+import {
+  ContactCreatedSchema,
+  ContactDeletedSchema,
+  ContactUpdatedSchema,
+  type ContactCreated,
+} from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
 import { ServiceRequestDeletedSchema } from "@voiceops/proto/voiceops/jobs/v1/jobs_events_pb";
 import type { ActivityStore } from "./store/activities.js";
 import type { ContactCopies, ContactCopy } from "./store/contacts.js";
 
 /** The copy of each event's contact (events without one are skipped). */
-function copiesOf(events: ReceivedEvent<typeof ContactCreatedSchema | typeof ContactUpdatedSchema>[]): (ContactCopy & { orgId: string })[] {
+function copiesOf(
+  events: ReceivedEvent<typeof ContactCreatedSchema | typeof ContactUpdatedSchema>[],
+): (ContactCopy & { orgId: string })[] {
   return events.flatMap((event) => {
     const contact = (event.payload as ContactCreated).contact;
     if (!contact) return [];
     const version = contact.updatedAt ? timestampDate(contact.updatedAt) : event.occurredAt;
-    return [{ orgId: event.orgId, id: contact.id, name: contact.name ?? null, phoneNumber: contact.phoneNumber ?? null, version }];
+    return [
+      {
+        orgId: event.orgId,
+        id: contact.id,
+        name: contact.name ?? null,
+        phoneNumber: contact.phoneNumber ?? null,
+        version,
+      },
+    ];
   });
 }
 
 /** Keeps the copy of a contact's name and number that calls and messages show. */
-function copyContact(contacts: ContactCopies, durable: string, subject: string, schema: typeof ContactCreatedSchema | typeof ContactUpdatedSchema): EventConsumer<typeof schema> {
+function copyContact(
+  contacts: ContactCopies,
+  durable: string,
+  subject: string,
+  schema: typeof ContactCreatedSchema | typeof ContactUpdatedSchema,
+): EventConsumer<typeof schema> {
   return {
     durable,
     subject,

@@ -38,7 +38,11 @@ export const commsService: ServiceModule = {
       ...activityHandlers(context, { settings, activities, contacts, checkReferences }),
       ...callHandlers(context, {
         calls: new CallStore(),
-        recordings: new Recordings({ objects: context.objects, logger: context.logger, ttlSeconds: settings.recordingUrlTtlSeconds }),
+        recordings: new Recordings({
+          objects: context.objects,
+          logger: context.logger,
+          ttlSeconds: settings.recordingUrlTtlSeconds,
+        }),
       }),
       ...messageHandlers(context, new MessageStore()),
       ...conversationHandlers(context, new ConversationStore()),
@@ -49,7 +53,11 @@ export const commsService: ServiceModule = {
       knowledgeBase(context).routes(router);
     };
   },
-  consumers: (context) => [...commsConsumers(activities, contacts), ...outbound(context).consumers(), ...knowledgeBase(context).consumers()],
+  consumers: (context) => [
+    ...commsConsumers(activities, contacts),
+    ...outbound(context).consumers(),
+    ...knowledgeBase(context).consumers(),
+  ],
   background: async (context) => {
     const scheduler = await outbound(context).startScheduler();
     const ingestion = await knowledgeBase(context).background();

@@ -1,5 +1,12 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { foundOrUndefined, peer, referenceNotFound, type OrgContext, type ServiceContext, type Violation } from "@voiceops/platform";
+import {
+  foundOrUndefined,
+  peer,
+  referenceNotFound,
+  type OrgContext,
+  type ServiceContext,
+  type Violation,
+} from "@voiceops/platform";
 import { CrmService, type Contact, type Lead } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 import { JobsService } from "@voiceops/proto/voiceops/jobs/v1/jobs_service_pb";
 import type { ContactCopy } from "./store/contacts.js";
@@ -22,7 +29,10 @@ export function referenceChecker(service: ServiceContext) {
   const crm = peer(service, "crm", CrmService);
   const jobs = peer(service, "jobs", JobsService);
 
-  return async function check(org: OrgContext, refs: { contactId: string | null; serviceRequestId: string | null }): Promise<CheckedReferences> {
+  return async function check(
+    org: OrgContext,
+    refs: { contactId: string | null; serviceRequestId: string | null },
+  ): Promise<CheckedReferences> {
     const violations: Violation[] = [];
     let contact: ContactCopy | undefined;
     const checks: Promise<void>[] = [];

@@ -40,7 +40,10 @@ const ACTIVITY_TYPES = [
 ];
 
 function postActivity(client: ApiClient, body: unknown, key?: string) {
-  return client.request("POST", "/api/activities", { body, headers: key === undefined ? {} : { "x-internal-key": key } });
+  return client.request("POST", "/api/activities", {
+    body,
+    headers: key === undefined ? {} : { "x-internal-key": key },
+  });
 }
 
 async function createActivity(client: ApiClient, body: Record<string, unknown>, key?: string) {
@@ -56,7 +59,11 @@ describe("POST /api/activities", () => {
   });
 
   it("records an activity of an API client with source api and occurred_at now", async () => {
-    const res = await postActivity(t.owner, { activity_type: "NOTE", description: "  Called back about the leak  ", occurred_at: "2020-01-01T00:00:00Z" });
+    const res = await postActivity(t.owner, {
+      activity_type: "NOTE",
+      description: "  Called back about the leak  ",
+      occurred_at: "2020-01-01T00:00:00Z",
+    });
     const body = expectStatus(res, 201);
     expect(body).toEqual({
       id: expect.stringMatching(UUID_PATTERN),
@@ -111,31 +118,58 @@ describe("POST /api/activities", () => {
   });
 
   it("the key is read from the header only, never from the body", async () => {
-    const body = await createActivity(t.owner, { activity_type: "NOTE", internal_key: internalKey, occurred_at: "2020-01-01T00:00:00Z" });
+    const body = await createActivity(t.owner, {
+      activity_type: "NOTE",
+      internal_key: internalKey,
+      occurred_at: "2020-01-01T00:00:00Z",
+    });
     expect(body.source).toBe("api");
     expectRecent(body.occurred_at);
   });
 
   it("422 for an occurred_at in the future, even from the voice runtime", async () => {
     const future = new Date(Date.now() + 3_600_000).toISOString();
-    expect422(await postActivity(t.owner, { activity_type: "NOTE", occurred_at: future }, internalKey), [{ loc: ["body", "occurred_at"], type: "value_error" }]);
+    expect422(await postActivity(t.owner, { activity_type: "NOTE", occurred_at: future }, internalKey), [
+      { loc: ["body", "occurred_at"], type: "value_error" },
+    ]);
   });
 
   it("links contacts and service requests of the organization only", async () => {
-    const contact = expectStatus(await t.owner.post("/api/contacts", { name: "Ann Caller", phone_number: "555-010-7000" }), 201);
-    const request = expectStatus(await t.owner.post("/api/service-requests", { description: "Leak", contact_id: contact.id }), 201);
-    const linked = await createActivity(t.owner, { contact_id: contact.id.toUpperCase(), service_request_id: request.id });
+    const contact = expectStatus(
+      await t.owner.post("/api/contacts", { name: "Ann Caller", phone_number: "555-010-7000" }),
+      201,
+    );
+    const request = expectStatus(
+      await t.owner.post("/api/service-requests", { description: "Leak", contact_id: contact.id }),
+      201,
+    );
+    const linked = await createActivity(t.owner, {
+      contact_id: contact.id.toUpperCase(),
+      service_request_id: request.id,
+    });
     expect(linked).toMatchObject({ contact_id: contact.id, service_request_id: request.id });
 
     const other = await tenant();
     const foreignContact = expectStatus(await other.owner.post("/api/contacts", { name: "Foreign" }), 201);
-    const foreignRequest = expectStatus(await other.owner.post("/api/service-requests", { description: "Foreign job" }), 201);
+    const foreignRequest = expectStatus(
+      await other.owner.post("/api/service-requests", { description: "Foreign job" }),
+      201,
+    );
     const before = expectStatus(await t.owner.get("/api/activities?lookups=true"), 200).total;
-    expect422(await postActivity(t.owner, { activity_type: "NOTE", contact_id: foreignContact.id, service_request_id: foreignRequest.id }), [
+    expect422(
+      await postActivity(t.owner, {
+        activity_type: "NOTE",
+        contact_id: foreignContact.id,
+        service_request_id: foreignRequest.id,
+      }),
+      [
+        { loc: ["body", "contact_id"], type: "value_error" },
+        { loc: ["body", "service_request_id"], type: "value_error" },
+      ],
+    );
+    expect422(await postActivity(t.owner, { activity_type: "NOTE", contact_id: UNKNOWN_ID }), [
       { loc: ["body", "contact_id"], type: "value_error" },
-      { loc: ["body", "service_request_id"], type: "value_error" },
     ]);
-    expect422(await postActivity(t.owner, { activity_type: "NOTE", contact_id: UNKNOWN_ID }), [{ loc: ["body", "contact_id"], type: "value_error" }]);
     expect(expectStatus(await t.owner.get("/api/activities?lookups=true"), 200).total).toBe(before);
   });
 
@@ -158,10 +192,18 @@ describe("POST /api/activities", () => {
       { loc: ["body", "metadata"], type: "dict_type" },
       { loc: ["body", "occurred_at"], type: "datetime_parsing" },
     ]);
-    expect422(await postActivity(t.owner, { activity_type: "NOTE", metadata: { "k\u0000": "v" } }), [{ loc: ["body", "metadata"], type: "value_error" }]);
-    expect422(await postActivity(t.owner, { activity_type: "NOTE", metadata: { deep: ["ok", { v: "a\u0000" }] } }), [{ loc: ["body", "metadata"], type: "value_error" }]);
-    expect422(await postActivity(t.owner, { activity_type: "NOTE", description: "x".repeat(5001) }), [{ loc: ["body", "description"], type: "string_too_long" }]);
-    expect422(await postActivity(t.owner, { activity_type: "NOTE", session_id: "   " }), [{ loc: ["body", "session_id"], type: "string_too_short" }]);
+    expect422(await postActivity(t.owner, { activity_type: "NOTE", metadata: { "k\u0000": "v" } }), [
+      { loc: ["body", "metadata"], type: "value_error" },
+    ]);
+    expect422(await postActivity(t.owner, { activity_type: "NOTE", metadata: { deep: ["ok", { v: "a\u0000" }] } }), [
+      { loc: ["body", "metadata"], type: "value_error" },
+    ]);
+    expect422(await postActivity(t.owner, { activity_type: "NOTE", description: "x".repeat(5001) }), [
+      { loc: ["body", "description"], type: "string_too_long" },
+    ]);
+    expect422(await postActivity(t.owner, { activity_type: "NOTE", session_id: "   " }), [
+      { loc: ["body", "session_id"], type: "string_too_short" },
+    ]);
     expect422(await postActivity(t.owner, [1, 2]), [{ loc: ["body"] }]);
     const malformed = await t.owner.request("POST", "/api/activities", { rawBody: "{not json" });
     expect(malformed.status).toBe(422);
@@ -202,8 +244,20 @@ describe("GET /api/activities", () => {
     // Recorded out of order; listed by occurred_at.
     ids.old = (await createActivity(t.owner, { activity_type: "NOTE", occurred_at: hoursAgo(48) }, internalKey)).id;
     ids.lookup = (await createActivity(t.owner, { activity_type: "LOOKUP", occurred_at: hoursAgo(1) }, internalKey)).id;
-    ids.recent = (await createActivity(t.owner, { activity_type: "SMS_SENT", contact_id: contactId, occurred_at: hoursAgo(2) }, internalKey)).id;
-    ids.job = (await createActivity(t.owner, { activity_type: "QUOTE_SENT", service_request_id: requestId, occurred_at: hoursAgo(5) }, internalKey)).id;
+    ids.recent = (
+      await createActivity(
+        t.owner,
+        { activity_type: "SMS_SENT", contact_id: contactId, occurred_at: hoursAgo(2) },
+        internalKey,
+      )
+    ).id;
+    ids.job = (
+      await createActivity(
+        t.owner,
+        { activity_type: "QUOTE_SENT", service_request_id: requestId, occurred_at: hoursAgo(5) },
+        internalKey,
+      )
+    ).id;
     ids.now = (await createActivity(t.owner, { activity_type: "NOTE", contact_id: contactId })).id;
   });
 
@@ -226,13 +280,21 @@ describe("GET /api/activities", () => {
     const notes = expectStatus(await t.owner.get("/api/activities?activity_type=NOTE"), 200);
     expect(idsOf(notes.items)).toEqual([ids.now, ids.old]);
     expect(notes.total).toBe(2);
-    expect(idsOf(expectStatus(await t.owner.get(`/api/activities?contact_id=${contactId}`), 200).items)).toEqual([ids.now, ids.recent]);
-    expect(idsOf(expectStatus(await t.owner.get(`/api/activities?service_request_id=${requestId}`), 200).items)).toEqual([ids.job]);
+    expect(idsOf(expectStatus(await t.owner.get(`/api/activities?contact_id=${contactId}`), 200).items)).toEqual([
+      ids.now,
+      ids.recent,
+    ]);
+    expect(
+      idsOf(expectStatus(await t.owner.get(`/api/activities?service_request_id=${requestId}`), 200).items),
+    ).toEqual([ids.job]);
     const recent = expectStatus(await t.owner.get("/api/activities?hours_back=3"), 200);
     expect(idsOf(recent.items)).toEqual([ids.now, ids.recent]);
     expect(recent.total).toBe(2);
     expect(expectStatus(await t.owner.get("/api/activities?hours_back=3&lookups=true"), 200).total).toBe(3);
-    const both = expectStatus(await t.owner.get(`/api/activities?contact_id=${contactId}&activity_type=NOTE&hours_back=1`), 200);
+    const both = expectStatus(
+      await t.owner.get(`/api/activities?contact_id=${contactId}&activity_type=NOTE&hours_back=1`),
+      200,
+    );
     expect(idsOf(both.items)).toEqual([ids.now]);
   });
 
@@ -247,25 +309,35 @@ describe("GET /api/activities", () => {
   });
 
   it("422 for out-of-range and malformed parameters, each named", async () => {
-    expect422(await t.owner.get("/api/activities?page=0&page_size=101&activity_type=note&contact_id=x&service_request_id=1&hours_back=8761&lookups=maybe"), [
-      { loc: ["query", "page"], type: "greater_than_equal" },
-      { loc: ["query", "page_size"], type: "less_than_equal" },
-      { loc: ["query", "activity_type"], type: "enum" },
-      { loc: ["query", "contact_id"], type: "uuid_parsing" },
-      { loc: ["query", "service_request_id"], type: "uuid_parsing" },
-      { loc: ["query", "hours_back"], type: "less_than_equal" },
-      { loc: ["query", "lookups"], type: "bool_parsing" },
-    ]);
+    expect422(
+      await t.owner.get(
+        "/api/activities?page=0&page_size=101&activity_type=note&contact_id=x&service_request_id=1&hours_back=8761&lookups=maybe",
+      ),
+      [
+        { loc: ["query", "page"], type: "greater_than_equal" },
+        { loc: ["query", "page_size"], type: "less_than_equal" },
+        { loc: ["query", "activity_type"], type: "enum" },
+        { loc: ["query", "contact_id"], type: "uuid_parsing" },
+        { loc: ["query", "service_request_id"], type: "uuid_parsing" },
+        { loc: ["query", "hours_back"], type: "less_than_equal" },
+        { loc: ["query", "lookups"], type: "bool_parsing" },
+      ],
+    );
     expect422(await t.owner.get("/api/activities?hours_back=0&page_size=0"), [
       { loc: ["query", "page_size"], type: "greater_than_equal" },
       { loc: ["query", "hours_back"], type: "greater_than_equal" },
     ]);
-    expect422(await t.owner.get("/api/activities?hours_back=abc"), [{ loc: ["query", "hours_back"], type: "int_parsing" }]);
+    expect422(await t.owner.get("/api/activities?hours_back=abc"), [
+      { loc: ["query", "hours_back"], type: "int_parsing" },
+    ]);
   });
 
   it("another organization sees none of them, and gets 404 for their ids", async () => {
     const other = await tenant();
-    expect(expectStatus(await other.owner.get("/api/activities?lookups=true"), 200)).toMatchObject({ items: [], total: 0 });
+    expect(expectStatus(await other.owner.get("/api/activities?lookups=true"), 200)).toMatchObject({
+      items: [],
+      total: 0,
+    });
     expectDetail(await other.owner.get(`/api/activities/${ids.now}`), 404);
     expect(expectStatus(await other.owner.get(`/api/activities?contact_id=${contactId}`), 200).total).toBe(0);
   });
@@ -273,7 +345,9 @@ describe("GET /api/activities", () => {
   it("GET by id: 404 for an unknown id, 422 for a malformed one, 401 without a key", async () => {
     expect(expectStatus(await t.member.get(`/api/activities/${ids.recent}`), 200).contact_id).toBe(contactId);
     expectDetail(await t.owner.get(`/api/activities/${UNKNOWN_ID}`), 404);
-    expect422(await t.owner.get("/api/activities/not-a-uuid"), [{ loc: ["path", "activity_id"], type: "uuid_parsing" }]);
+    expect422(await t.owner.get("/api/activities/not-a-uuid"), [
+      { loc: ["path", "activity_id"], type: "uuid_parsing" },
+    ]);
     await expect401(anonymousClient(), "GET", "/api/activities");
     await expect401(anonymousClient(), "GET", `/api/activities/${ids.now}`);
   });

@@ -24,7 +24,12 @@ async function activity(client: ApiClient, body: Record<string, unknown>) {
 }
 
 /** Records a call: its CALL_ENDED activity, hoursBack hours ago. */
-function endCall(client: ApiClient, sessionId: string, metadata: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
+function endCall(
+  client: ApiClient,
+  sessionId: string,
+  metadata: Record<string, unknown> = {},
+  extra: Record<string, unknown> = {},
+) {
   return activity(client, { activity_type: "CALL_ENDED", session_id: sessionId, metadata, ...extra });
 }
 
@@ -36,7 +41,10 @@ describe("GET /api/calls", () => {
   let contact: { id: string; name: string };
   beforeAll(async () => {
     t = await tenant();
-    contact = expectStatus(await t.owner.post("/api/contacts", { name: "Carla Caller", phone_number: "+15550201000" }), 201);
+    contact = expectStatus(
+      await t.owner.post("/api/contacts", { name: "Carla Caller", phone_number: "+15550201000" }),
+      201,
+    );
     await activity(t.owner, { activity_type: "CALL_STARTED", session_id: "s-phone", occurred_at: hoursAgo(3.1) });
     await endCall(
       t.owner,
@@ -57,7 +65,12 @@ describe("GET /api/calls", () => {
       },
       { contact_id: contact.id, occurred_at: hoursAgo(3), description: "Call ended" },
     );
-    await endCall(t.owner, "s-web", { channel: "web", duration_seconds: 20, transcription: "" }, { occurred_at: hoursAgo(2) });
+    await endCall(
+      t.owner,
+      "s-web",
+      { channel: "web", duration_seconds: 20, transcription: "" },
+      { occurred_at: hoursAgo(2) },
+    );
     // Written before web calls existed: no channel, counts as phone.
     await endCall(t.owner, "s-legacy", { duration_seconds: 5 }, { occurred_at: hoursAgo(30) });
     await endCall(t.owner, "s-recent", { transcription: "Hi" }, { occurred_at: hoursAgo(1) });
@@ -87,7 +100,14 @@ describe("GET /api/calls", () => {
       has_recording: true,
       occurred_at: expect.stringMatching(RFC3339_UTC),
     });
-    expect(body.items[1]).toMatchObject({ channel: "web", has_transcription: false, has_recording: false, contact: null, contact_id: null, direction: null });
+    expect(body.items[1]).toMatchObject({
+      channel: "web",
+      has_transcription: false,
+      has_recording: false,
+      contact: null,
+      contact_id: null,
+      direction: null,
+    });
     expect(body.items[3]).toMatchObject({ session_id: "s-legacy", channel: "phone", duration_seconds: 5 });
     expect(body.items[0]).toMatchObject({ has_transcription: true, duration_seconds: null });
   });
@@ -115,10 +135,16 @@ describe("GET /api/calls", () => {
     await endCall(t.owner, "s-twice", { channel: "phone", duration_seconds: 2 }, { occurred_at: hoursAgo(49) });
     const body = expectStatus(await t.owner.get("/api/calls?page_size=200"), 200);
     expect(sessionsOf(body.items).filter((s: string) => s === "s-twice")).toHaveLength(1);
-    expect(body.items.find((i: { session_id: string }) => i.session_id === "s-twice")).toMatchObject({ channel: "phone", duration_seconds: 2 });
+    expect(body.items.find((i: { session_id: string }) => i.session_id === "s-twice")).toMatchObject({
+      channel: "phone",
+      duration_seconds: 2,
+    });
     expect(body.total).toBe(5);
     expect(expectStatus(await t.owner.get("/api/calls?channel=web"), 200).total).toBe(1);
-    expect(expectStatus(await t.owner.delete(path("s-twice")), 200)).toEqual({ session_id: "s-twice", deleted_activities: 2 });
+    expect(expectStatus(await t.owner.delete(path("s-twice")), 200)).toEqual({
+      session_id: "s-twice",
+      deleted_activities: 2,
+    });
   });
 
   it("the contact's name follows the CRM", async () => {
@@ -148,7 +174,10 @@ describe("GET /api/calls", () => {
     expectDetail(await other.owner.get(path("s-phone")), 404);
     expectDetail(await other.owner.get(`${path("s-phone")}/recording`), 404);
     expectDetail(await other.owner.delete(path("s-phone")), 404);
-    expect(expectStatus(await other.owner.delete("/api/calls?hours_back=8760"), 200)).toEqual({ deleted_calls: 0, deleted_activities: 0 });
+    expect(expectStatus(await other.owner.delete("/api/calls?hours_back=8760"), 200)).toEqual({
+      deleted_calls: 0,
+      deleted_activities: 0,
+    });
     expect(expectStatus(await t.owner.get("/api/calls"), 200).total).toBe(4);
   });
 
@@ -170,12 +199,24 @@ describe("GET /api/calls/{session_id}", () => {
 
   it("answers the item with its transcript, recording and every activity of the session, oldest first", async () => {
     const session = "CA:42/7 ünïcode";
-    const started = await activity(t.owner, { activity_type: "CALL_STARTED", session_id: session, occurred_at: hoursAgo(2) });
-    const lookup = await activity(t.owner, { activity_type: "LOOKUP", session_id: session, occurred_at: hoursAgo(1.5) });
+    const started = await activity(t.owner, {
+      activity_type: "CALL_STARTED",
+      session_id: session,
+      occurred_at: hoursAgo(2),
+    });
+    const lookup = await activity(t.owner, {
+      activity_type: "LOOKUP",
+      session_id: session,
+      occurred_at: hoursAgo(1.5),
+    });
     const ended = await endCall(
       t.owner,
       session,
-      { transcription: "Caller: hello\nAgent: hi", recording: "https://media.example.com/r.wav", duration_seconds: 12.5 },
+      {
+        transcription: "Caller: hello\nAgent: hi",
+        recording: "https://media.example.com/r.wav",
+        duration_seconds: 12.5,
+      },
       { occurred_at: hoursAgo(1) },
     );
     const body = expectStatus(await t.owner.get(path(session)), 200);
@@ -236,14 +277,20 @@ describe("DELETE /api/calls and /api/calls/{session_id}", () => {
     await activity(t.owner, { activity_type: "LOOKUP", session_id: "s-del" });
     await endCall(t.owner, "s-del", { duration_seconds: 3 });
     const keep = await endCall(t.owner, "s-keep", {});
-    expect(expectStatus(await t.owner.delete(path("s-del")), 200)).toEqual({ session_id: "s-del", deleted_activities: 3 });
+    expect(expectStatus(await t.owner.delete(path("s-del")), 200)).toEqual({
+      session_id: "s-del",
+      deleted_activities: 3,
+    });
     expectDetail(await t.owner.get(path("s-del")), 404);
     expectDetail(await t.owner.delete(path("s-del")), 404);
     const left = expectStatus(await t.owner.get("/api/activities?lookups=true"), 200);
     expect(left.items.map((a: { id: string }) => a.id)).toEqual([keep.id]);
     // A session with activities but no call can be deleted too.
     await activity(t.owner, { activity_type: "NOTE", session_id: "s-notes" });
-    expect(expectStatus(await t.owner.delete(path("s-notes")), 200)).toEqual({ session_id: "s-notes", deleted_activities: 1 });
+    expect(expectStatus(await t.owner.delete(path("s-notes")), 200)).toEqual({
+      session_id: "s-notes",
+      deleted_activities: 1,
+    });
   });
 
   it("422 with loc [query] when no filter is given", async () => {
@@ -256,7 +303,9 @@ describe("DELETE /api/calls and /api/calls/{session_id}", () => {
       { loc: ["query", "max_duration"], type: "greater_than_equal" },
       { loc: ["query", "hours_back"], type: "less_than_equal" },
     ]);
-    expect422(await t.owner.delete("/api/calls?max_duration=abc"), [{ loc: ["query", "max_duration"], type: "int_parsing" }]);
+    expect422(await t.owner.delete("/api/calls?max_duration=abc"), [
+      { loc: ["query", "max_duration"], type: "int_parsing" },
+    ]);
   });
 
   it("deletes the calls matching every given filter, with their sessions' activities", async () => {
@@ -264,21 +313,37 @@ describe("DELETE /api/calls and /api/calls/{session_id}", () => {
     const c = fresh.owner;
     await endCall(c, "a-short-bare", { duration_seconds: 10 }, { occurred_at: hoursAgo(1) });
     await activity(c, { activity_type: "CALL_STARTED", session_id: "a-short-bare", occurred_at: hoursAgo(1.1) });
-    await endCall(c, "b-short-transcribed", { duration_seconds: 10, transcription: "hello" }, { occurred_at: hoursAgo(1) });
+    await endCall(
+      c,
+      "b-short-transcribed",
+      { duration_seconds: 10, transcription: "hello" },
+      { occurred_at: hoursAgo(1) },
+    );
     await endCall(c, "c-long-bare", { duration_seconds: 600 }, { occurred_at: hoursAgo(1) });
     await endCall(c, "d-old-short-bare", { duration_seconds: 10 }, { occurred_at: hoursAgo(100) });
     await endCall(c, "e-unknown-duration", { transcription: [] }, { occurred_at: hoursAgo(1) });
     const sessions = async () => sessionsOf(expectStatus(await c.get("/api/calls?page_size=200"), 200).items).sort();
 
     // AND: short, without transcription, in the last day.
-    expect(expectStatus(await c.delete("/api/calls?no_transcription=true&max_duration=60&hours_back=24"), 200)).toEqual({ deleted_calls: 1, deleted_activities: 2 });
+    expect(expectStatus(await c.delete("/api/calls?no_transcription=true&max_duration=60&hours_back=24"), 200)).toEqual(
+      { deleted_calls: 1, deleted_activities: 2 },
+    );
     expect(await sessions()).toEqual(["b-short-transcribed", "c-long-bare", "d-old-short-bare", "e-unknown-duration"]);
     // A call of unknown duration is not shorter than anything.
-    expect(expectStatus(await c.delete("/api/calls?max_duration=60"), 200)).toEqual({ deleted_calls: 2, deleted_activities: 2 });
+    expect(expectStatus(await c.delete("/api/calls?max_duration=60"), 200)).toEqual({
+      deleted_calls: 2,
+      deleted_activities: 2,
+    });
     expect(await sessions()).toEqual(["c-long-bare", "e-unknown-duration"]);
-    expect(expectStatus(await c.delete("/api/calls?no_transcription=true"), 200)).toEqual({ deleted_calls: 2, deleted_activities: 2 });
+    expect(expectStatus(await c.delete("/api/calls?no_transcription=true"), 200)).toEqual({
+      deleted_calls: 2,
+      deleted_activities: 2,
+    });
     expect(await sessions()).toEqual([]);
     expect(expectStatus(await c.get("/api/calls"), 200).total).toBe(0);
-    expect(expectStatus(await c.delete("/api/calls?hours_back=1"), 200)).toEqual({ deleted_calls: 0, deleted_activities: 0 });
+    expect(expectStatus(await c.delete("/api/calls?hours_back=1"), 200)).toEqual({
+      deleted_calls: 0,
+      deleted_activities: 0,
+    });
   });
 });

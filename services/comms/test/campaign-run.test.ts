@@ -3,7 +3,14 @@ import { fileURLToPath } from "node:url";
 import { DateTime } from "luxon";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectStatus, type Tenant } from "@voiceops/platform/testing";
-import { INTERNAL_API_KEY, ManualClock, ownDatabase, startOutboundSystem, type OutboundSystem, type OwnDatabase } from "./support/outbound-system.js";
+import {
+  INTERNAL_API_KEY,
+  ManualClock,
+  ownDatabase,
+  startOutboundSystem,
+  type OutboundSystem,
+  type OwnDatabase,
+} from "./support/outbound-system.js";
 
 // A whole campaign of 50 contacts run to completion by the example voice runtime
 // (examples/outbound-runtime.ts, a separate process that claims calls over gRPC and reports
@@ -24,9 +31,17 @@ interface Row {
 
 /** 50 contacts: what each one's calls end with, attempt by attempt (the runtime's script). */
 function plan(): Row[] {
-  const finals = ["appointment_booked", "not_interested", "callback_requested", "transferred", "service_request_created", "wrong_number"];
+  const finals = [
+    "appointment_booked",
+    "not_interested",
+    "callback_requested",
+    "transferred",
+    "service_request_created",
+    "wrong_number",
+  ];
   const rows: Row[] = [];
-  const add = (simulate: string) => rows.push({ phone: `+1555070${String(rows.length + 1).padStart(4, "0")}`, simulate });
+  const add = (simulate: string) =>
+    rows.push({ phone: `+1555070${String(rows.length + 1).padStart(4, "0")}`, simulate });
   for (let i = 0; i < 30; i++) add(finals[i % finals.length] as string);
   for (let i = 0; i < 8; i++) add("busy,appointment_booked");
   for (let i = 0; i < 5; i++) add("no_answer");
@@ -126,8 +141,14 @@ describe("a 50-contact campaign run by the example voice runtime", () => {
       }),
       201,
     );
-    const csv = ["phone_number,name,simulate", ...rows.map((row, i) => `${row.phone},Customer ${i + 1},"${row.simulate}"`)].join("\n");
-    const uploaded = await t.owner.request("POST", `/api/campaigns/${created.id}/contacts/upload`, { rawBody: csv, headers: { "content-type": "text/csv" } });
+    const csv = [
+      "phone_number,name,simulate",
+      ...rows.map((row, i) => `${row.phone},Customer ${i + 1},"${row.simulate}"`),
+    ].join("\n");
+    const uploaded = await t.owner.request("POST", `/api/campaigns/${created.id}/contacts/upload`, {
+      rawBody: csv,
+      headers: { "content-type": "text/csv" },
+    });
     expect(expectStatus(uploaded, 200)).toEqual({ imported: 49, duplicates: 0, invalid: [], on_dnc: 1 });
 
     runtime = startRuntime(t);
@@ -140,14 +161,17 @@ describe("a 50-contact campaign run by the example voice runtime", () => {
     let changedAt = Date.now();
     let advances = 0;
     type Listed = { status: string; next_attempt_at: string | null };
-    const listContacts = async () => expectStatus(await t.owner.get(`/api/campaigns/${created.id}/contacts?page_size=100`), 200).items as Listed[];
+    const listContacts = async () =>
+      expectStatus(await t.owner.get(`/api/campaigns/${created.id}/contacts?page_size=100`), 200).items as Listed[];
     const count = (event: string) => lines.filter((l) => l.event === event).length;
     /** Calls the runtime let lapse on purpose whose lease still holds (they stay dialing until then). */
     const lapsing = () =>
       lines
         .filter((l) => l.event === "silent")
         .filter((l) => {
-          const claimed = lines.find((c) => c.event === "claimed" && c.call_request_id === l.call_request_id && c.attempt === l.attempt);
+          const claimed = lines.find(
+            (c) => c.event === "claimed" && c.call_request_id === l.call_request_id && c.attempt === l.attempt,
+          );
           return claimed && Date.parse(claimed.claimed_at as string) + 10 * 60_000 > clock.now().getTime();
         }).length;
     /**
@@ -169,7 +193,8 @@ describe("a 50-contact campaign run by the example voice runtime", () => {
     };
     let campaign = expectStatus(await t.owner.get(`/api/campaigns/${created.id}`), 200);
     while (campaign.status !== "completed") {
-      if (Date.now() - wallStart > 240_000) throw new Error(`campaign did not complete: ${JSON.stringify(campaign.counts)}`);
+      if (Date.now() - wallStart > 240_000)
+        throw new Error(`campaign did not complete: ${JSON.stringify(campaign.counts)}`);
       peakServerInFlight = Math.max(peakServerInFlight, campaign.counts.queued + campaign.counts.dialing);
       const contacts = await listContacts();
       const now = `${JSON.stringify(campaign.counts)}|${lines.length}`;
@@ -179,9 +204,16 @@ describe("a 50-contact campaign run by the example voice runtime", () => {
       } else if (Date.now() - changedAt > 300 && idle(contacts)) {
         // Move the clock to the next thing that will happen: a retry, an opening, a lapsed lease.
         const at = clock.now().getTime();
-        const silent = new Set(lines.filter((l) => l.event === "silent").map((l) => `${l.call_request_id}#${l.attempt}`));
-        const leases = lines.filter((l) => l.event === "claimed" && silent.has(`${l.call_request_id}#${l.attempt}`)).map((l) => Date.parse(l.claimed_at as string) + 10 * 60_000);
-        const upcoming = [...contacts.map((c) => (c.next_attempt_at ? Date.parse(c.next_attempt_at) : 0)), ...leases].filter((time) => time > at);
+        const silent = new Set(
+          lines.filter((l) => l.event === "silent").map((l) => `${l.call_request_id}#${l.attempt}`),
+        );
+        const leases = lines
+          .filter((l) => l.event === "claimed" && silent.has(`${l.call_request_id}#${l.attempt}`))
+          .map((l) => Date.parse(l.claimed_at as string) + 10 * 60_000);
+        const upcoming = [
+          ...contacts.map((c) => (c.next_attempt_at ? Date.parse(c.next_attempt_at) : 0)),
+          ...leases,
+        ].filter((time) => time > at);
         clock.set(new Date(upcoming.length > 0 ? Math.min(...upcoming) : at + 30 * 60_000));
         advances++;
         changedAt = Date.now();
@@ -193,8 +225,18 @@ describe("a 50-contact campaign run by the example voice runtime", () => {
     expect(await stopRuntime(runtime)).toBe(0);
 
     // The outcome of every contact.
-    expect(campaign.counts).toEqual({ pending: 0, queued: 0, dialing: 0, completed: 44, failed: 5, skipped_dnc: 1, cancelled: 0, total: 50 });
-    const contacts = expectStatus(await t.owner.get(`/api/campaigns/${created.id}/contacts?page_size=100`), 200).items as {
+    expect(campaign.counts).toEqual({
+      pending: 0,
+      queued: 0,
+      dialing: 0,
+      completed: 44,
+      failed: 5,
+      skipped_dnc: 1,
+      cancelled: 0,
+      total: 50,
+    });
+    const contacts = expectStatus(await t.owner.get(`/api/campaigns/${created.id}/contacts?page_size=100`), 200)
+      .items as {
       phone_number: string;
       status: string;
       attempts: number;
@@ -202,16 +244,36 @@ describe("a 50-contact campaign run by the example voice runtime", () => {
     }[];
     const byPhone = new Map(contacts.map((c) => [c.phone_number, c]));
     expect(byPhone.get(listed.phone)).toMatchObject({ status: "skipped_dnc", attempts: 0 });
-    for (const row of rows.slice(30, 38)) expect(byPhone.get(row.phone)).toMatchObject({ status: "completed", attempts: 2, disposition: "appointment_booked" });
-    for (const row of rows.slice(38, 43)) expect(byPhone.get(row.phone)).toMatchObject({ status: "failed", attempts: 3, disposition: "no_answer" });
-    for (const row of rows.slice(43, 46)) expect(byPhone.get(row.phone)).toMatchObject({ status: "completed", attempts: 3, disposition: "service_request_created" });
-    expect(byPhone.get((rows[48] as Row).phone)).toMatchObject({ status: "completed", attempts: 2, disposition: "appointment_booked" });
+    for (const row of rows.slice(30, 38))
+      expect(byPhone.get(row.phone)).toMatchObject({
+        status: "completed",
+        attempts: 2,
+        disposition: "appointment_booked",
+      });
+    for (const row of rows.slice(38, 43))
+      expect(byPhone.get(row.phone)).toMatchObject({ status: "failed", attempts: 3, disposition: "no_answer" });
+    for (const row of rows.slice(43, 46))
+      expect(byPhone.get(row.phone)).toMatchObject({
+        status: "completed",
+        attempts: 3,
+        disposition: "service_request_created",
+      });
+    expect(byPhone.get((rows[48] as Row).phone)).toMatchObject({
+      status: "completed",
+      attempts: 2,
+      disposition: "appointment_booked",
+    });
 
     // The calls the runtime made.
     const claims = lines.filter((l) => l.event === "claimed");
     const summary = lines.find((l) => l.event === "summary");
     expect(claims).toHaveLength(EXPECTED_CALLS);
-    expect(summary).toMatchObject({ claimed: EXPECTED_CALLS, reported: EXPECTED_CALLS - 1, silent: 1, failedReports: 0 });
+    expect(summary).toMatchObject({
+      claimed: EXPECTED_CALLS,
+      reported: EXPECTED_CALLS - 1,
+      silent: 1,
+      failedReports: 0,
+    });
     expect(claims.filter((c) => c.phone_number === listed.phone)).toEqual([]);
     const perAttempt = new Set(claims.map((c) => `${c.phone_number}#${c.attempt}`));
     expect(perAttempt.size).toBe(EXPECTED_CALLS);

@@ -73,14 +73,25 @@ interface Campaign {
 }
 
 async function createCampaign(client: ApiClient, body: Record<string, unknown> = {}): Promise<Campaign> {
-  return expectStatus(await client.post<Campaign>("/api/campaigns", { name: "Spring tune-ups", calling_window: { days: [QUIET_DAY] }, ...body }), 201);
+  return expectStatus(
+    await client.post<Campaign>("/api/campaigns", {
+      name: "Spring tune-ups",
+      calling_window: { days: [QUIET_DAY] },
+      ...body,
+    }),
+    201,
+  );
 }
 
 async function addRows(client: ApiClient, id: string, contacts: Record<string, unknown>[]) {
   return expectStatus(await client.post(`/api/campaigns/${id}/contacts/upload`, { contacts }), 200);
 }
 
-const rows = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ phone_number: `+1555020${String(from + i).padStart(4, "0")}`, name: `Person ${from + i}` }));
+const rows = (n: number, from = 0) =>
+  Array.from({ length: n }, (_, i) => ({
+    phone_number: `+1555020${String(from + i).padStart(4, "0")}`,
+    name: `Person ${from + i}`,
+  }));
 
 describe("authentication", () => {
   it.each([
@@ -101,7 +112,10 @@ describe("authentication", () => {
 describe("POST /api/campaigns", () => {
   it("creates a draft with the documented defaults (201)", async () => {
     const t = await tenant();
-    const res = await t.member.post<Campaign>("/api/campaigns", { name: "  Quote follow-ups ", agent_prompt: "Ask about the quote." });
+    const res = await t.member.post<Campaign>("/api/campaigns", {
+      name: "  Quote follow-ups ",
+      agent_prompt: "Ask about the quote.",
+    });
     const campaign = expectStatus(res, 201);
     expect(Object.keys(campaign).sort()).toEqual(CAMPAIGN_KEYS);
     expect(campaign).toMatchObject({
@@ -132,7 +146,11 @@ describe("POST /api/campaigns", () => {
     expect(campaign.calling_window).toEqual({ start: "08:00", end: "21:00", days: ["mon", "sun"] });
     expect(campaign).toMatchObject({ max_attempts: 10, retry_delay_minutes: 5, max_concurrent_calls: 50 });
     const partial = await createCampaign(t.owner, { calling_window: { start: "10:15" } });
-    expect(partial.calling_window).toEqual({ start: "10:15", end: "20:00", days: ["mon", "tue", "wed", "thu", "fri", "sat"] });
+    expect(partial.calling_window).toEqual({
+      start: "10:15",
+      end: "20:00",
+      days: ["mon", "tue", "wed", "thu", "fri", "sat"],
+    });
     const got = expectStatus(await t.owner.get(`/api/campaigns/${campaign.id}`), 200);
     expect(got.calling_window).toEqual({ start: "08:00", end: "21:00", days: ["mon", "sun"] });
   });
@@ -140,17 +158,35 @@ describe("POST /api/campaigns", () => {
   it("answers 422 naming every bad field, and stores nothing", async () => {
     const t = await tenant();
     expect422(await t.owner.post("/api/campaigns", {}), [{ loc: ["body", "name"], type: "missing" }]);
-    expect422(await t.owner.post("/api/campaigns", { name: "   " }), [{ loc: ["body", "name"], type: "string_too_short" }]);
-    expect422(await t.owner.post("/api/campaigns", { name: "x", max_attempts: 0, retry_delay_minutes: 10081, max_concurrent_calls: 51 }), [
-      { loc: ["body", "max_attempts"], type: "greater_than_equal" },
-      { loc: ["body", "retry_delay_minutes"], type: "less_than_equal" },
-      { loc: ["body", "max_concurrent_calls"], type: "less_than_equal" },
+    expect422(await t.owner.post("/api/campaigns", { name: "   " }), [
+      { loc: ["body", "name"], type: "string_too_short" },
     ]);
-    expect422(await t.owner.post("/api/campaigns", { name: "x", max_attempts: 11, retry_delay_minutes: 4, max_concurrent_calls: 0 }), [
-      { loc: ["body", "max_attempts"], type: "less_than_equal" },
-      { loc: ["body", "retry_delay_minutes"], type: "greater_than_equal" },
-      { loc: ["body", "max_concurrent_calls"], type: "greater_than_equal" },
-    ]);
+    expect422(
+      await t.owner.post("/api/campaigns", {
+        name: "x",
+        max_attempts: 0,
+        retry_delay_minutes: 10081,
+        max_concurrent_calls: 51,
+      }),
+      [
+        { loc: ["body", "max_attempts"], type: "greater_than_equal" },
+        { loc: ["body", "retry_delay_minutes"], type: "less_than_equal" },
+        { loc: ["body", "max_concurrent_calls"], type: "less_than_equal" },
+      ],
+    );
+    expect422(
+      await t.owner.post("/api/campaigns", {
+        name: "x",
+        max_attempts: 11,
+        retry_delay_minutes: 4,
+        max_concurrent_calls: 0,
+      }),
+      [
+        { loc: ["body", "max_attempts"], type: "less_than_equal" },
+        { loc: ["body", "retry_delay_minutes"], type: "greater_than_equal" },
+        { loc: ["body", "max_concurrent_calls"], type: "greater_than_equal" },
+      ],
+    );
     expect422(await t.owner.post("/api/campaigns", { name: "x", max_attempts: "three", max_concurrent_calls: null }), [
       { loc: ["body", "max_attempts"], type: "int_parsing" },
       { loc: ["body", "max_concurrent_calls"] },
@@ -159,10 +195,18 @@ describe("POST /api/campaigns", () => {
       { loc: ["body", "calling_window", "start"], type: "value_error" },
       { loc: ["body", "calling_window", "end"], type: "value_error" },
     ]);
-    expect422(await t.owner.post("/api/campaigns", { name: "x", calling_window: { start: "21:30", end: "23:00" } }), [{ loc: ["body", "calling_window"], type: "value_error" }]);
-    expect422(await t.owner.post("/api/campaigns", { name: "x", calling_window: { days: ["monday"] } }), [{ loc: ["body", "calling_window", "days", 0], type: "enum" }]);
-    expect422(await t.owner.post("/api/campaigns", { name: "x", calling_window: "always" }), [{ loc: ["body", "calling_window"] }]);
-    expect422(await t.owner.post("/api/campaigns", { name: "x".repeat(201) }), [{ loc: ["body", "name"], type: "string_too_long" }]);
+    expect422(await t.owner.post("/api/campaigns", { name: "x", calling_window: { start: "21:30", end: "23:00" } }), [
+      { loc: ["body", "calling_window"], type: "value_error" },
+    ]);
+    expect422(await t.owner.post("/api/campaigns", { name: "x", calling_window: { days: ["monday"] } }), [
+      { loc: ["body", "calling_window", "days", 0], type: "enum" },
+    ]);
+    expect422(await t.owner.post("/api/campaigns", { name: "x", calling_window: "always" }), [
+      { loc: ["body", "calling_window"] },
+    ]);
+    expect422(await t.owner.post("/api/campaigns", { name: "x".repeat(201) }), [
+      { loc: ["body", "name"], type: "string_too_long" },
+    ]);
     expect(expectStatus(await t.owner.get("/api/campaigns"), 200).total).toBe(0);
   });
 });
@@ -176,7 +220,9 @@ describe("GET /api/campaigns and /api/campaigns/{id}", () => {
     const list = expectStatus(await t.owner.get("/api/campaigns"), 200);
     expect(list).toMatchObject({ total: 2, page: 1, page_size: 50 });
     expect(list.items.map((c: Campaign) => c.name)).toEqual(["B", "A"]);
-    expect(expectStatus(await t.owner.get("/api/campaigns?page_size=1&page=2"), 200).items.map((c: Campaign) => c.id)).toEqual([a.id]);
+    expect(
+      expectStatus(await t.owner.get("/api/campaigns?page_size=1&page=2"), 200).items.map((c: Campaign) => c.id),
+    ).toEqual([a.id]);
     expect(expectStatus(await t.owner.get("/api/campaigns?status=running"), 200).total).toBe(0);
     expect(expectStatus(await t.owner.get("/api/campaigns?status=draft"), 200).total).toBe(2);
     expect(expectStatus(await t.owner.get(`/api/campaigns/${b.id}`), 200).name).toBe("B");
@@ -196,7 +242,12 @@ describe("POST /api/campaigns/{id}/contacts/upload (JSON)", () => {
     await t.owner.post("/api/dnc/bulk", { phone_numbers: ["+15550209999"] });
     const campaign = await createCampaign(t.owner);
     const result = await addRows(t.owner, campaign.id, [
-      { phone_number: "(555) 020-0001", name: "Ann", email: "ann@example.com", variables: { quote: "Q-17", amount: 250 } },
+      {
+        phone_number: "(555) 020-0001",
+        name: "Ann",
+        email: "ann@example.com",
+        variables: { quote: "Q-17", amount: 250 },
+      },
       { phone_number: "+15550200001", name: "Ann again" },
       { phone_number: "not a phone" },
       { name: "No phone" },
@@ -218,7 +269,10 @@ describe("POST /api/campaigns/{id}/contacts/upload (JSON)", () => {
         { row: 7, reason: "contact_id is not a valid UUID" },
       ],
     });
-    const again = await addRows(t.owner, campaign.id, [{ phone_number: "+15550200001" }, { phone_number: "+15550200006" }]);
+    const again = await addRows(t.owner, campaign.id, [
+      { phone_number: "+15550200001" },
+      { phone_number: "+15550200006" },
+    ]);
     expect(again).toEqual({ imported: 1, duplicates: 1, on_dnc: 0, invalid: [] });
     const contacts = expectStatus(await t.owner.get(`/api/campaigns/${campaign.id}/contacts`), 200);
     expect(contacts).toMatchObject({ total: 4, page: 1, page_size: 50 });
@@ -261,12 +315,24 @@ describe("POST /api/campaigns/{id}/contacts/upload (JSON)", () => {
 
   it("adds CRM contacts by id with their number and name; unknown ids and contacts without a number are invalid rows", async () => {
     const [t, other] = await Promise.all([tenant(), tenant()]);
-    const jane = expectStatus(await t.owner.post("/api/contacts", { name: "Jane Roe", phone_number: "555-020-1000", email: "jane@example.com" }), 201);
+    const jane = expectStatus(
+      await t.owner.post("/api/contacts", {
+        name: "Jane Roe",
+        phone_number: "555-020-1000",
+        email: "jane@example.com",
+      }),
+      201,
+    );
     const nophone = expectStatus(await t.owner.post("/api/contacts", { name: "No Phone" }), 201);
-    const foreign = expectStatus(await other.owner.post("/api/contacts", { name: "Foreign", phone_number: "555-020-1001" }), 201);
+    const foreign = expectStatus(
+      await other.owner.post("/api/contacts", { name: "Foreign", phone_number: "555-020-1001" }),
+      201,
+    );
     const campaign = await createCampaign(t.owner);
     const result = await expectStatus(
-      await t.owner.post(`/api/campaigns/${campaign.id}/contacts/upload`, { contact_ids: [jane.id, nophone.id, foreign.id, UNKNOWN_ID, jane.id] }),
+      await t.owner.post(`/api/campaigns/${campaign.id}/contacts/upload`, {
+        contact_ids: [jane.id, nophone.id, foreign.id, UNKNOWN_ID, jane.id],
+      }),
       200,
     );
     expect(result).toEqual({
@@ -281,7 +347,12 @@ describe("POST /api/campaigns/{id}/contacts/upload (JSON)", () => {
     });
     const contacts = expectStatus(await t.owner.get(`/api/campaigns/${campaign.id}/contacts`), 200);
     expect(contacts.items).toHaveLength(1);
-    expect(contacts.items[0]).toMatchObject({ contact_id: jane.id, phone_number: "+15550201000", name: "Jane Roe", email: "jane@example.com" });
+    expect(contacts.items[0]).toMatchObject({
+      contact_id: jane.id,
+      phone_number: "+15550201000",
+      name: "Jane Roe",
+      email: "jane@example.com",
+    });
   });
 
   it("answers 404 for another org's campaign, 422 for bad input, 409 once completed or cancelled", async () => {
@@ -289,18 +360,33 @@ describe("POST /api/campaigns/{id}/contacts/upload (JSON)", () => {
     const foreign = await createCampaign(other.owner);
     expectDetail(await t.owner.post(`/api/campaigns/${foreign.id}/contacts/upload`, { contacts: rows(1) }), 404);
     const campaign = await createCampaign(t.owner);
-    expect422(await t.owner.post(`/api/campaigns/${campaign.id}/contacts/upload`, {}), [{ loc: ["body", "contact_ids"], type: "missing" }]);
-    expect422(await t.owner.post(`/api/campaigns/${campaign.id}/contacts/upload`, { contact_ids: ["nope", UNKNOWN_ID] }), [
-      { loc: ["body", "contact_ids", 0], type: "uuid_parsing" },
+    expect422(await t.owner.post(`/api/campaigns/${campaign.id}/contacts/upload`, {}), [
+      { loc: ["body", "contact_ids"], type: "missing" },
     ]);
-    expect422(await t.owner.post(`/api/campaigns/${campaign.id}/contacts/upload`, { contact_ids: [UNKNOWN_ID], contacts: rows(1) }), [{ loc: ["body"] }]);
-    expect422(await t.owner.post(`/api/campaigns/${campaign.id}/contacts/upload`, { contacts: [{ phone_number: 5550100 }] }), [
-      { loc: ["body", "contacts", 0, "phone_number"], type: "string_type" },
+    expect422(
+      await t.owner.post(`/api/campaigns/${campaign.id}/contacts/upload`, { contact_ids: ["nope", UNKNOWN_ID] }),
+      [{ loc: ["body", "contact_ids", 0], type: "uuid_parsing" }],
+    );
+    expect422(
+      await t.owner.post(`/api/campaigns/${campaign.id}/contacts/upload`, {
+        contact_ids: [UNKNOWN_ID],
+        contacts: rows(1),
+      }),
+      [{ loc: ["body"] }],
+    );
+    expect422(
+      await t.owner.post(`/api/campaigns/${campaign.id}/contacts/upload`, { contacts: [{ phone_number: 5550100 }] }),
+      [{ loc: ["body", "contacts", 0, "phone_number"], type: "string_type" }],
+    );
+    expect422(
+      await t.owner.post(`/api/campaigns/${campaign.id}/contacts/upload`, {
+        contacts: [{ phone_number: "+15550100", variables: [1] }],
+      }),
+      [{ loc: ["body", "contacts", 0, "variables"] }],
+    );
+    expect422(await t.owner.post("/api/campaigns/bad/contacts/upload", { contacts: rows(1) }), [
+      { loc: ["path", "campaign_id"], type: "uuid_parsing" },
     ]);
-    expect422(await t.owner.post(`/api/campaigns/${campaign.id}/contacts/upload`, { contacts: [{ phone_number: "+15550100", variables: [1] }] }), [
-      { loc: ["body", "contacts", 0, "variables"] },
-    ]);
-    expect422(await t.owner.post("/api/campaigns/bad/contacts/upload", { contacts: rows(1) }), [{ loc: ["path", "campaign_id"], type: "uuid_parsing" }]);
     expect(expectStatus(await t.owner.get(`/api/campaigns/${campaign.id}`), 200).counts.total).toBe(0);
     expectStatus(await t.owner.post(`/api/campaigns/${campaign.id}/cancel`), 200);
     expectDetail(await t.owner.post(`/api/campaigns/${campaign.id}/contacts/upload`, { contacts: rows(1) }), 409);
@@ -322,11 +408,15 @@ describe("start, pause, cancel", () => {
     expect(paused).toMatchObject({ status: "paused", started_at: running.started_at });
     expect(paused.counts).toMatchObject({ pending: 3, total: 3 });
     expectDetail(await t.owner.post(`/api/campaigns/${campaign.id}/pause`), 409);
-    expect(expectStatus(await t.owner.post<Campaign>(`/api/campaigns/${campaign.id}/start`), 200)).toMatchObject({ status: "running", started_at: running.started_at });
+    expect(expectStatus(await t.owner.post<Campaign>(`/api/campaigns/${campaign.id}/start`), 200)).toMatchObject({
+      status: "running",
+      started_at: running.started_at,
+    });
     const cancelled = expectStatus(await t.owner.post<Campaign>(`/api/campaigns/${campaign.id}/cancel`), 200);
     expect(cancelled.status).toBe("cancelled");
     expect(cancelled.counts).toMatchObject({ pending: 0, cancelled: 3, total: 3 });
-    for (const action of ["start", "pause", "cancel"]) expectDetail(await t.owner.post(`/api/campaigns/${campaign.id}/${action}`), 409);
+    for (const action of ["start", "pause", "cancel"])
+      expectDetail(await t.owner.post(`/api/campaigns/${campaign.id}/${action}`), 409);
     const contacts = expectStatus(await t.owner.get(`/api/campaigns/${campaign.id}/contacts?status=cancelled`), 200);
     expect(contacts.total).toBe(3);
   });
@@ -334,12 +424,16 @@ describe("start, pause, cancel", () => {
   it("cancels a draft; another org's campaign is 404 for every action", async () => {
     const [t, other] = await Promise.all([tenant(), tenant()]);
     const mine = await createCampaign(t.owner);
-    expect(expectStatus(await t.owner.post<Campaign>(`/api/campaigns/${mine.id}/cancel`), 200).status).toBe("cancelled");
+    expect(expectStatus(await t.owner.post<Campaign>(`/api/campaigns/${mine.id}/cancel`), 200).status).toBe(
+      "cancelled",
+    );
     const foreign = await createCampaign(other.owner);
     await addRows(other.owner, foreign.id, rows(1));
     for (const action of ["start", "pause", "cancel"]) {
       expectDetail(await t.owner.post(`/api/campaigns/${foreign.id}/${action}`), 404);
-      expect422(await t.owner.post(`/api/campaigns/x/${action}`), [{ loc: ["path", "campaign_id"], type: "uuid_parsing" }]);
+      expect422(await t.owner.post(`/api/campaigns/x/${action}`), [
+        { loc: ["path", "campaign_id"], type: "uuid_parsing" },
+      ]);
     }
     expectDetail(await t.owner.get(`/api/campaigns/${foreign.id}/contacts`), 404);
     expect(expectStatus(await other.owner.get(`/api/campaigns/${foreign.id}`), 200).status).toBe("draft");
@@ -348,7 +442,10 @@ describe("start, pause, cancel", () => {
 
 describe("POST /api/campaigns/{id}/contacts/upload (CSV)", () => {
   const upload = (client: ApiClient, id: string, text: string, type = "text/csv") =>
-    client.request("POST", `/api/campaigns/${id}/contacts/upload`, { rawBody: text, headers: { "content-type": type } });
+    client.request("POST", `/api/campaigns/${id}/contacts/upload`, {
+      rawBody: text,
+      headers: { "content-type": type },
+    });
 
   it("imports a text/csv body: known columns by name, other columns as variables, row errors by data row", async () => {
     const t = await tenant();
@@ -379,13 +476,15 @@ describe("POST /api/campaigns/{id}/contacts/upload (CSV)", () => {
     });
     const contacts = expectStatus(await t.owner.get(`/api/campaigns/${campaign.id}/contacts`), 200).items;
     expect(
-      contacts.map((c: { phone_number: string; name: string; status: string; variables: unknown; timezone: string | null }) => [
-        c.phone_number,
-        c.name,
-        c.status,
-        c.variables,
-        c.timezone,
-      ]),
+      contacts.map(
+        (c: { phone_number: string; name: string; status: string; variables: unknown; timezone: string | null }) => [
+          c.phone_number,
+          c.name,
+          c.status,
+          c.variables,
+          c.timezone,
+        ],
+      ),
     ).toEqual([
       ["+15550210001", "Roe, Jane", "pending", { Quote: "Q-1", Notes: 'said "call after 5"' }, "America/Denver"],
       ["+15550210002", "Bob", "pending", { Quote: "Q-2" }, null],
@@ -398,7 +497,11 @@ describe("POST /api/campaigns/{id}/contacts/upload (CSV)", () => {
     const t = await tenant();
     const campaign = await createCampaign(t.owner);
     const form = new FormData();
-    form.append("file", new Blob(["phone_number,name\n+15550211001,Ann\n+15550211002,Ben\n"], { type: "text/csv" }), "contacts.csv");
+    form.append(
+      "file",
+      new Blob(["phone_number,name\n+15550211001,Ann\n+15550211002,Ben\n"], { type: "text/csv" }),
+      "contacts.csv",
+    );
     const res = await t.owner.upload("POST", `/api/campaigns/${campaign.id}/contacts/upload`, form);
     expect(expectStatus(res, 200)).toEqual({ imported: 2, duplicates: 0, invalid: [], on_dnc: 0 });
     expect(expectStatus(await t.owner.get(`/api/campaigns/${campaign.id}`), 200).counts.pending).toBe(2);
@@ -407,10 +510,19 @@ describe("POST /api/campaigns/{id}/contacts/upload (CSV)", () => {
   it("imports 10,000 rows in one upload and refuses 10,001 whole", async () => {
     const t = await tenant();
     const campaign = await createCampaign(t.owner);
-    const lines = (n: number) => ["phone_number,name,ref", ...Array.from({ length: n }, (_, i) => `+1555${String(3_000_000 + i)},Person ${i},R${i}`)].join("\n");
+    const lines = (n: number) =>
+      [
+        "phone_number,name,ref",
+        ...Array.from({ length: n }, (_, i) => `+1555${String(3_000_000 + i)},Person ${i},R${i}`),
+      ].join("\n");
     expect422(await upload(t.owner, campaign.id, lines(10_001)), [{ loc: ["body", "file"], type: "value_error" }]);
     expect(expectStatus(await t.owner.get(`/api/campaigns/${campaign.id}`), 200).counts.total).toBe(0);
-    expect(expectStatus(await upload(t.owner, campaign.id, lines(10_000)), 200)).toEqual({ imported: 10_000, duplicates: 0, invalid: [], on_dnc: 0 });
+    expect(expectStatus(await upload(t.owner, campaign.id, lines(10_000)), 200)).toEqual({
+      imported: 10_000,
+      duplicates: 0,
+      invalid: [],
+      on_dnc: 0,
+    });
     expect(expectStatus(await t.owner.get(`/api/campaigns/${campaign.id}`), 200).counts.total).toBe(10_000);
   });
 
@@ -422,20 +534,33 @@ describe("POST /api/campaigns/{id}/contacts/upload (CSV)", () => {
       expect422(res, [{ loc: ["body", "file"], type: "value_error" }]);
       return JSON.stringify(res.body);
     };
-    expect(await refusal(`phone_number,name\n+15550213001,Ann\n+15550213002,${"x,".repeat(200)}\n`)).toContain("Row 3 has more than 100 columns");
-    expect(await refusal(`phone_number,note\n+15550213003,${"y".repeat(8193)}\n`)).toContain("Row 2 has a value longer than 8,192 characters");
-    expect(await refusal(`phone_number,note\n+15550213004,"${"z".repeat(9 * 1024 * 1024)}"\n`)).toContain("A row is longer than");
+    expect(await refusal(`phone_number,name\n+15550213001,Ann\n+15550213002,${"x,".repeat(200)}\n`)).toContain(
+      "Row 3 has more than 100 columns",
+    );
+    expect(await refusal(`phone_number,note\n+15550213003,${"y".repeat(8193)}\n`)).toContain(
+      "Row 2 has a value longer than 8,192 characters",
+    );
+    expect(await refusal(`phone_number,note\n+15550213004,"${"z".repeat(9 * 1024 * 1024)}"\n`)).toContain(
+      "A row is longer than",
+    );
     expect(expectStatus(await t.owner.get(`/api/campaigns/${campaign.id}`), 200).counts.total).toBe(0);
   });
 
   it("answers 422 without a phone column or for malformed CSV, 415 for another type, 413 above 10 MB, 404 and 409 as for JSON", async () => {
     const [t, other] = await Promise.all([tenant(), tenant()]);
     const campaign = await createCampaign(t.owner);
-    expect422(await upload(t.owner, campaign.id, "name,mobile\nAnn,+15550212001\n"), [{ loc: ["body", "file"], type: "value_error" }]);
-    expect422(await upload(t.owner, campaign.id, 'phone_number\n"+15550212002\n'), [{ loc: ["body", "file"], type: "value_error" }]);
+    expect422(await upload(t.owner, campaign.id, "name,mobile\nAnn,+15550212001\n"), [
+      { loc: ["body", "file"], type: "value_error" },
+    ]);
+    expect422(await upload(t.owner, campaign.id, 'phone_number\n"+15550212002\n'), [
+      { loc: ["body", "file"], type: "value_error" },
+    ]);
     expect422(await upload(t.owner, campaign.id, ""), [{ loc: ["body", "file"] }]);
     expectDetail(await upload(t.owner, campaign.id, "phone_number\n+15550212003\n", "application/pdf"), 415);
-    expectDetail(await upload(t.owner, campaign.id, `phone_number,pad\n${`+15550212004,${"x".repeat(1000)}\n`.repeat(10_500)}`), 413);
+    expectDetail(
+      await upload(t.owner, campaign.id, `phone_number,pad\n${`+15550212004,${"x".repeat(1000)}\n`.repeat(10_500)}`),
+      413,
+    );
     const foreign = await createCampaign(other.owner);
     expectDetail(await upload(t.owner, foreign.id, "phone_number\n+15550212005\n"), 404);
     expect(expectStatus(await t.owner.get(`/api/campaigns/${campaign.id}`), 200).counts.total).toBe(0);

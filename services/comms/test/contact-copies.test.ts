@@ -19,7 +19,12 @@ describe("ContactCopies.saveAll", () => {
     await db?.close();
   });
 
-  const stored = async (orgId: string) => (await db.query(`SELECT id::text, name, phone_number, version FROM comms.contacts WHERE org_id = $1 ORDER BY id`, [orgId])).rows;
+  const stored = async (orgId: string) =>
+    (
+      await db.query(`SELECT id::text, name, phone_number, version FROM comms.contacts WHERE org_id = $1 ORDER BY id`, [
+        orgId,
+      ])
+    ).rows;
 
   it("keeps, of a contact given several times, the later of its newest versions, as saving each in turn does", async () => {
     const [c1, c2, c3, c4] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
@@ -36,7 +41,8 @@ describe("ContactCopies.saveAll", () => {
     ];
     const [a1, b1, a2, b2] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
     // A stored copy newer than the ones given stays.
-    for (const orgId of [a1, a2]) await copies.save(db, orgId, { id: c3, name: "Cy stored", phoneNumber: null, version: day(5) });
+    for (const orgId of [a1, a2])
+      await copies.save(db, orgId, { id: c3, name: "Cy stored", phoneNumber: null, version: day(5) });
 
     await db.transaction((tx) => copies.saveAll(tx, script(a1, b1)));
     await db.transaction(async (tx) => {

@@ -29,11 +29,17 @@ interface DncEntry {
 }
 
 async function bulk(client: ApiClient, body: Record<string, unknown>) {
-  return expectStatus<{ added: number; already_listed: number; invalid: { value: string; reason: string }[] }>(await client.post("/api/dnc/bulk", body), 200);
+  return expectStatus<{ added: number; already_listed: number; invalid: { value: string; reason: string }[] }>(
+    await client.post("/api/dnc/bulk", body),
+    200,
+  );
 }
 
 async function check(client: ApiClient, phone: string) {
-  return expectStatus<{ phone_number: string; blocked: boolean; entry: DncEntry | null }>(await client.get(`/api/dnc/check/${encodeURIComponent(phone)}`), 200);
+  return expectStatus<{ phone_number: string; blocked: boolean; entry: DncEntry | null }>(
+    await client.get(`/api/dnc/check/${encodeURIComponent(phone)}`),
+    200,
+  );
 }
 
 describe("authentication", () => {
@@ -96,9 +102,21 @@ describe("POST /api/dnc/bulk (JSON)", () => {
     expect(again).toEqual({ added: 1, already_listed: 1, invalid: [] });
     const list = expectStatus(await t.owner.get("/api/dnc"), 200);
     expect(list).toMatchObject({ total: 3, page: 1, page_size: 50 });
-    expect(list.items.map((e: DncEntry) => e.phone_number).sort()).toEqual(["+15550102000", "+15550102001", "+15550102002"]);
+    expect(list.items.map((e: DncEntry) => e.phone_number).sort()).toEqual([
+      "+15550102000",
+      "+15550102001",
+      "+15550102002",
+    ]);
     const first: DncEntry = list.items.find((e: DncEntry) => e.phone_number === "+15550102000");
-    expect(Object.keys(first).sort()).toEqual(["created_at", "expires_at", "id", "phone_number", "reason", "source", "updated_at"]);
+    expect(Object.keys(first).sort()).toEqual([
+      "created_at",
+      "expires_at",
+      "id",
+      "phone_number",
+      "reason",
+      "source",
+      "updated_at",
+    ]);
     expect(first).toMatchObject({ reason: "Asked by phone", source: "manual", expires_at: null });
     expect(first.id).toMatch(UUID_PATTERN);
     expectRecent(first.created_at);
@@ -118,18 +136,36 @@ describe("POST /api/dnc/bulk (JSON)", () => {
 
   it("answers 422 for an empty list, too many numbers, wrong types, a bad source or a past expiry, and stores nothing", async () => {
     const t = await tenant();
-    expect422(await t.owner.post("/api/dnc/bulk", { phone_numbers: [] }), [{ loc: ["body", "phone_numbers"], type: "too_short" }]);
-    expect422(await t.owner.post("/api/dnc/bulk", {}), [{ loc: ["body", "phone_numbers"] }]);
-    expect422(await t.owner.post("/api/dnc/bulk", { phone_numbers: Array.from({ length: 10_001 }, (_, i) => `+1555${i}`) }), [
-      { loc: ["body", "phone_numbers"], type: "too_long" },
+    expect422(await t.owner.post("/api/dnc/bulk", { phone_numbers: [] }), [
+      { loc: ["body", "phone_numbers"], type: "too_short" },
     ]);
-    expect422(await t.owner.post("/api/dnc/bulk", { phone_numbers: "+15550100" }), [{ loc: ["body", "phone_numbers"], type: "list_type" }]);
-    expect422(await t.owner.post("/api/dnc/bulk", { phone_numbers: [15550100] }), [{ loc: ["body", "phone_numbers", 0], type: "string_type" }]);
-    expect422(await t.owner.post("/api/dnc/bulk", { phone_numbers: ["+15550100"], source: "robot" }), [{ loc: ["body", "source"], type: "enum" }]);
-    expect422(await t.owner.post("/api/dnc/bulk", { phone_numbers: ["+15550100"], reason: "x".repeat(501) }), [{ loc: ["body", "reason"], type: "string_too_long" }]);
-    expect422(await t.owner.post("/api/dnc/bulk", { phone_numbers: ["+15550100"], expires_at: "tomorrow" }), [{ loc: ["body", "expires_at"] }]);
-    expect422(await t.owner.post("/api/dnc/bulk", { phone_numbers: ["+15550100"], expires_at: "2001-01-01T00:00:00Z" }), [{ loc: ["body", "expires_at"] }]);
-    expect422(await t.owner.request("POST", "/api/dnc/bulk", { rawBody: "{not json" }), [{ loc: ["body"], type: "json_invalid" }]);
+    expect422(await t.owner.post("/api/dnc/bulk", {}), [{ loc: ["body", "phone_numbers"] }]);
+    expect422(
+      await t.owner.post("/api/dnc/bulk", { phone_numbers: Array.from({ length: 10_001 }, (_, i) => `+1555${i}`) }),
+      [{ loc: ["body", "phone_numbers"], type: "too_long" }],
+    );
+    expect422(await t.owner.post("/api/dnc/bulk", { phone_numbers: "+15550100" }), [
+      { loc: ["body", "phone_numbers"], type: "list_type" },
+    ]);
+    expect422(await t.owner.post("/api/dnc/bulk", { phone_numbers: [15550100] }), [
+      { loc: ["body", "phone_numbers", 0], type: "string_type" },
+    ]);
+    expect422(await t.owner.post("/api/dnc/bulk", { phone_numbers: ["+15550100"], source: "robot" }), [
+      { loc: ["body", "source"], type: "enum" },
+    ]);
+    expect422(await t.owner.post("/api/dnc/bulk", { phone_numbers: ["+15550100"], reason: "x".repeat(501) }), [
+      { loc: ["body", "reason"], type: "string_too_long" },
+    ]);
+    expect422(await t.owner.post("/api/dnc/bulk", { phone_numbers: ["+15550100"], expires_at: "tomorrow" }), [
+      { loc: ["body", "expires_at"] },
+    ]);
+    expect422(
+      await t.owner.post("/api/dnc/bulk", { phone_numbers: ["+15550100"], expires_at: "2001-01-01T00:00:00Z" }),
+      [{ loc: ["body", "expires_at"] }],
+    );
+    expect422(await t.owner.request("POST", "/api/dnc/bulk", { rawBody: "{not json" }), [
+      { loc: ["body"], type: "json_invalid" },
+    ]);
     expect(expectStatus(await t.owner.get("/api/dnc"), 200).total).toBe(0);
   });
 });
@@ -139,7 +175,11 @@ describe("GET /api/dnc/check/{phone}", () => {
     const t = await tenant();
     await bulk(t.owner, { phone_numbers: ["+15550103000"], reason: "Complained" });
     const blocked = await check(t.owner, "(555) 010-3000");
-    expect(blocked).toMatchObject({ phone_number: "+15550103000", blocked: true, entry: { phone_number: "+15550103000", reason: "Complained", source: "manual" } });
+    expect(blocked).toMatchObject({
+      phone_number: "+15550103000",
+      blocked: true,
+      entry: { phone_number: "+15550103000", reason: "Complained", source: "manual" },
+    });
     expect(await check(t.owner, "+15550103001")).toEqual({ phone_number: "+15550103001", blocked: false, entry: null });
   });
 
@@ -150,7 +190,11 @@ describe("GET /api/dnc/check/{phone}", () => {
     expect((await check(t.owner, "+15550104000")).entry?.expires_at).toMatch(RFC3339_UTC);
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     expect(await check(t.owner, "+15550104000")).toEqual({ phone_number: "+15550104000", blocked: false, entry: null });
-    expect(await bulk(t.owner, { phone_numbers: ["+15550104000"] })).toEqual({ added: 1, already_listed: 0, invalid: [] });
+    expect(await bulk(t.owner, { phone_numbers: ["+15550104000"] })).toEqual({
+      added: 1,
+      already_listed: 0,
+      invalid: [],
+    });
     expect(await check(t.owner, "+15550104000")).toMatchObject({ blocked: true, entry: { expires_at: null } });
   });
 
@@ -226,7 +270,11 @@ describe("POST /api/dnc/bulk (CSV)", () => {
       'name,Phone_Number\r\nAnn,(555) 010-9001\r\n"Doe, Jr.","+1 555 010 9002"\r\nBad,call me\r\n\r\nAgain,555-010-9001\r\n',
       "?reason=Imported%20list",
     );
-    expect(expectStatus(res, 200)).toEqual({ added: 2, already_listed: 1, invalid: [{ value: "call me", reason: "not a valid phone number" }] });
+    expect(expectStatus(res, 200)).toEqual({
+      added: 2,
+      already_listed: 1,
+      invalid: [{ value: "call me", reason: "not a valid phone number" }],
+    });
     const entry = (await check(t.owner, "+15550109002")).entry;
     expect(entry).toMatchObject({ reason: "Imported list", source: "import" });
     const manual = await csv(t.owner, "phone\n+15550109003\n", "?source=caller_request");
@@ -252,7 +300,13 @@ describe("POST /api/dnc/bulk (CSV)", () => {
     expect422(await csv(t.owner, "phone_number\n"), [{ loc: ["body", "file"], type: "too_short" }]);
     expectDetail(await csv(t.owner, "phone_number\n+15550109203\n", "", "application/xml"), 415);
     expectDetail(await csv(t.owner, `phone_number\n${"+15550109204\n".repeat(180_000)}`), 413);
-    expect422(await csv(t.owner, `phone_number\n${Array.from({ length: 10_001 }, (_, i) => `+1555${String(2_000_000 + i)}`).join("\n")}\n`), [{ loc: ["body", "file"] }]);
+    expect422(
+      await csv(
+        t.owner,
+        `phone_number\n${Array.from({ length: 10_001 }, (_, i) => `+1555${String(2_000_000 + i)}`).join("\n")}\n`,
+      ),
+      [{ loc: ["body", "file"] }],
+    );
     expect(expectStatus(await t.owner.get("/api/dnc"), 200).total).toBe(0);
   });
 });

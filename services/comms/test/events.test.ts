@@ -68,7 +68,8 @@ describe("comms events", () => {
   });
 
   const ofType = (type: string) => seen.filter((e) => e.orgId === t.orgId && e.type === type);
-  const waitFor = (type: string, n = 1) => eventually(async () => (ofType(type).length >= n ? ofType(type) : undefined), 30_000);
+  const waitFor = (type: string, n = 1) =>
+    eventually(async () => (ofType(type).length >= n ? ofType(type) : undefined), 30_000);
 
   it("an activity: comms.activity.created; a call's: comms.call.ended too", async () => {
     const note = expectStatus(await t.owner.post("/api/activities", { activity_type: "NOTE", description: "n" }), 201);
@@ -77,7 +78,12 @@ describe("comms events", () => {
     expect(enumToJson(ActivityTypeSchema, created?.payload.activity.activityType)).toBe("NOTE");
 
     const call = await t.owner.request("POST", "/api/activities", {
-      body: { activity_type: "CALL_ENDED", session_id: "ev-1", metadata: { channel: "web", duration_seconds: 9 }, occurred_at: "2026-01-01T00:00:00Z" },
+      body: {
+        activity_type: "CALL_ENDED",
+        session_id: "ev-1",
+        metadata: { channel: "web", duration_seconds: 9 },
+        occurred_at: "2026-01-01T00:00:00Z",
+      },
       headers: { "x-internal-key": internalKey },
     });
     expectStatus(call, 201);
@@ -88,16 +94,34 @@ describe("comms events", () => {
   });
 
   it("conversations: created, updated, message_added, ended, deleted", async () => {
-    const conversation = expectStatus(await t.owner.post("/api/conversations", { phone_number: "+15550401000", channel: "phone" }), 201);
-    expectStatus(await t.owner.post("/api/conversations", { phone_number: "+15550401000", channel: "phone", conversation_state: { summary: "s" } }), 201);
-    expectStatus(await t.owner.post(`/api/conversations/${conversation.id}/messages`, { role: "user", content: "hi" }), 201);
+    const conversation = expectStatus(
+      await t.owner.post("/api/conversations", { phone_number: "+15550401000", channel: "phone" }),
+      201,
+    );
+    expectStatus(
+      await t.owner.post("/api/conversations", {
+        phone_number: "+15550401000",
+        channel: "phone",
+        conversation_state: { summary: "s" },
+      }),
+      201,
+    );
+    expectStatus(
+      await t.owner.post(`/api/conversations/${conversation.id}/messages`, { role: "user", content: "hi" }),
+      201,
+    );
     expectStatus(await t.owner.put(`/api/conversations/${conversation.id}/end`), 200);
     expectStatus(await t.owner.put(`/api/conversations/${conversation.id}/end`), 200);
     expect((await t.owner.delete(`/api/conversations/${conversation.id}`)).status).toBe(204);
 
     expect((await waitFor("comms.conversation.created"))[0]?.payload.conversation.id).toBe(conversation.id);
-    expect((await waitFor("comms.conversation.updated"))[0]?.payload.conversation.conversationState).toMatchObject({ summary: "s" });
-    expect((await waitFor("comms.conversation.message_added"))[0]?.payload).toMatchObject({ messageCount: 1, message: { content: "hi" } });
+    expect((await waitFor("comms.conversation.updated"))[0]?.payload.conversation.conversationState).toMatchObject({
+      summary: "s",
+    });
+    expect((await waitFor("comms.conversation.message_added"))[0]?.payload).toMatchObject({
+      messageCount: 1,
+      message: { content: "hi" },
+    });
     expect((await waitFor("comms.conversation.deleted"))[0]?.payload.conversationId).toBe(conversation.id);
     // Ending twice changes it once.
     expect(await waitFor("comms.conversation.ended")).toHaveLength(1);
@@ -110,7 +134,11 @@ describe("comms events", () => {
       body: "RIFF",
     });
     expect(stored.status).toBe(200);
-    expect((await waitFor("comms.call.recording_stored"))[0]?.payload).toMatchObject({ sessionId: "ev-1", bytes: 4n, contentType: "audio/wav" });
+    expect((await waitFor("comms.call.recording_stored"))[0]?.payload).toMatchObject({
+      sessionId: "ev-1",
+      bytes: 4n,
+      contentType: "audio/wav",
+    });
     expectStatus(await t.owner.delete("/api/calls?hours_back=8760"), 200);
     const [deleted] = await waitFor("comms.call.deleted");
     expect(deleted?.payload.sessionId).toBe("ev-1");

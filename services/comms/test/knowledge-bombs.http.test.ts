@@ -1,6 +1,22 @@
 import { describe, expect, inject, it } from "vitest";
-import { canWatchMemory, expectStatus, tenantFactory, watchMemory, type ApiClient, type ApiResponse } from "@voiceops/platform/testing";
-import { docxBomb, docxManyParts, htmlDeep, htmlWide, MB, pdfBomb, pdfDoubleFlate, pdfObjectStreamBomb } from "./knowledge-bombs.js";
+import {
+  canWatchMemory,
+  expectStatus,
+  tenantFactory,
+  watchMemory,
+  type ApiClient,
+  type ApiResponse,
+} from "@voiceops/platform/testing";
+import {
+  docxBomb,
+  docxManyParts,
+  htmlDeep,
+  htmlWide,
+  MB,
+  pdfBomb,
+  pdfDoubleFlate,
+  pdfObjectStreamBomb,
+} from "./knowledge-bombs.js";
 import { makePdf } from "./knowledge-files.js";
 import { settled, SOURCES, type Source } from "./knowledge-helpers.js";
 
@@ -33,14 +49,50 @@ const BOMBS: [string, () => Buffer, string, string, string][] = [
     "liar.docx",
     "the DOCX file is damaged: one of its parts is larger than the archive says",
   ],
-  ["a DOCX of 200 parts of 8 MB each", () => docxManyParts(200, 8), DOCX, "parts.docx", "the document is compressed more than 100 times over (a decompression bomb)"],
+  [
+    "a DOCX of 200 parts of 8 MB each",
+    () => docxManyParts(200, 8),
+    DOCX,
+    "parts.docx",
+    "the document is compressed more than 100 times over (a decompression bomb)",
+  ],
   ["a PDF with one stream that inflates to 1 GB", () => pdfBomb(1, 1000), "application/pdf", "bomb.pdf", TOO_LARGE],
   ["a PDF of 400 small streams of 2 MB each", () => pdfBomb(400, 2), "application/pdf", "streams.pdf", TOO_LARGE],
-  ["a PDF of 3,000 pages sharing one 4 MB stream", () => pdfBomb(3000, 4, true), "application/pdf", "shared.pdf", TOO_LARGE],
-  ["a PDF whose object stream inflates to 1 GB", () => pdfObjectStreamBomb(1000), "application/pdf", "objstm.pdf", TOO_LARGE],
-  ["a PDF stream deflated twice that inflates to 1 GB", () => pdfDoubleFlate(1000), "application/pdf", "double.pdf", TOO_LARGE],
-  ["an HTML page nested 200,000 levels deep", () => htmlDeep(200_000), "text/html", "deep.html", "the page nests HTML elements more than 500 levels deep"],
-  ["an HTML page of 2,000,000 elements", () => htmlWide(2_000_000), "text/html", "wide.html", "the page has more than 40,000 HTML elements"],
+  [
+    "a PDF of 3,000 pages sharing one 4 MB stream",
+    () => pdfBomb(3000, 4, true),
+    "application/pdf",
+    "shared.pdf",
+    TOO_LARGE,
+  ],
+  [
+    "a PDF whose object stream inflates to 1 GB",
+    () => pdfObjectStreamBomb(1000),
+    "application/pdf",
+    "objstm.pdf",
+    TOO_LARGE,
+  ],
+  [
+    "a PDF stream deflated twice that inflates to 1 GB",
+    () => pdfDoubleFlate(1000),
+    "application/pdf",
+    "double.pdf",
+    TOO_LARGE,
+  ],
+  [
+    "an HTML page nested 200,000 levels deep",
+    () => htmlDeep(200_000),
+    "text/html",
+    "deep.html",
+    "the page nests HTML elements more than 500 levels deep",
+  ],
+  [
+    "an HTML page of 2,000,000 elements",
+    () => htmlWide(2_000_000),
+    "text/html",
+    "wide.html",
+    "the page has more than 40,000 HTML elements",
+  ],
 ];
 
 describe("hostile documents", () => {
@@ -60,7 +112,12 @@ describe("hostile documents", () => {
     const sources: Source[] = [];
     for (const id of ids) sources.push(await settled(t.owner, id, 120_000));
     // A readable document after them is ingested as usual.
-    const after = await upload(t.owner, makePdf([["Sump pump replacement: $640 installed"]]), "application/pdf", "fine.pdf");
+    const after = await upload(
+      t.owner,
+      makePdf([["Sump pump replacement: $640 installed"]]),
+      "application/pdf",
+      "fine.pdf",
+    );
     const fine = await settled(t.owner, after.body.id);
     const peaks = watch.stop();
     if (process.env.SHOW_MEMORY) process.stdout.write(`memory: ${JSON.stringify(peaks)}\n`);
@@ -73,7 +130,10 @@ describe("hostile documents", () => {
     });
     expect(fine, fine.error ?? "").toMatchObject({ status: "ready" });
     if (watching) {
-      expect(peaks.peak - peaks.baseline, `the serving process grew from ${peaks.baseline} to ${peaks.peak} bytes`).toBeLessThan(MAX_GROWTH);
+      expect(
+        peaks.peak - peaks.baseline,
+        `the serving process grew from ${peaks.baseline} to ${peaks.peak} bytes`,
+      ).toBeLessThan(MAX_GROWTH);
       expect(peaks.childPeak, "peak of an extraction process").toBeLessThan(MAX_CHILD);
     }
   });
@@ -111,6 +171,10 @@ describe("hostile multipart bodies", () => {
     expect(field.status, JSON.stringify(field.body)).toBe(413);
     expect(file.status, JSON.stringify(file.body)).toBe(413);
     expect(expectStatus(await t.owner.get(SOURCES), 200).total).toBe(0);
-    if (watching) expect(peaks.peak - peaks.baseline, `the serving process grew from ${peaks.baseline} to ${peaks.peak} bytes`).toBeLessThan(MAX_GROWTH);
+    if (watching)
+      expect(
+        peaks.peak - peaks.baseline,
+        `the serving process grew from ${peaks.baseline} to ${peaks.peak} bytes`,
+      ).toBeLessThan(MAX_GROWTH);
   });
 });

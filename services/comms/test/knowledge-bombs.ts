@@ -17,7 +17,11 @@ export function repeatedDeflate(segment: Buffer, times: number): { data: Buffer;
   const last = deflateRawSync(Buffer.alloc(0));
   let crc = 0;
   for (let i = 0; i < times; i++) crc = zlibCrc32(segment, crc);
-  return { data: Buffer.concat([...Array.from({ length: times }, () => block), last]), crc, size: segment.length * times };
+  return {
+    data: Buffer.concat([...Array.from({ length: times }, () => block), last]),
+    crc,
+    size: segment.length * times,
+  };
 }
 
 /** Zlib framing (as PDF's FlateDecode wants) around a raw deflate stream; the checksum is left zero. */
@@ -40,7 +44,15 @@ function docxEntries(paragraphs: DocxParagraph[]): ZipEntry[] {
 export function docxBomb(inflatedMb: number, declaredBytes?: number): Buffer {
   const bomb = repeatedDeflate(SEGMENT, inflatedMb);
   const entries = docxEntries([{ text: "cover" }]).map((entry) =>
-    entry.name === "word/document.xml" ? { name: entry.name, data: bomb.data, deflated: true, crc: bomb.crc, size: declaredBytes ?? Math.min(bomb.size, 0xffffffff) } : entry,
+    entry.name === "word/document.xml"
+      ? {
+          name: entry.name,
+          data: bomb.data,
+          deflated: true,
+          crc: bomb.crc,
+          size: declaredBytes ?? Math.min(bomb.size, 0xffffffff),
+        }
+      : entry,
   );
   return zipOf(entries);
 }
@@ -48,14 +60,23 @@ export function docxBomb(inflatedMb: number, declaredBytes?: number): Buffer {
 /** A DOCX with `count` extra parts, each inflating to `eachMb` megabytes (none alone is large). */
 export function docxManyParts(count: number, eachMb: number): Buffer {
   const part = repeatedDeflate(SEGMENT, eachMb);
-  const extra = Array.from({ length: count }, (_, i) => ({ name: `word/media/part${i}.xml`, data: part.data, deflated: true, crc: part.crc, size: part.size }));
+  const extra = Array.from({ length: count }, (_, i) => ({
+    name: `word/media/part${i}.xml`,
+    data: part.data,
+    deflated: true,
+    crc: part.crc,
+    size: part.size,
+  }));
   return zipOf([...docxEntries([{ text: "A readable cover page." }]), ...extra]);
 }
 
 /** A DOCX holding a zip bomb as one of its parts, stored (a zip inside the zip). */
 export function docxNestedZip(innerMb: number): Buffer {
   const inner = docxBomb(innerMb);
-  return zipOf([...docxEntries([{ text: "Nested archive ahead." }]), { name: "word/embeddings/package.zip", data: inner, deflated: false, crc: crc32(inner), size: inner.length }]);
+  return zipOf([
+    ...docxEntries([{ text: "Nested archive ahead." }]),
+    { name: "word/embeddings/package.zip", data: inner, deflated: false, crc: crc32(inner), size: inner.length },
+  ]);
 }
 
 /** A PDF of the given objects (index = object id, from 1), with a cross-reference table. */
@@ -66,7 +87,11 @@ function pdfOf(objects: (string | Buffer)[], root: number): Buffer {
   for (let id = 1; id < objects.length; id++) {
     offsets[id] = size;
     const body = objects[id] ?? "null";
-    const part = Buffer.concat([Buffer.from(`${id} 0 obj\n`, "latin1"), typeof body === "string" ? Buffer.from(body, "latin1") : body, Buffer.from("\nendobj\n", "latin1")]);
+    const part = Buffer.concat([
+      Buffer.from(`${id} 0 obj\n`, "latin1"),
+      typeof body === "string" ? Buffer.from(body, "latin1") : body,
+      Buffer.from("\nendobj\n", "latin1"),
+    ]);
     parts.push(part);
     size += part.length;
   }
@@ -78,7 +103,11 @@ function pdfOf(objects: (string | Buffer)[], root: number): Buffer {
 }
 
 function streamObject(dictionary: string, data: Buffer): Buffer {
-  return Buffer.concat([Buffer.from(`<< ${dictionary} /Length ${data.length} >>\nstream\n`, "latin1"), data, Buffer.from("\nendstream", "latin1")]);
+  return Buffer.concat([
+    Buffer.from(`<< ${dictionary} /Length ${data.length} >>\nstream\n`, "latin1"),
+    data,
+    Buffer.from("\nendstream", "latin1"),
+  ]);
 }
 
 /** Page content that draws nothing, a megabyte of it: what the bomb streams inflate to. */
@@ -124,7 +153,9 @@ export function pdfDoubleFlate(inflatedMb: number): Buffer {
 
 /** An HTML page whose elements nest `depth` levels deep. */
 export function htmlDeep(depth: number): Buffer {
-  return Buffer.from(`<!doctype html><html><body>${"<div>".repeat(depth)}deep text${"</div>".repeat(depth)}</body></html>`);
+  return Buffer.from(
+    `<!doctype html><html><body>${"<div>".repeat(depth)}deep text${"</div>".repeat(depth)}</body></html>`,
+  );
 }
 
 /** An HTML page of `count` paragraphs. */

@@ -5,7 +5,15 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { AdminClient, ApiClient, eventually, freePort, isolatedDatabase, newTenant, testEnv } from "@voiceops/platform/testing";
+import {
+  AdminClient,
+  ApiClient,
+  eventually,
+  freePort,
+  isolatedDatabase,
+  newTenant,
+  testEnv,
+} from "@voiceops/platform/testing";
 import { startSystem } from "../../../gateway/src/system.js";
 import { createSource, search, settled } from "./knowledge-helpers.js";
 
@@ -59,7 +67,11 @@ describe("ingestion interrupted by a crash", () => {
     let second: Awaited<ReturnType<typeof startSystem>> | undefined;
     try {
       const url = `http://127.0.0.1:${port}`;
-      await eventually(async () => ((await fetch(`${url}/health/live`).catch(() => undefined))?.status === 200 ? true : undefined), 90_000, 200);
+      await eventually(
+        async () => ((await fetch(`${url}/health/live`).catch(() => undefined))?.status === 200 ? true : undefined),
+        90_000,
+        200,
+      );
       const tenant = await newTenant(url, new AdminClient(`http://127.0.0.1:${adminPort}`, env.ADMIN_TOKEN ?? ""));
       const created = await createSource(tenant.owner, { type: "url", url: documentUrl });
       await requested;
@@ -71,7 +83,9 @@ describe("ingestion interrupted by a crash", () => {
       const source = await settled(api, created.id, 120_000);
       expect(source, source.error ?? "").toMatchObject({ status: "ready", error: null });
       expect(requests).toBe(2);
-      expect((await search(api, { query: "ocelot drain guard" })).results.map((r) => r.source_id)).toEqual([created.id]);
+      expect((await search(api, { query: "ocelot drain guard" })).results.map((r) => r.source_id)).toEqual([
+        created.id,
+      ]);
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
       await second?.stop();

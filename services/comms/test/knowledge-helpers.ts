@@ -6,7 +6,20 @@ import { eventually, expectStatus, type ApiClient } from "@voiceops/platform/tes
 export const SOURCES = "/api/knowledge-base/sources";
 export const SEARCH = "/api/knowledge-base/search";
 
-export const SOURCE_KEYS = ["bytes", "chunk_count", "content_type", "created_at", "error", "filename", "id", "status", "title", "type", "updated_at", "url"];
+export const SOURCE_KEYS = [
+  "bytes",
+  "chunk_count",
+  "content_type",
+  "created_at",
+  "error",
+  "filename",
+  "id",
+  "status",
+  "title",
+  "type",
+  "updated_at",
+  "url",
+];
 export const RESULT_KEYS = ["chunk_id", "content", "highlight", "score", "source_id", "source_title"];
 
 export interface Source {

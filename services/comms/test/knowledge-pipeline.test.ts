@@ -44,9 +44,12 @@ describe("address policy", () => {
     expect(isBlockedAddress(address)).toBe(true);
   });
 
-  it.each(["8.8.8.8", "1.1.1.1", "93.184.216.34", "172.32.0.1", "2606:4700:4700::1111", "::ffff:8.8.8.8"])("allows %s", (address) => {
-    expect(isBlockedAddress(address)).toBe(false);
-  });
+  it.each(["8.8.8.8", "1.1.1.1", "93.184.216.34", "172.32.0.1", "2606:4700:4700::1111", "::ffff:8.8.8.8"])(
+    "allows %s",
+    (address) => {
+      expect(isBlockedAddress(address)).toBe(false);
+    },
+  );
 
   it.each([
     ["ftp://example.com/file", "must use http or https"],
@@ -135,7 +138,11 @@ describe("fetching a URL", () => {
 
   const allowLocal: FetchOptions = { allowPrivate: true, timeoutMs: 5_000, maxBytes: 1_000_000 };
   // As the production policy, except that 127.0.0.1 (the test server) counts as public.
-  const narrowed: FetchOptions = { ...allowLocal, allowPrivate: false, isBlocked: (address) => address !== "127.0.0.1" && isBlockedAddress(address) };
+  const narrowed: FetchOptions = {
+    ...allowLocal,
+    allowPrivate: false,
+    isBlocked: (address) => address !== "127.0.0.1" && isBlockedAddress(address),
+  };
 
   async function failure(url: string, options: FetchOptions): Promise<IngestionError> {
     const error = await fetchUrl(url, options).then(
@@ -159,13 +166,18 @@ describe("fetching a URL", () => {
 
   it("refuses a redirect to a refused address", async () => {
     const error = await failure(`${base}/to-blocked`, narrowed);
-    expect(error.message).toMatch(/redirects to http:\/\/127\.0\.0\.2:\d+\/page, which points to a loopback, private or link-local address/);
+    expect(error.message).toMatch(
+      /redirects to http:\/\/127\.0\.0\.2:\d+\/page, which points to a loopback, private or link-local address/,
+    );
     expect(error.transient).toBe(false);
   });
 
   it("refuses a host name that resolves to a refused address, at connect time", async () => {
-    const lookup = ((_host: string, _options: unknown, callback: (error: null, addresses: { address: string; family: number }[]) => void) =>
-      callback(null, [{ address: "10.1.2.3", family: 4 }])) as unknown as FetchOptions["lookup"];
+    const lookup = ((
+      _host: string,
+      _options: unknown,
+      callback: (error: null, addresses: { address: string; family: number }[]) => void,
+    ) => callback(null, [{ address: "10.1.2.3", family: 4 }])) as unknown as FetchOptions["lookup"];
     const error = await failure("http://prices.example.test:1/", { ...narrowed, lookup });
     expect(error.message).toContain("resolves to a loopback, private or link-local address");
     expect(error.transient).toBe(false);
@@ -173,8 +185,11 @@ describe("fetching a URL", () => {
 
   it("connects to the address the check resolved", async () => {
     const port = (server.address() as AddressInfo).port;
-    const lookup = ((_host: string, _options: unknown, callback: (error: null, addresses: { address: string; family: number }[]) => void) =>
-      callback(null, [{ address: "127.0.0.1", family: 4 }])) as unknown as FetchOptions["lookup"];
+    const lookup = ((
+      _host: string,
+      _options: unknown,
+      callback: (error: null, addresses: { address: string; family: number }[]) => void,
+    ) => callback(null, [{ address: "127.0.0.1", family: 4 }])) as unknown as FetchOptions["lookup"];
     const page = await fetchUrl(`http://prices.example.test:${port}/page`, { ...narrowed, lookup });
     expect(page.body.toString()).toContain("Hello");
   });
@@ -233,12 +248,17 @@ describe("text extraction", () => {
     expect(all).toContain("Drain cleaning costs $189 for one access point.");
     expect(all).toContain("- Camera inspection: $275");
     expect(all).toContain("Toilet repair | $165");
-    for (const hidden of ["secretToken", "color:red", "Navigationlink", "Footerword"]) expect(all).not.toContain(hidden);
+    for (const hidden of ["secretToken", "color:red", "Navigationlink", "Footerword"])
+      expect(all).not.toContain(hidden);
     expect(doc.blocks.filter((b) => b.kind === "heading").map((b) => b.text)).toEqual(["Our prices", "Extras"]);
   });
 
   it("reads Markdown headings and joins wrapped lines", async () => {
-    const doc = await extractDocument(Buffer.from("# Policies\n\nWe accept\ncards and cash.\n\n## Warranty\n- one year\n- parts and labor\n"), "markdown", LIMITS);
+    const doc = await extractDocument(
+      Buffer.from("# Policies\n\nWe accept\ncards and cash.\n\n## Warranty\n- one year\n- parts and labor\n"),
+      "markdown",
+      LIMITS,
+    );
     expect(doc.title).toBe("Policies");
     expect(doc.blocks).toEqual([
       { kind: "heading", level: 1, text: "Policies" },
@@ -249,7 +269,10 @@ describe("text extraction", () => {
   });
 
   it("reads the text layer of a PDF, page by page, and its title", async () => {
-    const pdf = makePdf([["Water heater flush: $159", "Anode rod inspection included"], ["Second page (with parentheses)"]], "Maintenance prices");
+    const pdf = makePdf(
+      [["Water heater flush: $159", "Anode rod inspection included"], ["Second page (with parentheses)"]],
+      "Maintenance prices",
+    );
     const doc = await extractDocument(pdf, "pdf", LIMITS);
     expect(doc.title).toBe("Maintenance prices");
     const all = text(doc.blocks);
@@ -275,10 +298,18 @@ describe("text extraction", () => {
   });
 
   it("refuses documents it cannot read, saying why", async () => {
-    await expect(extractDocument(Buffer.from("%PDF-1.4 this is not really a pdf"), "pdf", LIMITS)).rejects.toThrow(/the PDF could not be read/);
-    await expect(extractDocument(Buffer.from("PK not a zip"), "docx", LIMITS)).rejects.toThrow(/the DOCX file could not be read/);
-    await expect(extractDocument(makePdf([[]]), "pdf", LIMITS)).rejects.toThrow(/no text could be extracted from the PDF/);
-    await expect(extractDocument(Buffer.from("  \n\n "), "text", LIMITS)).rejects.toThrow("the document contains no text");
+    await expect(extractDocument(Buffer.from("%PDF-1.4 this is not really a pdf"), "pdf", LIMITS)).rejects.toThrow(
+      /the PDF could not be read/,
+    );
+    await expect(extractDocument(Buffer.from("PK not a zip"), "docx", LIMITS)).rejects.toThrow(
+      /the DOCX file could not be read/,
+    );
+    await expect(extractDocument(makePdf([[]]), "pdf", LIMITS)).rejects.toThrow(
+      /no text could be extracted from the PDF/,
+    );
+    await expect(extractDocument(Buffer.from("  \n\n "), "text", LIMITS)).rejects.toThrow(
+      "the document contains no text",
+    );
   });
 
   it("tells the kind of a document from its media type, its name or its bytes", () => {
@@ -298,15 +329,22 @@ describe("extraction in child processes", () => {
     const pdf = makePdf([["Isolated extraction of a tidy little PDF"]], "Tidy");
     const impatient = new ExtractionPool({ timeoutMs: 1, maxMemoryMb: 256, idleMs: 1_000, size: 1, document: LIMITS });
     try {
-      await expect(impatient.extract(pdf, "pdf", "application/pdf")).rejects.toThrow("text extraction did not finish within 0.001 seconds");
+      await expect(impatient.extract(pdf, "pdf", "application/pdf")).rejects.toThrow(
+        "text extraction did not finish within 0.001 seconds",
+      );
     } finally {
       await impatient.close();
     }
     const pool = new ExtractionPool({ timeoutMs: 120_000, maxMemoryMb: 256, idleMs: 1_000, size: 1, document: LIMITS });
     try {
       const first = await pool.extract(pdf, "pdf", "application/pdf");
-      expect(first).toEqual({ title: "Tidy", blocks: [{ kind: "paragraph", text: "Isolated extraction of a tidy little PDF" }] });
-      await expect(pool.extract(Buffer.from("%PDF-1.4 broken"), "pdf", "application/pdf")).rejects.toThrow("the PDF could not be read");
+      expect(first).toEqual({
+        title: "Tidy",
+        blocks: [{ kind: "paragraph", text: "Isolated extraction of a tidy little PDF" }],
+      });
+      await expect(pool.extract(Buffer.from("%PDF-1.4 broken"), "pdf", "application/pdf")).rejects.toThrow(
+        "the PDF could not be read",
+      );
       expect((await pool.extract(Buffer.from("# Again\n\nStill serving."), "markdown", undefined)).title).toBe("Again");
     } finally {
       await pool.close();
@@ -330,7 +368,10 @@ describe("chunking", () => {
   });
 
   it("splits a long section into chunks of at most 1,500 characters that overlap by about 200", () => {
-    const paragraphs: Block[] = Array.from({ length: 30 }, (_, i) => ({ kind: "paragraph", text: `${sentence(i)} ${sentence(i + 100)}` }));
+    const paragraphs: Block[] = Array.from({ length: 30 }, (_, i) => ({
+      kind: "paragraph",
+      text: `${sentence(i)} ${sentence(i + 100)}`,
+    }));
     const chunks = chunkDocument([{ kind: "heading", level: 1, text: "Policies" }, ...paragraphs]);
     expect(chunks.length).toBeGreaterThan(3);
     for (const chunk of chunks) {
@@ -366,7 +407,12 @@ describe("chunking", () => {
       { kind: "heading", level: 2, text: "Parking?" },
       { kind: "paragraph", text: "Leave the driveway free." },
     ]);
-    expect(chunks).toEqual([{ heading: "FAQ > Pets? > Parking?", content: "Pets?\n\nKeep them in another room.\n\nParking?\n\nLeave the driveway free." }]);
+    expect(chunks).toEqual([
+      {
+        heading: "FAQ > Pets? > Parking?",
+        content: "Pets?\n\nKeep them in another room.\n\nParking?\n\nLeave the driveway free.",
+      },
+    ]);
   });
 });
 

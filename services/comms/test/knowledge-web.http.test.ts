@@ -2,7 +2,15 @@ import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AdminClient, expectDetail, expectStatus, isolatedDatabase, newTenant, testEnv, type ApiClient } from "@voiceops/platform/testing";
+import {
+  AdminClient,
+  expectDetail,
+  expectStatus,
+  isolatedDatabase,
+  newTenant,
+  testEnv,
+  type ApiClient,
+} from "@voiceops/platform/testing";
 import { startSystem, type RunningSystem } from "../../../gateway/src/system.js";
 import { createSource, search, settled, SOURCES, type Source } from "./knowledge-helpers.js";
 import { makeDocx, makePdf } from "./knowledge-files.js";
@@ -38,26 +46,51 @@ function serve(req: IncomingMessage, res: ServerResponse): void {
     res.end(body);
   };
   if (path.startsWith("/gate/")) {
-    const entry = gates.get(path.slice("/gate/".length)) as (ReturnType<typeof gate> & { released: Promise<void> }) | undefined;
+    const entry = gates.get(path.slice("/gate/".length)) as
+      | (ReturnType<typeof gate> & { released: Promise<void> })
+      | undefined;
     if (!entry) return void res.writeHead(404).end();
     entry.open();
-    void entry.released.then(() => send("text/plain", `Gated document ${path.slice(6)}: the zebrawood cabinet refinishing special is $300.`));
+    void entry.released.then(() =>
+      send("text/plain", `Gated document ${path.slice(6)}: the zebrawood cabinet refinishing special is $300.`),
+    );
     return;
   }
   switch (path) {
     case "/service-area.html":
       return send("text/html; charset=utf-8", fixture("service-area.html"));
     case "/notes.txt":
-      return send("text/plain; charset=utf-8", "Office notes\n\nThe spare key is with the neighbour at number 12.\nParking is behind the bakery.");
+      return send(
+        "text/plain; charset=utf-8",
+        "Office notes\n\nThe spare key is with the neighbour at number 12.\nParking is behind the bakery.",
+      );
     case "/faq.md":
-      return send("text/markdown", "# Quick FAQ\n\n## Parking\n\nUse the alley entrance, the quokka mural marks our door.\n");
+      return send(
+        "text/markdown",
+        "# Quick FAQ\n\n## Parking\n\nUse the alley entrance, the quokka mural marks our door.\n",
+      );
     case "/prices.pdf":
-      return send("application/pdf", makePdf([["Maintenance price sheet", "Boiler descaling service: $240"], ["Radiator bleeding visit: $95"]], "Maintenance prices"));
+      return send(
+        "application/pdf",
+        makePdf(
+          [["Maintenance price sheet", "Boiler descaling service: $240"], ["Radiator bleeding visit: $95"]],
+          "Maintenance prices",
+        ),
+      );
     case "/download":
-      res.writeHead(200, { "content-type": "application/octet-stream", "content-disposition": 'attachment; filename="x.pdf"' });
+      res.writeHead(200, {
+        "content-type": "application/octet-stream",
+        "content-disposition": 'attachment; filename="x.pdf"',
+      });
       return void res.end(makePdf([["Octet stream document about the marmalade sink special"]]));
     case "/agreement.docx":
-      return send(DOCX, makeDocx([{ heading: 1, text: "Service agreement" }, { text: "Members receive a complimentary gizmo inspection every spring." }]));
+      return send(
+        DOCX,
+        makeDocx([
+          { heading: 1, text: "Service agreement" },
+          { text: "Members receive a complimentary gizmo inspection every spring." },
+        ]),
+      );
     case "/moved":
       res.writeHead(301, { location: "/notes.txt" });
       return void res.end();
@@ -92,7 +125,11 @@ describe("URL sources (private addresses allowed)", () => {
     server = createServer(serve);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const env: Record<string, string> = { KB_ALLOW_PRIVATE_URLS: "true", KB_INGEST_MAX_ATTEMPTS: "2", RATE_LIMIT_PER_MINUTE: "1000000" };
+    const env: Record<string, string> = {
+      KB_ALLOW_PRIVATE_URLS: "true",
+      KB_INGEST_MAX_ATTEMPTS: "2",
+      RATE_LIMIT_PER_MINUTE: "1000000",
+    };
     if (process.env.DATABASE_URL) {
       database = await isolatedDatabase(process.env.DATABASE_URL);
       env.DATABASE_URL = database.url;
@@ -113,20 +150,44 @@ describe("URL sources (private addresses allowed)", () => {
 
   async function ingestUrl(path: string, title?: string): Promise<Source> {
     const created = await createSource(client, { type: "url", url: `${base}${path}`, ...(title ? { title } : {}) });
-    expect(created).toMatchObject({ type: "url", url: `${base}${path}`, status: "processing", title: title ?? null, bytes: null, content_type: null });
+    expect(created).toMatchObject({
+      type: "url",
+      url: `${base}${path}`,
+      status: "processing",
+      title: title ?? null,
+      bytes: null,
+      content_type: null,
+    });
     return settled(client, created.id);
   }
 
   it.each([
-    ["/service-area.html", "text/html", "Service Area | Northside Plumbing & Heating", "Highland Park", "Deerfield and Waukegan"],
-    ["/notes.txt", "text/plain", `127.0.0.1:PORT/notes.txt`, "spare key neighbour", "The spare key is with the neighbour"],
+    [
+      "/service-area.html",
+      "text/html",
+      "Service Area | Northside Plumbing & Heating",
+      "Highland Park",
+      "Deerfield and Waukegan",
+    ],
+    [
+      "/notes.txt",
+      "text/plain",
+      `127.0.0.1:PORT/notes.txt`,
+      "spare key neighbour",
+      "The spare key is with the neighbour",
+    ],
     ["/faq.md", "text/markdown", "Quick FAQ", "quokka mural", "the quokka mural marks our door"],
     ["/prices.pdf", "application/pdf", "Maintenance prices", "boiler descaling", "Boiler descaling service: $240"],
     ["/download", "application/pdf", "127.0.0.1:PORT/download", "marmalade sink", "marmalade sink special"],
     ["/agreement.docx", DOCX, "Service agreement", "gizmo inspection", "complimentary gizmo inspection"],
   ])("ingests %s (%s), titled from the document", async (path, contentType, title, query, answer) => {
     const source = await ingestUrl(path);
-    expect(source, source.error ?? "").toMatchObject({ status: "ready", error: null, content_type: contentType, title: title.replace("PORT", base.split(":")[2] ?? "") });
+    expect(source, source.error ?? "").toMatchObject({
+      status: "ready",
+      error: null,
+      content_type: contentType,
+      title: title.replace("PORT", base.split(":")[2] ?? ""),
+    });
     expect(source.chunk_count).toBeGreaterThan(0);
     expect(source.bytes).toBeGreaterThan(0);
     const found = await search(client, { query, source_ids: [source.id] });
@@ -162,7 +223,11 @@ describe("URL sources (private addresses allowed)", () => {
     expect(source.status).toBe("error");
     expect(source.error).toContain(reason);
     expect(source.chunk_count).toBe(0);
-    expect(expectStatus(await client.get(`${SOURCES}?status=error&search=${encodeURIComponent(path)}`), 200).items.map((s: Source) => s.id)).toContain(source.id);
+    expect(
+      expectStatus(await client.get(`${SOURCES}?status=error&search=${encodeURIComponent(path)}`), 200).items.map(
+        (s: Source) => s.id,
+      ),
+    ).toContain(source.id);
   });
 
   it("searches only ready sources: a source still being fetched is not found until it is ready", async () => {
@@ -183,7 +248,11 @@ describe("URL sources (private addresses allowed)", () => {
     const stuck = await createSource(client, { type: "url", url: `${base}/gate/slow` });
     const failing = await createSource(client, { type: "url", url: `${base}/broken.pdf` });
     await held.opened;
-    const later = await createSource(client, { type: "text", title: "Later", text: "Created after the stuck one, the xylograph policy applies." });
+    const later = await createSource(client, {
+      type: "text",
+      title: "Later",
+      text: "Created after the stuck one, the xylograph policy applies.",
+    });
     expect((await settled(client, failing.id)).status).toBe("error");
     expect((await settled(client, later.id)).status).toBe("ready");
     expect(expectStatus(await client.get<Source>(`${SOURCES}/${stuck.id}`), 200).status).toBe("processing");
@@ -200,6 +269,8 @@ describe("URL sources (private addresses allowed)", () => {
     // The fetch finishes, finds the source gone and stores nothing.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expectDetail(await client.get(`${SOURCES}/${created.id}`), 404);
-    expect((await search(client, { query: "Gated document deleted" })).results.filter((r) => r.source_id === created.id)).toEqual([]);
+    expect(
+      (await search(client, { query: "Gated document deleted" })).results.filter((r) => r.source_id === created.id),
+    ).toEqual([]);
   });
 });

@@ -1,7 +1,28 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { anonymousClient, expect401, expect422, expectDetail, expectRecent, expectStatus, idsOf, tenantFactory, UNKNOWN_ID, UUID_PATTERN } from "@voiceops/platform/testing";
-import { createSource, readySource, RESULT_KEYS, search, SEARCH, settled, SOURCE_KEYS, SOURCES, type Source } from "./knowledge-helpers.js";
+import {
+  anonymousClient,
+  expect401,
+  expect422,
+  expectDetail,
+  expectRecent,
+  expectStatus,
+  idsOf,
+  tenantFactory,
+  UNKNOWN_ID,
+  UUID_PATTERN,
+} from "@voiceops/platform/testing";
+import {
+  createSource,
+  readySource,
+  RESULT_KEYS,
+  search,
+  SEARCH,
+  settled,
+  SOURCE_KEYS,
+  SOURCES,
+  type Source,
+} from "./knowledge-helpers.js";
 
 // HTTP tests of the knowledge base on the shared test system, which runs without
 // KB_ALLOW_PRIVATE_URLS: text sources, the refusal of private URLs, listing, deletion and
@@ -44,7 +65,14 @@ describe("text sources", () => {
     expectRecent(res.body.created_at);
 
     const ready = await settled(t.owner, res.body.id);
-    expect(ready).toMatchObject({ id: res.body.id, status: "ready", error: null, title: "Price list", bytes: Buffer.byteLength(text), created_at: res.body.created_at });
+    expect(ready).toMatchObject({
+      id: res.body.id,
+      status: "ready",
+      error: null,
+      title: "Price list",
+      bytes: Buffer.byteLength(text),
+      created_at: res.body.created_at,
+    });
     expect(ready.chunk_count).toBeGreaterThanOrEqual(8);
     expect(Date.parse(ready.updated_at)).toBeGreaterThanOrEqual(Date.parse(ready.created_at));
 
@@ -56,7 +84,11 @@ describe("text sources", () => {
 
   it("lets a member key add, read, search and delete sources", async () => {
     const t = await tenant();
-    const source = await readySource(t.member, { type: "text", title: "Member notes", text: "Gate code for the shop is 4411." });
+    const source = await readySource(t.member, {
+      type: "text",
+      title: "Member notes",
+      text: "Gate code for the shop is 4411.",
+    });
     expect((await search(t.member, { query: "gate code" })).results).toHaveLength(1);
     expectStatus(await t.member.get(`${SOURCES}/${source.id}`), 200);
     expect((await t.member.delete(`${SOURCES}/${source.id}`)).status).toBe(204);
@@ -64,7 +96,14 @@ describe("text sources", () => {
 
   it("ignores unknown fields", async () => {
     const t = await tenant();
-    const source = await createSource(t.owner, { type: "text", title: "Extra", text: "Body", status: "ready", chunk_count: 99, id: UNKNOWN_ID });
+    const source = await createSource(t.owner, {
+      type: "text",
+      title: "Extra",
+      text: "Body",
+      status: "ready",
+      chunk_count: 99,
+      id: UNKNOWN_ID,
+    });
     expect(source).toMatchObject({ status: "processing", chunk_count: 0 });
     expect(source.id).not.toBe(UNKNOWN_ID);
   });
@@ -103,7 +142,10 @@ describe("text sources", () => {
       ],
     ],
     [{ type: "text", title: "x".repeat(501), text: "ok" }, [{ loc: ["body", "title"], type: "string_too_long" }]],
-    [{ type: "text", title: "Nul\u0000title", text: "a\u0000b" }, [{ loc: ["body", "title"] }, { loc: ["body", "text"] }]],
+    [
+      { type: "text", title: "Nul\u0000title", text: "a\u0000b" },
+      [{ loc: ["body", "title"] }, { loc: ["body", "text"] }],
+    ],
     [{ type: "url" }, [{ loc: ["body", "url"], type: "missing" }]],
     [{ type: "url", url: "" }, [{ loc: ["body", "url"], type: "string_too_short" }]],
     [{ type: "url", url: 42 }, [{ loc: ["body", "url"], type: "string_type" }]],
@@ -136,7 +178,9 @@ describe("URL safety (private addresses not allowed)", () => {
     ["http://2130706433/", "loopback, private or link-local"],
   ])("refuses %s with 422 on url", async (url, why) => {
     const t = await tenant();
-    const [entry] = expect422(await t.owner.post(SOURCES, { type: "url", url }), [{ loc: ["body", "url"], type: "value_error" }]);
+    const [entry] = expect422(await t.owner.post(SOURCES, { type: "url", url }), [
+      { loc: ["body", "url"], type: "value_error" },
+    ]);
     expect(entry?.msg).toContain(why);
     expect((await t.owner.get(SOURCES)).body.total).toBe(0);
   });
@@ -159,7 +203,11 @@ describe("GET and DELETE /api/knowledge-base/sources/{id}", () => {
   it("deletes a source with its chunks: searches stop finding them at once", async () => {
     const t = await tenant();
     const kept = await readySource(t.owner, { type: "text", title: "Kept", text: "Furnace tune-up is $129." });
-    const gone = await readySource(t.owner, { type: "text", title: "Gone", text: "Furnace replacement starts at $4,800." });
+    const gone = await readySource(t.owner, {
+      type: "text",
+      title: "Gone",
+      text: "Furnace replacement starts at $4,800.",
+    });
     expect((await search(t.owner, { query: "furnace" })).results).toHaveLength(2);
     expect((await t.owner.delete(`${SOURCES}/${gone.id}`)).status).toBe(204);
     expectDetail(await t.owner.get(`${SOURCES}/${gone.id}`), 404);
@@ -171,7 +219,11 @@ describe("GET and DELETE /api/knowledge-base/sources/{id}", () => {
 
   it("deletes a source that is still processing", async () => {
     const t = await tenant();
-    const source = await createSource(t.owner, { type: "text", title: "Short lived", text: "Lorem ipsum dolor sit amet." });
+    const source = await createSource(t.owner, {
+      type: "text",
+      title: "Short lived",
+      text: "Lorem ipsum dolor sit amet.",
+    });
     expect((await t.owner.delete(`${SOURCES}/${source.id}`)).status).toBe(204);
     expectDetail(await t.owner.get(`${SOURCES}/${source.id}`), 404);
   });
@@ -194,7 +246,11 @@ describe("GET /api/knowledge-base/sources", () => {
     expect(expectStatus(await t.owner.get(`${SOURCES}?page=5`), 200)).toMatchObject({ items: [], total: 3 });
 
     await settled(t.owner, third.id);
-    expect(idsOf(expectStatus(await t.owner.get(`${SOURCES}?status=ready&type=text`), 200).items)).toEqual([third.id, second.id, first.id]);
+    expect(idsOf(expectStatus(await t.owner.get(`${SOURCES}?status=ready&type=text`), 200).items)).toEqual([
+      third.id,
+      second.id,
+      first.id,
+    ]);
     expect(expectStatus(await t.owner.get(`${SOURCES}?status=error`), 200).total).toBe(0);
     expect(expectStatus(await t.owner.get(`${SOURCES}?type=url`), 200).total).toBe(0);
     expect(idsOf(expectStatus(await t.owner.get(`${SOURCES}?search=BETA`), 200).items)).toEqual([second.id]);
@@ -230,7 +286,11 @@ describe("POST /api/knowledge-base/search", () => {
       const [prices, area, faq] = await Promise.all([
         readySource(t.owner, { type: "text", title: "Price list", text: fixture("price-list.md") }),
         // The service-area page as text: its HTML tags are read as words, which is harmless here.
-        readySource(t.owner, { type: "text", title: "Service area", text: fixture("service-area.html").replace(/<[^>]+>/g, " ") }),
+        readySource(t.owner, {
+          type: "text",
+          title: "Service area",
+          text: fixture("service-area.html").replace(/<[^>]+>/g, " "),
+        }),
         readySource(t.owner, { type: "text", title: "Policies", text: fixture("policies-faq.md") }),
       ]);
       return { client: t.owner, ids: { prices: prices.id, area: area.id, faq: faq.id } };
@@ -343,7 +403,11 @@ describe("POST /api/knowledge-base/search", () => {
     expect((await search(other.owner, { query: "diagnostic fee" })).results).toEqual([]);
     expect((await search(other.owner, { query: "diagnostc fee" })).results).toEqual([]);
     expect((await search(other.owner, { query: "diagnostic", source_ids: [ids.prices, ids.faq] })).results).toEqual([]);
-    const own = await readySource(other.owner, { type: "text", title: "Own", text: "Our diagnostic fee is $99 in this other business." });
+    const own = await readySource(other.owner, {
+      type: "text",
+      title: "Own",
+      text: "Our diagnostic fee is $99 in this other business.",
+    });
     const res = await search(other.owner, { query: "diagnostic fee", top_k: 20 });
     expect(res.results.map((r) => r.source_id)).toEqual([own.id]);
   });

@@ -1,5 +1,14 @@
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { anonymousClient, expect401, expect422, expectStatus, RFC3339_UTC, tenantFactory, type ApiClient, type Tenant } from "@voiceops/platform/testing";
+import {
+  anonymousClient,
+  expect401,
+  expect422,
+  expectStatus,
+  RFC3339_UTC,
+  tenantFactory,
+  type ApiClient,
+  type Tenant,
+} from "@voiceops/platform/testing";
 
 const tenant = tenantFactory();
 const internalKey = inject("internalApiKey");
@@ -19,16 +28,47 @@ describe("GET /api/messages", () => {
   let contactId: string;
   beforeAll(async () => {
     t = await tenant();
-    contactId = expectStatus(await t.owner.post("/api/contacts", { name: "Texter", phone_number: "+15550301000" }), 201).id;
-    ids.in1 = (await activity(t.owner, { activity_type: "SMS_RECEIVED", metadata: { from_number: "(555) 030-2000", body: "Is anyone there?" }, occurred_at: hoursAgo(5) })).id;
-    ids.out1 = (await activity(t.owner, { activity_type: "SMS_SENT", metadata: { to_number: "+15550302000" }, description: "Yes, how can we help?", occurred_at: hoursAgo(4) })).id;
+    contactId = expectStatus(
+      await t.owner.post("/api/contacts", { name: "Texter", phone_number: "+15550301000" }),
+      201,
+    ).id;
+    ids.in1 = (
+      await activity(t.owner, {
+        activity_type: "SMS_RECEIVED",
+        metadata: { from_number: "(555) 030-2000", body: "Is anyone there?" },
+        occurred_at: hoursAgo(5),
+      })
+    ).id;
+    ids.out1 = (
+      await activity(t.owner, {
+        activity_type: "SMS_SENT",
+        metadata: { to_number: "+15550302000" },
+        description: "Yes, how can we help?",
+        occurred_at: hoursAgo(4),
+      })
+    ).id;
     ids.byContact = (
-      await activity(t.owner, { activity_type: "SMS_SENT", contact_id: contactId, metadata: { body: "Your appointment is confirmed" }, occurred_at: hoursAgo(3) })
+      await activity(t.owner, {
+        activity_type: "SMS_SENT",
+        contact_id: contactId,
+        metadata: { body: "Your appointment is confirmed" },
+        occurred_at: hoursAgo(3),
+      })
     ).id;
     ids.explicit = (
-      await activity(t.owner, { activity_type: "SMS_RECEIVED", metadata: { phone_number: "555-030-3000", from_number: "+15550309999", body: "stop" }, occurred_at: hoursAgo(30) })
+      await activity(t.owner, {
+        activity_type: "SMS_RECEIVED",
+        metadata: { phone_number: "555-030-3000", from_number: "+15550309999", body: "stop" },
+        occurred_at: hoursAgo(30),
+      })
     ).id;
-    ids.wa = (await activity(t.owner, { activity_type: "WHATSAPP_RECEIVED", metadata: { from_number: "+15550304000", body: "hola" }, occurred_at: hoursAgo(2) })).id;
+    ids.wa = (
+      await activity(t.owner, {
+        activity_type: "WHATSAPP_RECEIVED",
+        metadata: { from_number: "+15550304000", body: "hola" },
+        occurred_at: hoursAgo(2),
+      })
+    ).id;
     ids.web1 = (
       await activity(t.owner, {
         activity_type: "WEB_CHAT",
@@ -37,10 +77,18 @@ describe("GET /api/messages", () => {
       })
     ).id;
     ids.web2 = (
-      await activity(t.owner, { activity_type: "WEB_CHAT", metadata: { visitor_message: "Price?", reply: "From $99", visitor_id: "visitor-7" }, occurred_at: hoursAgo(1) })
+      await activity(t.owner, {
+        activity_type: "WEB_CHAT",
+        metadata: { visitor_message: "Price?", reply: "From $99", visitor_id: "visitor-7" },
+        occurred_at: hoursAgo(1),
+      })
     ).id;
     // Not messages.
-    await activity(t.owner, { activity_type: "CALL_ENDED", session_id: "m-call", metadata: { from_number: "+15550302000" } });
+    await activity(t.owner, {
+      activity_type: "CALL_ENDED",
+      session_id: "m-call",
+      metadata: { from_number: "+15550302000" },
+    });
     await activity(t.owner, { activity_type: "EMAIL_SENT" });
   });
 
@@ -58,7 +106,12 @@ describe("GET /api/messages", () => {
       contact_id: contactId,
       occurred_at: expect.stringMatching(RFC3339_UTC),
     });
-    expect(body.items[1]).toMatchObject({ direction: "outbound", phone: "+15550302000", body: "Yes, how can we help?", contact_id: null });
+    expect(body.items[1]).toMatchObject({
+      direction: "outbound",
+      phone: "+15550302000",
+      body: "Yes, how can we help?",
+      contact_id: null,
+    });
     expect(body.items[2]).toMatchObject({ direction: "inbound", phone: "+15550302000", body: "Is anyone there?" });
     expect(body.items[3]).toMatchObject({ direction: "inbound", phone: "+15550303000", body: "stop" });
   });
@@ -72,7 +125,9 @@ describe("GET /api/messages", () => {
       expect(idsOf(res.items)).toEqual([ids.out1, ids.in1]);
       expect(res.total).toBe(2);
     }
-    expect(idsOf(expectStatus(await t.owner.get("/api/messages?phone=5550302000&direction=outbound"), 200).items)).toEqual([ids.out1]);
+    expect(
+      idsOf(expectStatus(await t.owner.get("/api/messages?phone=5550302000&direction=outbound"), 200).items),
+    ).toEqual([ids.out1]);
     const recent = expectStatus(await t.owner.get("/api/messages?hours_back=24"), 200);
     expect(idsOf(recent.items)).toEqual([ids.byContact, ids.out1, ids.in1]);
     expect(recent.total).toBe(3);
@@ -80,7 +135,15 @@ describe("GET /api/messages", () => {
 
   it("lists WhatsApp on its own channel", async () => {
     const body = expectStatus(await t.owner.get("/api/messages?channel=whatsapp"), 200);
-    expect(body.items).toEqual([expect.objectContaining({ id: ids.wa, channel: "whatsapp", direction: "inbound", phone: "+15550304000", body: "hola" })]);
+    expect(body.items).toEqual([
+      expect.objectContaining({
+        id: ids.wa,
+        channel: "whatsapp",
+        direction: "inbound",
+        phone: "+15550304000",
+        body: "hola",
+      }),
+    ]);
     expect(body.total).toBe(1);
   });
 
@@ -88,8 +151,22 @@ describe("GET /api/messages", () => {
     const body = expectStatus(await t.owner.get("/api/messages?channel=web"), 200);
     expect(body.total).toBe(4);
     expect(body.items).toEqual([
-      expect.objectContaining({ id: `${ids.web2}:out`, activity_id: ids.web2, direction: "outbound", channel: "web", phone: "visitor-7", body: "From $99" }),
-      expect.objectContaining({ id: `${ids.web2}:in`, activity_id: ids.web2, direction: "inbound", channel: "web", phone: "visitor-7", body: "Price?" }),
+      expect.objectContaining({
+        id: `${ids.web2}:out`,
+        activity_id: ids.web2,
+        direction: "outbound",
+        channel: "web",
+        phone: "visitor-7",
+        body: "From $99",
+      }),
+      expect.objectContaining({
+        id: `${ids.web2}:in`,
+        activity_id: ids.web2,
+        direction: "inbound",
+        channel: "web",
+        phone: "visitor-7",
+        body: "Price?",
+      }),
       expect.objectContaining({ id: `${ids.web1}:out`, direction: "outbound", body: "Yes we do!" }),
       expect.objectContaining({ id: `${ids.web1}:in`, direction: "inbound", body: "Do you fix boilers?" }),
     ]);
@@ -109,10 +186,16 @@ describe("GET /api/messages", () => {
     const inbound = expectStatus(await t.owner.get("/api/messages?channel=web&direction=inbound"), 200);
     expect(idsOf(inbound.items)).toEqual([`${ids.web2}:in`, `${ids.web1}:in`]);
     expect(inbound.total).toBe(2);
-    const outbound = expectStatus(await t.owner.get("/api/messages?channel=web&direction=outbound&page_size=1&page=2"), 200);
+    const outbound = expectStatus(
+      await t.owner.get("/api/messages?channel=web&direction=outbound&page_size=1&page=2"),
+      200,
+    );
     expect(idsOf(outbound.items)).toEqual([`${ids.web1}:out`]);
     expect(outbound.total).toBe(2);
-    expect(idsOf(expectStatus(await t.owner.get("/api/messages?channel=web&phone=visitor-9"), 200).items)).toEqual([`${ids.web1}:out`, `${ids.web1}:in`]);
+    expect(idsOf(expectStatus(await t.owner.get("/api/messages?channel=web&phone=visitor-9"), 200).items)).toEqual([
+      `${ids.web1}:out`,
+      `${ids.web1}:in`,
+    ]);
     expect(expectStatus(await t.owner.get("/api/messages?channel=web&hours_back=3"), 200).total).toBe(2);
   });
 
@@ -124,13 +207,18 @@ describe("GET /api/messages", () => {
       { loc: ["query", "direction"], type: "enum" },
       { loc: ["query", "channel"], type: "enum" },
     ]);
-    expect422(await t.owner.get(`/api/messages?phone=${"9".repeat(201)}`), [{ loc: ["query", "phone"], type: "string_too_long" }]);
+    expect422(await t.owner.get(`/api/messages?phone=${"9".repeat(201)}`), [
+      { loc: ["query", "phone"], type: "string_too_long" },
+    ]);
   });
 
   it("another organization sees none; 401 without a key", async () => {
     const other = await tenant();
     for (const channel of ["sms", "web", "whatsapp"]) {
-      expect(expectStatus(await other.owner.get(`/api/messages?channel=${channel}`), 200)).toMatchObject({ items: [], total: 0 });
+      expect(expectStatus(await other.owner.get(`/api/messages?channel=${channel}`), 200)).toMatchObject({
+        items: [],
+        total: 0,
+      });
     }
     await expect401(anonymousClient(), "GET", "/api/messages");
   });

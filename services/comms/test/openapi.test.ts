@@ -31,14 +31,17 @@ describe("comms routes in the OpenAPI document", () => {
       ["/api/caller-memory", "delete", "200"],
     ];
     expect(expected).toHaveLength(CommsService.methods.length);
-    for (const [path, verb, status] of expected) expect(doc.paths[path]?.[verb]?.responses?.[status], `${verb} ${path}`).toBeDefined();
+    for (const [path, verb, status] of expected)
+      expect(doc.paths[path]?.[verb]?.responses?.[status], `${verb} ${path}`).toBeDefined();
   });
 
   it("publishes x-internal-key as a header parameter, not a body field", () => {
     const post = doc.paths["/api/activities"].post;
     // Beside the Idempotency-Key header every write declares (a reference to the shared parameter).
     expect(post.parameters).toHaveLength(2);
-    expect(post.parameters).toContainEqual(expect.objectContaining({ name: "x-internal-key", in: "header", required: false }));
+    expect(post.parameters).toContainEqual(
+      expect.objectContaining({ name: "x-internal-key", in: "header", required: false }),
+    );
     const body = post.requestBody.content["application/json"].schema;
     expect(Object.keys(body.properties)).not.toContain("internal_key");
     expect(body.properties.activity_type.enum).toContain("CALL_ENDED");

@@ -26,8 +26,16 @@ const tenant = tenantFactory();
 const internalKey = inject("internalApiKey");
 const AUDIO = Buffer.from(Array.from({ length: 3000 }, (_, i) => i % 251));
 
-async function endCall(client: ApiClient, sessionId: string, metadata: Record<string, unknown> = {}, key = internalKey) {
-  const res = await client.request("POST", "/api/activities", { body: { activity_type: "CALL_ENDED", session_id: sessionId, metadata }, headers: { "x-internal-key": key } });
+async function endCall(
+  client: ApiClient,
+  sessionId: string,
+  metadata: Record<string, unknown> = {},
+  key = internalKey,
+) {
+  const res = await client.request("POST", "/api/activities", {
+    body: { activity_type: "CALL_ENDED", session_id: sessionId, metadata },
+    headers: { "x-internal-key": key },
+  });
   return expectStatus(res, 201);
 }
 
@@ -60,7 +68,11 @@ function declareTooLarge(client: ApiClient, sessionId: string): Promise<number> 
   return new Promise((resolve, reject) => {
     const req = http.request(url, {
       method: "PUT",
-      headers: { "x-api-key": client.apiKey ?? "", "content-type": "audio/wav", "content-length": String(100 * 1024 * 1024 + 1) },
+      headers: {
+        "x-api-key": client.apiKey ?? "",
+        "content-type": "audio/wav",
+        "content-length": String(100 * 1024 * 1024 + 1),
+      },
     });
     req.on("response", (res) => {
       res.resume();
@@ -81,7 +93,12 @@ describe("call recordings on the shared system", () => {
   it("uploads audio, and every read signs a URL that downloads the same bytes", async () => {
     await endCall(t.owner, "rec-1", { duration_seconds: 30 });
     const stored = await upload(t.owner, "rec-1");
-    expect(stored).toEqual({ session_id: "rec-1", recording: expect.stringMatching(new RegExp(`^uploads/${t.orgId}/`)), bytes: AUDIO.length, content_type: "audio/mpeg" });
+    expect(stored).toEqual({
+      session_id: "rec-1",
+      recording: expect.stringMatching(new RegExp(`^uploads/${t.orgId}/`)),
+      bytes: AUDIO.length,
+      content_type: "audio/mpeg",
+    });
 
     const first = await recordingUrl(t.member, "rec-1");
     expect(first).toMatchObject({ session_id: "rec-1", content_type: "audio/mpeg" });
@@ -93,7 +110,10 @@ describe("call recordings on the shared system", () => {
 
     const call = expectStatus(await t.owner.get("/api/calls/rec-1"), 200);
     expect(call).toMatchObject({ has_recording: true, recording: stored.recording });
-    expect(expectStatus(await t.owner.get("/api/calls"), 200).items[0]).toMatchObject({ session_id: "rec-1", has_recording: true });
+    expect(expectStatus(await t.owner.get("/api/calls"), 200).items[0]).toMatchObject({
+      session_id: "rec-1",
+      has_recording: true,
+    });
   });
 
   it("refuses a tampered URL", async () => {
@@ -140,7 +160,10 @@ describe("call recordings on the shared system", () => {
     await endCall(bulk.owner, "rec-del-bulk", { duration_seconds: 2 });
     await upload(bulk.owner, "rec-del-bulk");
     const many = await recordingUrl(bulk.owner, "rec-del-bulk");
-    expect(expectStatus(await bulk.owner.delete("/api/calls?max_duration=10"), 200)).toEqual({ deleted_calls: 1, deleted_activities: 1 });
+    expect(expectStatus(await bulk.owner.delete("/api/calls?max_duration=10"), 200)).toEqual({
+      deleted_calls: 1,
+      deleted_activities: 1,
+    });
     expect((await download(many.url)).status).toBe(404);
   });
 

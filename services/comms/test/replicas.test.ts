@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient, eventually, expectStatus } from "@voiceops/platform/testing";
 import type { ClaimedCall } from "@voiceops/proto/voiceops/comms/v1/outbound_service_pb";
-import { INTERNAL_API_KEY, ManualClock, ownDatabase, startOutboundSystem, type OutboundSystem, type OwnDatabase } from "./support/outbound-system.js";
+import {
+  INTERNAL_API_KEY,
+  ManualClock,
+  ownDatabase,
+  startOutboundSystem,
+  type OutboundSystem,
+  type OwnDatabase,
+} from "./support/outbound-system.js";
 
 // Two whole systems on one PostgreSQL database, as two replicas of every component: two comms
 // services run the scheduler side by side and hand calls out side by side (FOR UPDATE SKIP
@@ -34,11 +41,26 @@ describe.skipIf(!process.env.DATABASE_URL)("two comms replicas on one database",
     const tenant = await a.tenant({ timezone: "America/New_York" });
     const owners = [tenant.owner, new ApiClient(b.system.url, tenant.owner.apiKey)];
     const phones = Array.from({ length: CONTACTS }, (_, i) => `+1555080${String(i).padStart(4, "0")}`);
-    const campaign = expectStatus(await owners[0]!.post("/api/campaigns", { name: "Replicas", max_concurrent_calls: MAX_CONCURRENT }), 201);
-    expectStatus(await owners[1]!.post(`/api/campaigns/${campaign.id}/contacts/upload`, { contacts: phones.map((phone_number) => ({ phone_number })) }), 200);
+    const campaign = expectStatus(
+      await owners[0]!.post("/api/campaigns", { name: "Replicas", max_concurrent_calls: MAX_CONCURRENT }),
+      201,
+    );
+    expectStatus(
+      await owners[1]!.post(`/api/campaigns/${campaign.id}/contacts/upload`, {
+        contacts: phones.map((phone_number) => ({ phone_number })),
+      }),
+      200,
+    );
     const quick: string[] = [];
     for (let i = 0; i < QUICK_CALLS; i++) {
-      quick.push(expectStatus(await owners[i % 2]!.post("/api/campaigns/quick-call", { phone_number: `+1555081${String(i).padStart(4, "0")}` }), 202).id);
+      quick.push(
+        expectStatus(
+          await owners[i % 2]!.post("/api/campaigns/quick-call", {
+            phone_number: `+1555081${String(i).padStart(4, "0")}`,
+          }),
+          202,
+        ).id,
+      );
     }
     expectStatus(await owners[1]!.post(`/api/campaigns/${campaign.id}/start`), 200);
 
@@ -50,7 +72,10 @@ describe.skipIf(!process.env.DATABASE_URL)("two comms replicas on one database",
     let done = false;
     const claimer = async (replica: OutboundSystem, index: number) => {
       while (!done) {
-        const { calls } = await replica.calls.claimCalls({ maxCalls: 5, runtimeId: `claimer-${index}` }, replica.as(tenant.orgId));
+        const { calls } = await replica.calls.claimCalls(
+          { maxCalls: 5, runtimeId: `claimer-${index}` },
+          replica.as(tenant.orgId),
+        );
         for (const call of calls) {
           claims.push(call);
           held++;
@@ -67,14 +92,21 @@ describe.skipIf(!process.env.DATABASE_URL)("two comms replicas on one database",
               body: {
                 activity_type: "CALL_ENDED",
                 session_id: `replica-${call.callRequest?.id}`,
-                metadata: { call_request_id: call.callRequest?.id, disposition: "appointment_booked", direction: "outbound" },
+                metadata: {
+                  call_request_id: call.callRequest?.id,
+                  disposition: "appointment_booked",
+                  direction: "outbound",
+                },
               },
             });
             expect(res.status).toBe(201);
             // The slot is free once the service has recorded the result, not when it is sent.
             await eventually(
               async () => {
-                const request = expectStatus(await owners[n % 2]!.get(`/api/call-requests/${call.callRequest?.id}`), 200);
+                const request = expectStatus(
+                  await owners[n % 2]!.get(`/api/call-requests/${call.callRequest?.id}`),
+                  200,
+                );
                 return request.status === "completed" ? true : undefined;
               },
               60_000,
@@ -91,7 +123,11 @@ describe.skipIf(!process.env.DATABASE_URL)("two comms replicas on one database",
       async () => {
         const current = expectStatus(await owners[0]!.get(`/api/campaigns/${campaign.id}`), 200);
         peakServer = Math.max(peakServer, current.counts.queued + current.counts.dialing);
-        const quickDone = (await Promise.all(quick.map(async (id) => expectStatus(await owners[1]!.get(`/api/call-requests/${id}`), 200).status))).every((s) => s === "completed");
+        const quickDone = (
+          await Promise.all(
+            quick.map(async (id) => expectStatus(await owners[1]!.get(`/api/call-requests/${id}`), 200).status),
+          )
+        ).every((s) => s === "completed");
         return current.status === "completed" && quickDone ? true : undefined;
       },
       180_000,
@@ -108,11 +144,15 @@ describe.skipIf(!process.env.DATABASE_URL)("two comms replicas on one database",
     expect(held).toBe(0);
     expect(peakHeldForCampaign).toBeLessThanOrEqual(MAX_CONCURRENT);
     expect(peakServer).toBeLessThanOrEqual(MAX_CONCURRENT);
-    const requests = expectStatus(await owners[0]!.get(`/api/call-requests?campaign_id=${campaign.id}&page_size=1`), 200);
+    const requests = expectStatus(
+      await owners[0]!.get(`/api/call-requests?campaign_id=${campaign.id}&page_size=1`),
+      200,
+    );
     expect(requests.total).toBe(CONTACTS);
     const final = expectStatus(await owners[1]!.get(`/api/campaigns/${campaign.id}`), 200);
     expect(final.counts).toMatchObject({ completed: CONTACTS, total: CONTACTS });
-    const contacts = expectStatus(await owners[0]!.get(`/api/campaigns/${campaign.id}/contacts?page_size=100`), 200).items as { attempts: number }[];
+    const contacts = expectStatus(await owners[0]!.get(`/api/campaigns/${campaign.id}/contacts?page_size=100`), 200)
+      .items as { attempts: number }[];
     expect(contacts.every((c) => c.attempts === 1)).toBe(true);
     process.stdout.write(
       `replicas: ${claims.length} calls through 2 comms replicas and 4 claimers, each once; peak ${peakHeldForCampaign} campaign calls held (limit ${MAX_CONCURRENT})\n`,

@@ -5,7 +5,14 @@ import { eventually, expectStatus, type Tenant } from "@voiceops/platform/testin
 import { OutboundCallRequestedSchema } from "@voiceops/proto/voiceops/comms/v1/outbound_events_pb";
 import { decodeEvent } from "@voiceops/platform";
 import type { ClaimedCall } from "@voiceops/proto/voiceops/comms/v1/outbound_service_pb";
-import { INTERNAL_API_KEY, ManualClock, ownDatabase, startOutboundSystem, type OutboundSystem, type OwnDatabase } from "./support/outbound-system.js";
+import {
+  INTERNAL_API_KEY,
+  ManualClock,
+  ownDatabase,
+  startOutboundSystem,
+  type OutboundSystem,
+  type OwnDatabase,
+} from "./support/outbound-system.js";
 
 // The scheduler and the hand-off to the voice runtime on a manual clock: calling windows in the
 // organization's zone across both daylight-saving changes of 2026 in New York, leases running
@@ -84,7 +91,13 @@ async function report(t: Tenant, call: ClaimedCall, disposition: string): Promis
       activity_type: "CALL_ENDED",
       session_id: `session-${request?.id}-${call.attempt}`,
       occurred_at: clock.now().toISOString(),
-      metadata: { call_request_id: request?.id, disposition, direction: "outbound", to_number: request?.phoneNumber, duration_seconds: 42 },
+      metadata: {
+        call_request_id: request?.id,
+        disposition,
+        direction: "outbound",
+        to_number: request?.phoneNumber,
+        duration_seconds: 42,
+      },
     },
   });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -109,7 +122,12 @@ function until<T>(check: () => Promise<T | undefined | false>): Promise<T> {
 
 async function newCampaign(t: Tenant, body: Record<string, unknown>, phones: string[]) {
   const created = expectStatus(await t.owner.post("/api/campaigns", { name: "Test campaign", ...body }), 201);
-  const added = expectStatus(await t.owner.post(`/api/campaigns/${created.id}/contacts/upload`, { contacts: phones.map((phone_number) => ({ phone_number })) }), 200);
+  const added = expectStatus(
+    await t.owner.post(`/api/campaigns/${created.id}/contacts/upload`, {
+      contacts: phones.map((phone_number) => ({ phone_number })),
+    }),
+    200,
+  );
   return { id: created.id as string, added };
 }
 
@@ -123,8 +141,14 @@ describe("one-off calls and daylight-saving time", () => {
     const claimed = await claimCount(t, 1);
     expect(claimed.map((c) => c.callRequest?.id)).toEqual([first.id]);
     expect(claimed[0]).toMatchObject({ attempt: 1 });
-    expect(timestampDate(claimed[0]?.leaseExpiresAt ?? ({ seconds: 0n, nanos: 0 } as never)).toISOString()).toBe(iso("2026-03-07T23:10:00Z"));
-    expect(await callRequest(t, first.id)).toMatchObject({ status: "dialing", attempts: 1, dialed_at: iso("2026-03-07T23:00:00Z") });
+    expect(timestampDate(claimed[0]?.leaseExpiresAt ?? ({ seconds: 0n, nanos: 0 } as never)).toISOString()).toBe(
+      iso("2026-03-07T23:10:00Z"),
+    );
+    expect(await callRequest(t, first.id)).toMatchObject({
+      status: "dialing",
+      attempts: 1,
+      dialed_at: iso("2026-03-07T23:00:00Z"),
+    });
 
     clock.set("2026-03-08T02:30:00Z"); // Saturday 21:30 EST: closed; the lease has run out
     const second = expectStatus(await t.owner.post("/api/campaigns/quick-call", { phone_number: "+15550400002" }), 202);
@@ -149,7 +173,10 @@ describe("one-off calls and daylight-saving time", () => {
   it("queues a call asked for after 21:00 EDT on the night of the autumn change for 08:00 EST", async () => {
     const t = await sys.tenant({ timezone: ZONE });
     clock.set("2026-11-01T02:30:00Z"); // Saturday 22:30 EDT
-    const request = expectStatus(await t.owner.post("/api/campaigns/quick-call", { phone_number: "+15550400003" }), 202);
+    const request = expectStatus(
+      await t.owner.post("/api/campaigns/quick-call", { phone_number: "+15550400003" }),
+      202,
+    );
     expect(request.scheduled_for).toBe(iso("2026-11-01T13:00:00Z"));
     clock.set("2026-11-01T07:59:00Z");
     expect(await claim(t)).toEqual([]);
@@ -158,7 +185,10 @@ describe("one-off calls and daylight-saving time", () => {
   it("checks the do-not-call list again when the call is due: a number listed meanwhile is blocked, never claimed", async () => {
     const t = await sys.tenant({ timezone: ZONE });
     clock.set("2026-03-10T03:00:00Z"); // Monday 23:00 EDT
-    const request = expectStatus(await t.owner.post("/api/campaigns/quick-call", { phone_number: "+15550400004" }), 202);
+    const request = expectStatus(
+      await t.owner.post("/api/campaigns/quick-call", { phone_number: "+15550400004" }),
+      202,
+    );
     expectStatus(await t.owner.post("/api/dnc/bulk", { phone_numbers: ["+15550400004"] }), 200);
     clock.set("2026-03-10T12:00:00Z");
     expect(await claim(t)).toEqual([]);
@@ -167,17 +197,27 @@ describe("one-off calls and daylight-saving time", () => {
 
   it("lists the number of a do_not_call report for a request never claimed or already ended, which is then never called", async () => {
     const t = await sys.tenant({ timezone: ZONE });
-    const dncEntry = async (phone: string) => expectStatus(await t.owner.get(`/api/dnc/check/${encodeURIComponent(phone)}`), 200);
+    const dncEntry = async (phone: string) =>
+      expectStatus(await t.owner.get(`/api/dnc/check/${encodeURIComponent(phone)}`), 200);
     clock.set("2026-03-11T03:00:00Z"); // Tuesday 23:00 EDT: queued for 08:00
     const queued = expectStatus(await t.owner.post("/api/campaigns/quick-call", { phone_number: "+15550400005" }), 202);
     expect(queued).toMatchObject({ status: "queued", attempts: 0 });
     expect((await dncEntry("+15550400005")).blocked).toBe(false);
-    await report(t, { callRequest: { id: queued.id, phoneNumber: queued.phone_number }, attempt: 0 } as ClaimedCall, "do_not_call");
+    await report(
+      t,
+      { callRequest: { id: queued.id, phoneNumber: queued.phone_number }, attempt: 0 } as ClaimedCall,
+      "do_not_call",
+    );
     const listed = await until(async () => {
       const check = await dncEntry("+15550400005");
       return check.blocked ? check : undefined;
     });
-    expect(listed.entry).toMatchObject({ phone_number: "+15550400005", source: "disposition", reason: "Asked not to be called again", expires_at: null });
+    expect(listed.entry).toMatchObject({
+      phone_number: "+15550400005",
+      source: "disposition",
+      reason: "Asked not to be called again",
+      expires_at: null,
+    });
     // The request's own bookkeeping stays; when it is due, the list blocks it.
     expect(await callRequest(t, queued.id)).toMatchObject({ status: "queued", attempts: 0, disposition: null });
     clock.set("2026-03-11T12:00:00Z");
@@ -202,7 +242,11 @@ describe("a campaign on the clock", () => {
   it("stops at the window's end, puts lapsed calls off to the next opening (Monday 09:00 EDT after the change), retries and completes", async () => {
     const t = await sys.tenant({ timezone: ZONE });
     clock.set("2026-03-07T00:50:00Z"); // Friday 19:50 EST
-    const { id } = await newCampaign(t, { max_concurrent_calls: 2, max_attempts: 3, retry_delay_minutes: 30 }, ["+15550410001", "+15550410002", "+15550410003"]);
+    const { id } = await newCampaign(t, { max_concurrent_calls: 2, max_attempts: 3, retry_delay_minutes: 30 }, [
+      "+15550410001",
+      "+15550410002",
+      "+15550410003",
+    ]);
     expectStatus(await t.owner.post(`/api/campaigns/${id}/start`), 200);
     await until(async () => (await campaign(t, id)).counts.queued === 2);
     expect((await campaign(t, id)).counts).toMatchObject({ pending: 1, queued: 2, total: 3 });
@@ -214,7 +258,10 @@ describe("a campaign on the clock", () => {
     clock.set("2026-03-07T01:05:00Z"); // Friday 20:05 EST: closed, leases lapsed at 20:00
     await until(async () => {
       const list = await contacts(t, id);
-      return list.filter((c) => c.status === "queued" && c.next_attempt_at === iso("2026-03-07T14:00:00Z")).length === 2 && list;
+      return (
+        list.filter((c) => c.status === "queued" && c.next_attempt_at === iso("2026-03-07T14:00:00Z")).length === 2 &&
+        list
+      );
     });
     expect((await contacts(t, id))[2]).toMatchObject({ status: "pending", attempts: 0 });
 
@@ -224,7 +271,12 @@ describe("a campaign on the clock", () => {
 
     clock.set("2026-03-08T01:30:00Z"); // Saturday 20:30 EST: leases lapsed again; Sunday is not a calling day
     // Monday 09:00 is EDT: 13:00Z.
-    await until(async () => (await contacts(t, id)).filter((c) => c.status === "queued" && c.next_attempt_at === iso("2026-03-09T13:00:00Z")).length === 2);
+    await until(
+      async () =>
+        (await contacts(t, id)).filter(
+          (c) => c.status === "queued" && c.next_attempt_at === iso("2026-03-09T13:00:00Z"),
+        ).length === 2,
+    );
     clock.set("2026-03-09T12:59:00Z");
     expect(await claim(t)).toEqual([]);
     clock.set("2026-03-09T13:00:00Z");
@@ -256,7 +308,12 @@ describe("a campaign on the clock", () => {
     const dnc = expectStatus(await t.owner.get("/api/dnc/check/+15550410003"), 200);
     expect(dnc).toMatchObject({ blocked: true, entry: { source: "disposition" } });
     const request = await callRequest(t, booked.callRequest?.id ?? "");
-    expect(request).toMatchObject({ status: "completed", disposition: "appointment_booked", attempts: 3, session_id: `session-${booked.callRequest?.id}-3` });
+    expect(request).toMatchObject({
+      status: "completed",
+      disposition: "appointment_booked",
+      attempts: 3,
+      session_id: `session-${booked.callRequest?.id}-3`,
+    });
     expect((await callRequest(t, unanswered.callRequest?.id ?? "")).status).toBe("completed");
   });
 
@@ -330,30 +387,45 @@ describe("OutboundCalls over gRPC", () => {
   it("claims only the caller's organization's calls, renews a lease and refuses other renewals", async () => {
     const [t, other] = await Promise.all([sys.tenant({ timezone: ZONE }), sys.tenant({ timezone: ZONE })]);
     clock.set("2026-03-12T15:00:00Z");
-    const request = expectStatus(await t.owner.post("/api/campaigns/quick-call", { phone_number: "+15550450001" }), 202);
+    const request = expectStatus(
+      await t.owner.post("/api/campaigns/quick-call", { phone_number: "+15550450001" }),
+      202,
+    );
     expect(await claim(other)).toEqual([]);
     const [call] = await claimCount(t, 1);
     expect(call?.callRequest?.id).toBe(request.id);
     clock.set("2026-03-12T15:08:00Z");
     const renewed = await sys.calls.renewCallLease({ callRequestId: request.id }, sys.as(t.orgId));
     expect(timestampDate(renewed.leaseExpiresAt ?? ({} as never)).toISOString()).toBe(iso("2026-03-12T15:18:00Z"));
-    await expect(sys.calls.renewCallLease({ callRequestId: request.id }, sys.as(other.orgId))).rejects.toMatchObject({ code: 5 });
+    await expect(sys.calls.renewCallLease({ callRequestId: request.id }, sys.as(other.orgId))).rejects.toMatchObject({
+      code: 5,
+    });
     await report(t, call as ClaimedCall, "callback_requested");
     await until(async () => (await callRequest(t, request.id)).status === "completed");
-    await expect(sys.calls.renewCallLease({ callRequestId: request.id }, sys.as(t.orgId))).rejects.toMatchObject({ code: 9 });
+    await expect(sys.calls.renewCallLease({ callRequestId: request.id }, sys.as(t.orgId))).rejects.toMatchObject({
+      code: 9,
+    });
     await expect(sys.calls.claimCalls({ maxCalls: 51 }, sys.as(t.orgId))).rejects.toMatchObject({ code: 3 });
-    await expect(sys.calls.claimCalls({ maxCalls: 1 }, { headers: { "x-org-id": t.orgId } })).rejects.toMatchObject({ code: 16 });
+    await expect(sys.calls.claimCalls({ maxCalls: 1 }, { headers: { "x-org-id": t.orgId } })).rejects.toMatchObject({
+      code: 16,
+    });
   });
 
   it("ignores a second report of the same call and a report for an unknown request", async () => {
     const t = await sys.tenant({ timezone: ZONE });
     clock.set("2026-03-12T16:00:00Z");
-    const request = expectStatus(await t.owner.post("/api/campaigns/quick-call", { phone_number: "+15550460001" }), 202);
+    const request = expectStatus(
+      await t.owner.post("/api/campaigns/quick-call", { phone_number: "+15550460001" }),
+      202,
+    );
     const [call] = await claimCount(t, 1);
     await report(t, call as ClaimedCall, "wrong_number");
     await until(async () => (await callRequest(t, request.id)).status === "completed");
     await report(t, call as ClaimedCall, "failed");
-    const unknown = { ...call, callRequest: { ...call?.callRequest, id: "00000000-0000-4000-8000-000000000000" } } as ClaimedCall;
+    const unknown = {
+      ...call,
+      callRequest: { ...call?.callRequest, id: "00000000-0000-4000-8000-000000000000" },
+    } as ClaimedCall;
     await report(t, unknown, "busy");
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await callRequest(t, request.id)).toMatchObject({ status: "completed", disposition: "wrong_number" });

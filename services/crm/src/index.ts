@@ -29,7 +29,13 @@ export const crmService: ServiceModule = {
   },
   // Writes append their changes to the contact counts beside them (no row every writer of an
   // organization locks); this folds those changes into the counts.
-  background: async (context) => runPeriodically("fold contact counts", 2_000, () => context.db.query("SELECT crm.fold_contact_count_changes()"), context.logger),
+  background: async (context) =>
+    runPeriodically(
+      "fold contact counts",
+      2_000,
+      () => context.db.query("SELECT crm.fold_contact_count_changes()"),
+      context.logger,
+    ),
   // Every contact write leaves a row here that the fold deletes two seconds later.
   churnTables: ["crm.contact_count_changes"],
 };

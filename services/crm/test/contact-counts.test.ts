@@ -2,7 +2,13 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@voiceops/platform";
-import { handlerTestbed, isolatedDatabase, serviceDatabase, testEnv, type HandlerTestbed } from "@voiceops/platform/testing";
+import {
+  handlerTestbed,
+  isolatedDatabase,
+  serviceDatabase,
+  testEnv,
+  type HandlerTestbed,
+} from "@voiceops/platform/testing";
 import { ContactStatus, CrmService } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 import { crmService } from "../src/index.js";
 
@@ -24,7 +30,11 @@ describe("contact counts", () => {
   it("keeps an unfiltered listing's totals through inserts, status changes and deletes, folded or not", async () => {
     const crm = bed.client(CrmService, { orgId: randomUUID() });
     const totals = async () => {
-      const [people, prospects, leads] = await Promise.all([crm.listContacts({}), crm.listContacts({ prospects: true }), crm.listContacts({ status: ContactStatus.LEAD })]);
+      const [people, prospects, leads] = await Promise.all([
+        crm.listContacts({}),
+        crm.listContacts({ prospects: true }),
+        crm.listContacts({ status: ContactStatus.LEAD }),
+      ]);
       return [people.total, prospects.total, leads.total];
     };
     const created = [];
@@ -33,8 +43,16 @@ describe("contact counts", () => {
     expect(await totals()).toEqual([5, 1, 5]);
     await fold();
     expect(await totals()).toEqual([5, 1, 5]);
-    await crm.updateContact({ contactId: created[0], contact: { status: ContactStatus.CUSTOMER }, updateMask: { paths: ["status"] } });
-    await crm.updateContact({ contactId: created[1], contact: { status: ContactStatus.PROSPECT }, updateMask: { paths: ["status"] } });
+    await crm.updateContact({
+      contactId: created[0],
+      contact: { status: ContactStatus.CUSTOMER },
+      updateMask: { paths: ["status"] },
+    });
+    await crm.updateContact({
+      contactId: created[1],
+      contact: { status: ContactStatus.PROSPECT },
+      updateMask: { paths: ["status"] },
+    });
     await crm.deleteContact({ contactId: created[2] });
     expect(await totals()).toEqual([3, 2, 2]);
     await fold();
@@ -72,7 +90,10 @@ describe.skipIf(!process.env.DATABASE_URL)("contact counts on PostgreSQL", () =>
       const total = `SELECT sum(n)::int AS n FROM (SELECT n FROM crm.contact_counts WHERE org_id = $1 UNION ALL SELECT n FROM crm.contact_count_changes WHERE org_id = $1) counted`;
       expect((await db.query<{ n: number }>(total, [orgId])).rows[0]?.n).toBe(2);
       // Folds running side by side (replicas of the service) count every change once.
-      await Promise.all([db.query("SELECT crm.fold_contact_count_changes()"), db.query("SELECT crm.fold_contact_count_changes()")]);
+      await Promise.all([
+        db.query("SELECT crm.fold_contact_count_changes()"),
+        db.query("SELECT crm.fold_contact_count_changes()"),
+      ]);
       expect((await db.query<{ n: number }>(total, [orgId])).rows[0]?.n).toBe(2);
     } finally {
       await Promise.all([first.end(), second.end()]);

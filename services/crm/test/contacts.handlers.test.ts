@@ -30,7 +30,10 @@ describe("CRM contact handlers", () => {
 
   it("writes the contact's event to the outbox in the same transaction", async () => {
     const crm = bed.client(CrmService, { orgId });
-    const created = () => bed.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM crm.outbox WHERE subject = 'crm.contact.created'`).then((r) => r.rows[0]?.n ?? 0);
+    const created = () =>
+      bed.db
+        .query<{ n: number }>(`SELECT count(*)::int AS n FROM crm.outbox WHERE subject = 'crm.contact.created'`)
+        .then((r) => r.rows[0]?.n ?? 0);
     const before = await created();
     await crm.createContact({ name: "Bo" });
     expect(await created()).toBe(before + 1);
@@ -76,14 +79,24 @@ describe("CRM contact handlers", () => {
 
   it("changes only what a contact update names: a status named without a value is kept, other fields are cleared", async () => {
     const crm = bed.client(CrmService, { orgId: randomUUID(), country: "GB" });
-    const { contact } = await crm.createContact({ name: "Ivy", companyName: "Acme", status: ContactStatus.CUSTOMER, tags: ["vip", " vip "] });
+    const { contact } = await crm.createContact({
+      name: "Ivy",
+      companyName: "Acme",
+      status: ContactStatus.CUSTOMER,
+      tags: ["vip", " vip "],
+    });
     expect(contact?.tags).toEqual(["vip"]);
     const updated = await crm.updateContact({
       contactId: contact?.id ?? "",
       contact: { phoneNumber: "020 7946 0018" },
       updateMask: { paths: ["phone_number", "status", "company_name"] },
     });
-    expect(updated.contact).toMatchObject({ name: "Ivy", phoneNumber: "+442079460018", status: ContactStatus.CUSTOMER, tags: ["vip"] });
+    expect(updated.contact).toMatchObject({
+      name: "Ivy",
+      phoneNumber: "+442079460018",
+      status: ContactStatus.CUSTOMER,
+      tags: ["vip"],
+    });
     expect(updated.contact?.companyName).toBeUndefined();
   });
 

@@ -27,7 +27,19 @@ const baseUrl = inject("baseUrl");
 const admin = testAdmin();
 const tenant = tenantFactory({ timezone: "America/Chicago" });
 
-const CONTACT_KEYS = ["address", "company_name", "created_at", "email", "id", "name", "notes", "phone_number", "status", "tags", "updated_at"];
+const CONTACT_KEYS = [
+  "address",
+  "company_name",
+  "created_at",
+  "email",
+  "id",
+  "name",
+  "notes",
+  "phone_number",
+  "status",
+  "tags",
+  "updated_at",
+];
 
 interface Contact {
   id: string;
@@ -193,16 +205,24 @@ describe("POST /api/contacts", () => {
     expect((await listAll(t.owner)).total).toBe(0);
   });
 
-  it.each(["abc", "12", "phone-please"])("rejects the phone number %j with 422 at body.phone_number and stores nothing", async (phone) => {
-    const t = await tenant();
-    expect422(await t.owner.post("/api/contacts", { name: "Bad Phone", phone_number: phone }), [{ loc: ["body", "phone_number"], type: "value_error" }]);
-    expect((await listAll(t.owner)).total).toBe(0);
-  });
+  it.each(["abc", "12", "phone-please"])(
+    "rejects the phone number %j with 422 at body.phone_number and stores nothing",
+    async (phone) => {
+      const t = await tenant();
+      expect422(await t.owner.post("/api/contacts", { name: "Bad Phone", phone_number: phone }), [
+        { loc: ["body", "phone_number"], type: "value_error" },
+      ]);
+      expect((await listAll(t.owner)).total).toBe(0);
+    },
+  );
 
   it("answers 409 for a second contact with the same normalized phone, naming the existing contact", async () => {
     const t = await tenant();
     const first = await createContact(t.owner, { name: "First", phone_number: "(555) 010-2000" });
-    const detail = expectDetail(await t.owner.post("/api/contacts", { name: "Second", phone_number: "+1 555-010-2000" }), 409);
+    const detail = expectDetail(
+      await t.owner.post("/api/contacts", { name: "Second", phone_number: "+1 555-010-2000" }),
+      409,
+    );
     expect(detail).toContain(first.id);
     const all = await listAll(t.owner);
     expect(all.total).toBe(1);
@@ -220,20 +240,33 @@ describe("POST /api/contacts", () => {
 
   it("reports every failing field at once, with pydantic types", async () => {
     const t = await tenant();
-    expect422(await t.owner.post("/api/contacts", { name: 5, status: "vip", tags: "x", company_name: "c".repeat(201), email: "not-an-email" }), [
-      { loc: ["body", "name"], type: "string_type" },
-      { loc: ["body", "email"], type: "value_error" },
-      { loc: ["body", "status"], type: "enum" },
-      { loc: ["body", "company_name"], type: "string_too_long" },
-      { loc: ["body", "tags"], type: "list_type" },
+    expect422(
+      await t.owner.post("/api/contacts", {
+        name: 5,
+        status: "vip",
+        tags: "x",
+        company_name: "c".repeat(201),
+        email: "not-an-email",
+      }),
+      [
+        { loc: ["body", "name"], type: "string_type" },
+        { loc: ["body", "email"], type: "value_error" },
+        { loc: ["body", "status"], type: "enum" },
+        { loc: ["body", "company_name"], type: "string_too_long" },
+        { loc: ["body", "tags"], type: "list_type" },
+      ],
+    );
+    expect422(await t.owner.post("/api/contacts", { name: "Tagged", tags: ["ok", 7] }), [
+      { loc: ["body", "tags", 1], type: "string_type" },
     ]);
-    expect422(await t.owner.post("/api/contacts", { name: "Tagged", tags: ["ok", 7] }), [{ loc: ["body", "tags", 1], type: "string_type" }]);
     expect((await listAll(t.owner)).total).toBe(0);
   });
 
   it("answers 422 json_invalid for a malformed JSON body", async () => {
     const t = await tenant();
-    const detail = expect422(await t.owner.request("POST", "/api/contacts", { rawBody: '{"name": "Broken",' }), [{ loc: ["body"], type: "json_invalid" }]);
+    const detail = expect422(await t.owner.request("POST", "/api/contacts", { rawBody: '{"name": "Broken",' }), [
+      { loc: ["body"], type: "json_invalid" },
+    ]);
     expect(detail[0]?.msg).toBeTruthy();
     expect((await listAll(t.owner)).total).toBe(0);
   });
@@ -281,14 +314,28 @@ describe("GET /api/contacts", () => {
       pages.push(namesOf(res.body.items));
     }
     expect(pages).toEqual([["Ana", "Ben"], ["Cy", "Dee"], ["Eve"]]);
-    expect((await t.owner.get("/api/contacts?page=4&page_size=2")).body).toEqual({ items: [], total: 5, page: 4, page_size: 2 });
-    expect((await t.owner.get("/api/contacts?page=1000")).body).toEqual({ items: [], total: 5, page: 1000, page_size: 50 });
+    expect((await t.owner.get("/api/contacts?page=4&page_size=2")).body).toEqual({
+      items: [],
+      total: 5,
+      page: 4,
+      page_size: 2,
+    });
+    expect((await t.owner.get("/api/contacts?page=1000")).body).toEqual({
+      items: [],
+      total: 5,
+      page: 1000,
+      page_size: 50,
+    });
   });
 
   it("accepts the bounds page_size=1 and page_size=100", async () => {
     const t = await tenant();
     for (const name of ["A1", "A2"]) await createContact(t.owner, { name });
-    expect((await t.owner.get("/api/contacts?page_size=1")).body).toMatchObject({ total: 2, page_size: 1, items: [{ name: "A1" }] });
+    expect((await t.owner.get("/api/contacts?page_size=1")).body).toMatchObject({
+      total: 2,
+      page_size: 1,
+      items: [{ name: "A1" }],
+    });
     expect((await t.owner.get("/api/contacts?page_size=100")).body.items).toHaveLength(2);
   });
 
@@ -299,7 +346,8 @@ describe("GET /api/contacts", () => {
       t = await tenant();
       created = [];
       // Two names equal but for case: the tie is broken by id.
-      for (const name of ["bravo", "Alpha", "charlie", "ALPHA", "Delta"]) created.push(await createContact(t.owner, { name }));
+      for (const name of ["bravo", "Alpha", "charlie", "ALPHA", "Delta"])
+        created.push(await createContact(t.owner, { name }));
     });
 
     it("defaults to name A→Z, case-insensitive, ties by id", async () => {
@@ -322,7 +370,8 @@ describe("GET /api/contacts", () => {
     it("keeps the order across pages", async () => {
       const whole = idsOf((await t.owner.get("/api/contacts?sort=name_desc")).body.items);
       const paged = [];
-      for (const page of [1, 2, 3]) paged.push(...idsOf((await t.owner.get(`/api/contacts?sort=name_desc&page=${page}&page_size=2`)).body.items));
+      for (const page of [1, 2, 3])
+        paged.push(...idsOf((await t.owner.get(`/api/contacts?sort=name_desc&page=${page}&page_size=2`)).body.items));
       expect(paged).toEqual(whole);
     });
   });
@@ -419,12 +468,16 @@ describe("GET /api/contacts", () => {
       try {
         for (const search of ["(555) 010-2000", "+15550102000"]) {
           const res = await t.owner.get(`/api/contacts?search=${encodeURIComponent(search)}`);
-          expect(idsOf(res.body.items).sort(), search).toEqual((search.startsWith("(") ? [dana.id, named.id] : [dana.id]).sort());
+          expect(idsOf(res.body.items).sort(), search).toEqual(
+            (search.startsWith("(") ? [dana.id, named.id] : [dana.id]).sort(),
+          );
           const found = await t.owner.get(`/api/contacts/search?q=${encodeURIComponent(search)}`);
           expect(idsOf(found.body)[0], search).toBe(dana.id);
           expect(idsOf(found.body)).not.toContain(sameTail.id);
         }
-        expect(idsOf((await t.owner.get("/api/contacts?search=010-2000")).body.items).sort()).toEqual([dana.id, sameTail.id, named.id].sort());
+        expect(idsOf((await t.owner.get("/api/contacts?search=010-2000")).body.items).sort()).toEqual(
+          [dana.id, sameTail.id, named.id].sort(),
+        );
       } finally {
         await t.owner.delete(`/api/contacts/${sameTail.id}`);
         await t.owner.delete(`/api/contacts/${named.id}`);
@@ -432,7 +485,12 @@ describe("GET /api/contacts", () => {
     });
 
     it("finds nothing for text in no field, and no match spans two fields", async () => {
-      expect((await t.owner.get("/api/contacts?search=zzz")).body).toEqual({ items: [], total: 0, page: 1, page_size: 50 });
+      expect((await t.owner.get("/api/contacts?search=zzz")).body).toEqual({
+        items: [],
+        total: 0,
+        page: 1,
+        page_size: 50,
+      });
       // "Ann" is a name and "lee@" an email of the same contact; "ann lee" is in neither.
       expect((await t.owner.get(`/api/contacts?search=${encodeURIComponent("ann lee")}`)).body.total).toBe(0);
     });
@@ -444,7 +502,9 @@ describe("GET /api/contacts", () => {
     });
 
     it("combines with the prospects split and with paging", async () => {
-      expect(namesOf((await t.owner.get("/api/contacts?search=plumbing&prospects=true")).body.items)).toEqual(["Hidden Prospect"]);
+      expect(namesOf((await t.owner.get("/api/contacts?search=plumbing&prospects=true")).body.items)).toEqual([
+        "Hidden Prospect",
+      ]);
       const page = await t.owner.get("/api/contacts?search=a&page_size=1&page=2");
       expect(page.body.total).toBe(3);
       expect(page.body.items).toHaveLength(1);
@@ -499,14 +559,17 @@ describe("GET /api/contacts/search", () => {
     expect(namesOf(res.body)).toEqual(["smithers", "Ann Smith", "Bob Smith"]);
   });
 
-  it.each(["(555) 010-2000", "555-010-2000", "+15550102000", "5550102000"])("finds the contact by phone written as %s", async (q) => {
-    const t = await tenant();
-    const contact = await createContact(t.owner, { name: "Caller", phone_number: "+1 555 010 2000" });
-    await createContact(t.owner, { name: "Someone Else", phone_number: "555-010-7777" });
-    const res = await t.owner.get(`/api/contacts/search?q=${encodeURIComponent(q)}`);
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual([contact]);
-  });
+  it.each(["(555) 010-2000", "555-010-2000", "+15550102000", "5550102000"])(
+    "finds the contact by phone written as %s",
+    async (q) => {
+      const t = await tenant();
+      const contact = await createContact(t.owner, { name: "Caller", phone_number: "+1 555 010 2000" });
+      await createContact(t.owner, { name: "Someone Else", phone_number: "555-010-7777" });
+      const res = await t.owner.get(`/api/contacts/search?q=${encodeURIComponent(q)}`);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual([contact]);
+    },
+  );
 
   it("searches every status, prospects included", async () => {
     const t = await tenant();
@@ -576,7 +639,9 @@ describe("GET /api/contacts/search-by-email", () => {
     const res = await t.owner.get("/api/contacts/search-by-email?email=reyes%40EXAMPLE");
     expect(res.status).toBe(200);
     expect(res.body).toEqual([dana]);
-    expect(idsOf((await t.owner.get("/api/contacts/search-by-email?email=DAN")).body).sort()).toEqual([dana.id, danny.id].sort());
+    expect(idsOf((await t.owner.get("/api/contacts/search-by-email?email=DAN")).body).sort()).toEqual(
+      [dana.id, danny.id].sort(),
+    );
   });
 
   it("answers [] when nothing matches", async () => {
@@ -638,11 +703,16 @@ describe("GET /api/contacts/{contact_id}", () => {
     expectDetail(await t.owner.get(`/api/contacts/${foreign.id}`), 404);
   });
 
-  it.each(["not-a-uuid", "12345", "00000000-0000-0000-0000-00000000000g"])("answers 422 at path.contact_id for %s", async (id) => {
-    const t = await tenant();
-    const [entry] = expect422(await t.owner.get(`/api/contacts/${id}`), [{ loc: ["path", "contact_id"], type: "uuid_parsing" }]);
-    expect(entry).toMatchObject({ input: id });
-  });
+  it.each(["not-a-uuid", "12345", "00000000-0000-0000-0000-00000000000g"])(
+    "answers 422 at path.contact_id for %s",
+    async (id) => {
+      const t = await tenant();
+      const [entry] = expect422(await t.owner.get(`/api/contacts/${id}`), [
+        { loc: ["path", "contact_id"], type: "uuid_parsing" },
+      ]);
+      expect(entry).toMatchObject({ input: id });
+    },
+  );
 });
 
 describe("PUT /api/contacts/{contact_id}", () => {
@@ -699,9 +769,22 @@ describe("PUT /api/contacts/{contact_id}", () => {
   it("clears optional fields given as null, and replaces tags", async () => {
     const t = await tenant();
     const before = await createContact(t.owner, full);
-    const res = await t.owner.put(`/api/contacts/${before.id}`, { email: null, company_name: null, address: null, tags: ["three"] });
+    const res = await t.owner.put(`/api/contacts/${before.id}`, {
+      email: null,
+      company_name: null,
+      address: null,
+      tags: ["three"],
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ email: null, company_name: null, address: null, tags: ["three"], name: full.name, phone_number: "+15550105000", notes: full.notes });
+    expect(res.body).toMatchObject({
+      email: null,
+      company_name: null,
+      address: null,
+      tags: ["three"],
+      name: full.name,
+      phone_number: "+15550105000",
+      notes: full.notes,
+    });
     const cleared = await t.owner.put(`/api/contacts/${before.id}`, { tags: null, notes: null });
     expect(cleared.body).toMatchObject({ tags: [], notes: null, name: full.name });
   });
@@ -721,7 +804,10 @@ describe("PUT /api/contacts/{contact_id}", () => {
     expect(res.status).toBe(200);
     expect(res.body.phone_number).toBe("+15550105001");
     // Its own number, written differently and with the id in upper case, is no conflict.
-    const again = await t.owner.put(`/api/contacts/${before.id.toUpperCase()}`, { phone_number: "+1 555 010 5001", name: "Same Number" });
+    const again = await t.owner.put(`/api/contacts/${before.id.toUpperCase()}`, {
+      phone_number: "+1 555 010 5001",
+      name: "Same Number",
+    });
     expect(again.status, JSON.stringify(again.body)).toBe(200);
     expect(again.body).toMatchObject({ id: before.id, phone_number: "+15550105001", name: "Same Number" });
   });
@@ -730,7 +816,10 @@ describe("PUT /api/contacts/{contact_id}", () => {
     const t = await tenant();
     const holder = await createContact(t.owner, { name: "Holder", phone_number: "555-010-6000" });
     const mover = await createContact(t.owner, { name: "Mover", phone_number: "555-010-6001" });
-    const detail = expectDetail(await t.owner.put(`/api/contacts/${mover.id}`, { phone_number: "(555) 010-6000", name: "Changed" }), 409);
+    const detail = expectDetail(
+      await t.owner.put(`/api/contacts/${mover.id}`, { phone_number: "(555) 010-6000", name: "Changed" }),
+      409,
+    );
     expect(detail).toContain(holder.id);
     expect((await t.owner.get(`/api/contacts/${mover.id}`)).body).toEqual(mover);
   });
@@ -740,28 +829,36 @@ describe("PUT /api/contacts/{contact_id}", () => {
     const other = await tenant();
     await createContact(other.owner, { name: "Elsewhere", phone_number: "555-010-6100" });
     const mine = await createContact(t.owner, { name: "Mine" });
-    expect((await t.owner.put(`/api/contacts/${mine.id}`, { phone_number: "555-010-6100" })).body.phone_number).toBe("+15550106100");
+    expect((await t.owner.put(`/api/contacts/${mine.id}`, { phone_number: "555-010-6100" })).body.phone_number).toBe(
+      "+15550106100",
+    );
   });
 
   it("answers 422 for status null or a bad status, and changes nothing", async () => {
     const t = await tenant();
     const before = await createContact(t.owner, full);
     expect422(await t.owner.put(`/api/contacts/${before.id}`, { status: null }), [{ loc: ["body", "status"] }]);
-    expect422(await t.owner.put(`/api/contacts/${before.id}`, { status: "vip", notes: "ignored" }), [{ loc: ["body", "status"], type: "enum" }]);
+    expect422(await t.owner.put(`/api/contacts/${before.id}`, { status: "vip", notes: "ignored" }), [
+      { loc: ["body", "status"], type: "enum" },
+    ]);
     expect((await t.owner.get(`/api/contacts/${before.id}`)).body).toEqual(before);
   });
 
   it("answers 422 at body.phone_number for an invalid phone, and changes nothing", async () => {
     const t = await tenant();
     const before = await createContact(t.owner, full);
-    expect422(await t.owner.put(`/api/contacts/${before.id}`, { phone_number: "abc", notes: "ignored" }), [{ loc: ["body", "phone_number"], type: "value_error" }]);
+    expect422(await t.owner.put(`/api/contacts/${before.id}`, { phone_number: "abc", notes: "ignored" }), [
+      { loc: ["body", "phone_number"], type: "value_error" },
+    ]);
     expect((await t.owner.get(`/api/contacts/${before.id}`)).body).toEqual(before);
   });
 
   it("refuses to leave a contact without both name and phone number", async () => {
     const t = await tenant();
     const before = await createContact(t.owner, { name: "Nameonly", email: "n@example.com" });
-    expect422(await t.owner.put(`/api/contacts/${before.id}`, { name: null }), [{ loc: ["body"], type: "value_error" }]);
+    expect422(await t.owner.put(`/api/contacts/${before.id}`, { name: null }), [
+      { loc: ["body"], type: "value_error" },
+    ]);
     expect((await t.owner.get(`/api/contacts/${before.id}`)).body).toEqual(before);
     // With a phone number the name may go.
     const res = await t.owner.put(`/api/contacts/${before.id}`, { name: null, phone_number: "555-010-6200" });
@@ -772,12 +869,15 @@ describe("PUT /api/contacts/{contact_id}", () => {
   it("reports every bad field at once", async () => {
     const t = await tenant();
     const before = await createContact(t.owner, full);
-    expect422(await t.owner.put(`/api/contacts/${before.id}`, { name: 1, email: "nope", tags: [1], address: "a".repeat(501) }), [
-      { loc: ["body", "name"], type: "string_type" },
-      { loc: ["body", "email"], type: "value_error" },
-      { loc: ["body", "address"], type: "string_too_long" },
-      { loc: ["body", "tags", 0], type: "string_type" },
-    ]);
+    expect422(
+      await t.owner.put(`/api/contacts/${before.id}`, { name: 1, email: "nope", tags: [1], address: "a".repeat(501) }),
+      [
+        { loc: ["body", "name"], type: "string_type" },
+        { loc: ["body", "email"], type: "value_error" },
+        { loc: ["body", "address"], type: "string_too_long" },
+        { loc: ["body", "tags", 0], type: "string_type" },
+      ],
+    );
   });
 
   it("answers 404 for an unknown id and another organization's contact, even with a taken phone number", async () => {
@@ -795,8 +895,12 @@ describe("PUT /api/contacts/{contact_id}", () => {
   it("answers 422 for a malformed id, a malformed body or no body", async () => {
     const t = await tenant();
     const before = await createContact(t.owner, full);
-    expect422(await t.owner.put("/api/contacts/not-a-uuid", { name: "x" }), [{ loc: ["path", "contact_id"], type: "uuid_parsing" }]);
-    expect422(await t.owner.request("PUT", `/api/contacts/${before.id}`, { rawBody: "{name: 1}" }), [{ loc: ["body"], type: "json_invalid" }]);
+    expect422(await t.owner.put("/api/contacts/not-a-uuid", { name: "x" }), [
+      { loc: ["path", "contact_id"], type: "uuid_parsing" },
+    ]);
+    expect422(await t.owner.request("PUT", `/api/contacts/${before.id}`, { rawBody: "{name: 1}" }), [
+      { loc: ["body"], type: "json_invalid" },
+    ]);
     expect422(await t.owner.request("PUT", `/api/contacts/${before.id}`), [{ loc: ["body"] }]);
     expect((await t.owner.get(`/api/contacts/${before.id}`)).body).toEqual(before);
   });
@@ -858,9 +962,15 @@ describe("POST /api/contacts/bulk-delete", () => {
   it("deletes the listed contacts, skips unknown and foreign ids silently, answers 204", async () => {
     const t = await tenant();
     const other = await tenant();
-    const [a, b, keep] = [await createContact(t.owner, { name: "A" }), await createContact(t.owner, { name: "B" }), await createContact(t.owner, { name: "Keep" })];
+    const [a, b, keep] = [
+      await createContact(t.owner, { name: "A" }),
+      await createContact(t.owner, { name: "B" }),
+      await createContact(t.owner, { name: "Keep" }),
+    ];
     const foreign = await createContact(other.owner, { name: "Foreign" });
-    const res = await t.owner.post("/api/contacts/bulk-delete", { ids: [a.id, b.id.toUpperCase(), UNKNOWN_ID, foreign.id, a.id] });
+    const res = await t.owner.post("/api/contacts/bulk-delete", {
+      ids: [a.id, b.id.toUpperCase(), UNKNOWN_ID, foreign.id, a.id],
+    });
     expect(res.status).toBe(204);
     expect(res.body).toBeUndefined();
     expect((await listAll(t.owner)).items).toEqual([keep]);
@@ -881,7 +991,9 @@ describe("POST /api/contacts/bulk-delete", () => {
     const t = await tenant();
     const adminKey = await admin.createKey(t.orgId, { role: "admin" });
     const contact = await createContact(t.owner, { name: "Doomed" });
-    expect((await new ApiClient(baseUrl, adminKey.key).post("/api/contacts/bulk-delete", { ids: [contact.id] })).status).toBe(204);
+    expect(
+      (await new ApiClient(baseUrl, adminKey.key).post("/api/contacts/bulk-delete", { ids: [contact.id] })).status,
+    ).toBe(204);
     expect((await listAll(t.owner)).total).toBe(0);
   });
 
@@ -896,7 +1008,9 @@ describe("POST /api/contacts/bulk-delete", () => {
     const t = await tenant();
     const contact = await createContact(t.owner, { name: "Last" });
     const filler = Array.from({ length: 499 }, () => randomUUID());
-    expect422(await t.owner.post("/api/contacts/bulk-delete", { ids: [...filler, randomUUID(), contact.id] }), [{ loc: ["body", "ids"], type: "too_long" }]);
+    expect422(await t.owner.post("/api/contacts/bulk-delete", { ids: [...filler, randomUUID(), contact.id] }), [
+      { loc: ["body", "ids"], type: "too_long" },
+    ]);
     expect((await t.owner.get(`/api/contacts/${contact.id}`)).status).toBe(200);
     expect((await t.owner.post("/api/contacts/bulk-delete", { ids: [...filler, contact.id] })).status).toBe(204);
     expectDetail(await t.owner.get(`/api/contacts/${contact.id}`), 404);
@@ -907,18 +1021,22 @@ describe("POST /api/contacts/bulk-delete", () => {
     // pydantic names the empty list too_short; the type is deliberately not pinned here (see report).
     expect422(await t.owner.post("/api/contacts/bulk-delete", { ids: [] }), [{ loc: ["body", "ids"] }]);
     expect422(await t.owner.post("/api/contacts/bulk-delete", {}), [{ loc: ["body", "ids"], type: "missing" }]);
-    expect422(await t.owner.post("/api/contacts/bulk-delete", { ids: UNKNOWN_ID }), [{ loc: ["body", "ids"], type: "list_type" }]);
+    expect422(await t.owner.post("/api/contacts/bulk-delete", { ids: UNKNOWN_ID }), [
+      { loc: ["body", "ids"], type: "list_type" },
+    ]);
     expect422(await t.owner.request("POST", "/api/contacts/bulk-delete"), [{ loc: ["body"] }]);
-    expect422(await t.owner.request("POST", "/api/contacts/bulk-delete", { rawBody: '{"ids": [' }), [{ loc: ["body"], type: "json_invalid" }]);
+    expect422(await t.owner.request("POST", "/api/contacts/bulk-delete", { rawBody: '{"ids": [' }), [
+      { loc: ["body"], type: "json_invalid" },
+    ]);
   });
 
   it("answers 422 at body.ids.<index> for each malformed uuid, and deletes nothing", async () => {
     const t = await tenant();
     const contact = await createContact(t.owner, { name: "Survivor" });
-    const detail = expect422(await t.owner.post("/api/contacts/bulk-delete", { ids: [contact.id, "nope", UNKNOWN_ID, 42] }), [
-      { loc: ["body", "ids", 1], type: "uuid_parsing" },
-      { loc: ["body", "ids", 3] },
-    ]);
+    const detail = expect422(
+      await t.owner.post("/api/contacts/bulk-delete", { ids: [contact.id, "nope", UNKNOWN_ID, 42] }),
+      [{ loc: ["body", "ids", 1], type: "uuid_parsing" }, { loc: ["body", "ids", 3] }],
+    );
     expect(detail.find((e) => e.loc[2] === 1)).toMatchObject({ input: "nope" });
     expect((await t.owner.get(`/api/contacts/${contact.id}`)).body).toEqual(contact);
   });

@@ -80,7 +80,11 @@ async function getContact(client: ApiClient, id: string): Promise<Contact> {
 }
 
 async function counts(client: ApiClient): Promise<{ contacts: number; leads: number }> {
-  const [contacts, prospects, leads] = await Promise.all([client.get("/api/contacts"), client.get("/api/contacts?prospects=true"), client.get("/api/leads")]);
+  const [contacts, prospects, leads] = await Promise.all([
+    client.get("/api/contacts"),
+    client.get("/api/contacts?prospects=true"),
+    client.get("/api/leads"),
+  ]);
   return { contacts: contacts.body.total + prospects.body.total, leads: leads.body.total };
 }
 
@@ -138,19 +142,37 @@ describe("POST /api/leads", () => {
       lost_at: null,
       customer_id: null,
     });
-    expect(lead.contact).toEqual({ id: lead.contact_id, name: "Lena Lead", phone_number: "+15550102000", email: "lena@example.com" });
+    expect(lead.contact).toEqual({
+      id: lead.contact_id,
+      name: "Lena Lead",
+      phone_number: "+15550102000",
+      email: "lena@example.com",
+    });
     expectRecent(lead.created_at);
     expectRecent(lead.updated_at);
 
     const contact = await getContact(t.owner, lead.contact_id);
-    expect(contact).toMatchObject({ id: lead.contact_id, name: "Lena Lead", phone_number: "+15550102000", email: "lena@example.com", status: "lead" });
+    expect(contact).toMatchObject({
+      id: lead.contact_id,
+      name: "Lena Lead",
+      phone_number: "+15550102000",
+      email: "lena@example.com",
+      status: "lead",
+    });
     expect((await t.owner.get(`/api/leads/${lead.id}`)).body).toEqual(lead);
   });
 
   it("shows unset fields as null and keeps int64 cents exact", async () => {
     const t = await tenant();
     const bare = await createLead(t.owner, { phone_number: "555-010-2001" });
-    expect(bare).toMatchObject({ status: "new", source: null, notes: null, estimated_value_cents: null, next_step: null, next_step_due_at: null });
+    expect(bare).toMatchObject({
+      status: "new",
+      source: null,
+      notes: null,
+      estimated_value_cents: null,
+      next_step: null,
+      next_step_due_at: null,
+    });
     expect(bare.contact).toEqual({ id: bare.contact_id, name: null, phone_number: "+15550102001", email: null });
     const big = await createLead(t.owner, { name: "Big", estimated_value_cents: 12_345_678_901 });
     expect(big.estimated_value_cents).toBe(12_345_678_901);
@@ -164,10 +186,20 @@ describe("POST /api/leads", () => {
 
   it("links the contact given by contact_id", async () => {
     const t = await tenant();
-    const contact = await createContact(t.owner, { name: "Known", phone_number: "555-010-2100", email: "known@example.com", status: "customer" });
+    const contact = await createContact(t.owner, {
+      name: "Known",
+      phone_number: "555-010-2100",
+      email: "known@example.com",
+      status: "customer",
+    });
     const lead = await createLead(t.owner, { contact_id: contact.id, status: "qualified" });
     expect(lead.contact_id).toBe(contact.id);
-    expect(lead.contact).toEqual({ id: contact.id, name: "Known", phone_number: "+15550102100", email: "known@example.com" });
+    expect(lead.contact).toEqual({
+      id: contact.id,
+      name: "Known",
+      phone_number: "+15550102100",
+      email: "known@example.com",
+    });
     expect(lead.status).toBe("qualified");
     expect((await counts(t.owner)).contacts).toBe(1);
   });
@@ -204,11 +236,23 @@ describe("POST /api/leads", () => {
   it("creates a new contact (status lead) when nothing matches, even if another org has the number", async () => {
     const t = await tenant();
     const other = await tenant();
-    const foreign = await createContact(other.owner, { name: "Foreign", phone_number: "555-010-2500", email: "shared@example.com" });
+    const foreign = await createContact(other.owner, {
+      name: "Foreign",
+      phone_number: "555-010-2500",
+      email: "shared@example.com",
+    });
     await createContact(t.owner, { name: "Unrelated", phone_number: "555-010-2501" });
-    const lead = await createLead(t.owner, { name: "Newcomer", phone_number: "555-010-2500", email: "shared@example.com" });
+    const lead = await createLead(t.owner, {
+      name: "Newcomer",
+      phone_number: "555-010-2500",
+      email: "shared@example.com",
+    });
     expect(lead.contact_id).not.toBe(foreign.id);
-    expect(await getContact(t.owner, lead.contact_id)).toMatchObject({ name: "Newcomer", phone_number: "+15550102500", status: "lead" });
+    expect(await getContact(t.owner, lead.contact_id)).toMatchObject({
+      name: "Newcomer",
+      phone_number: "+15550102500",
+      status: "lead",
+    });
     expect((await counts(t.owner)).contacts).toBe(2);
     expect(await getContact(other.owner, foreign.id)).toMatchObject({ name: "Foreign" });
   });
@@ -244,18 +288,30 @@ describe("POST /api/leads", () => {
     ["no lost_reason", {}],
     ["a null lost_reason", { lost_reason: null }],
     ["a blank lost_reason", { lost_reason: "   " }],
-  ])("answers 422 at body.lost_reason for status lost with %s, and creates neither lead nor contact", async (_label, extra) => {
-    const t = await tenant();
-    expect422(await t.owner.post("/api/leads", { name: "Half", phone_number: "555-010-2700", email: "half@example.com", status: "lost", ...extra }), [
-      { loc: ["body", "lost_reason"], type: "value_error" },
-    ]);
-    expect(await counts(t.owner)).toEqual({ contacts: 0, leads: 0 });
-  });
+  ])(
+    "answers 422 at body.lost_reason for status lost with %s, and creates neither lead nor contact",
+    async (_label, extra) => {
+      const t = await tenant();
+      expect422(
+        await t.owner.post("/api/leads", {
+          name: "Half",
+          phone_number: "555-010-2700",
+          email: "half@example.com",
+          status: "lost",
+          ...extra,
+        }),
+        [{ loc: ["body", "lost_reason"], type: "value_error" }],
+      );
+      expect(await counts(t.owner)).toEqual({ contacts: 0, leads: 0 });
+    },
+  );
 
   it("does not touch an existing contact when the lead is rejected", async () => {
     const t = await tenant();
     const contact = await createContact(t.owner, { phone_number: "555-010-2750" });
-    expect422(await t.owner.post("/api/leads", { name: "Would Fill", phone_number: "555-010-2750", status: "lost" }), [{ loc: ["body", "lost_reason"] }]);
+    expect422(await t.owner.post("/api/leads", { name: "Would Fill", phone_number: "555-010-2750", status: "lost" }), [
+      { loc: ["body", "lost_reason"] },
+    ]);
     expect((await getContact(t.owner, contact.id)).name).toBeNull();
     expect((await counts(t.owner)).leads).toBe(0);
   });
@@ -264,9 +320,15 @@ describe("POST /api/leads", () => {
     const t = await tenant();
     const other = await tenant();
     const foreign = await createContact(other.owner, { name: "Foreign" });
-    expect422(await t.owner.post("/api/leads", { contact_id: UNKNOWN_ID }), [{ loc: ["body", "contact_id"], type: "value_error" }]);
-    expect422(await t.owner.post("/api/leads", { contact_id: foreign.id, name: "Steal" }), [{ loc: ["body", "contact_id"], type: "value_error" }]);
-    expect422(await t.owner.post("/api/leads", { contact_id: "not-a-uuid" }), [{ loc: ["body", "contact_id"], type: "uuid_parsing" }]);
+    expect422(await t.owner.post("/api/leads", { contact_id: UNKNOWN_ID }), [
+      { loc: ["body", "contact_id"], type: "value_error" },
+    ]);
+    expect422(await t.owner.post("/api/leads", { contact_id: foreign.id, name: "Steal" }), [
+      { loc: ["body", "contact_id"], type: "value_error" },
+    ]);
+    expect422(await t.owner.post("/api/leads", { contact_id: "not-a-uuid" }), [
+      { loc: ["body", "contact_id"], type: "uuid_parsing" },
+    ]);
     expect(await counts(t.owner)).toEqual({ contacts: 0, leads: 0 });
     expect((await other.owner.get("/api/leads")).body.total).toBe(0);
   });
@@ -274,25 +336,39 @@ describe("POST /api/leads", () => {
   it("needs a contact_id, name, phone number or email: 422 at body otherwise", async () => {
     const t = await tenant();
     expect422(await t.owner.post("/api/leads", {}), [{ loc: ["body"], type: "value_error" }]);
-    expect422(await t.owner.post("/api/leads", { name: "  ", notes: "who?" }), [{ loc: ["body"], type: "value_error" }]);
+    expect422(await t.owner.post("/api/leads", { name: "  ", notes: "who?" }), [
+      { loc: ["body"], type: "value_error" },
+    ]);
     expect(await counts(t.owner)).toEqual({ contacts: 0, leads: 0 });
   });
 
   it("answers 422 at body.phone_number for an invalid phone number, and creates nothing", async () => {
     const t = await tenant();
-    expect422(await t.owner.post("/api/leads", { name: "Bad Phone", phone_number: "call me" }), [{ loc: ["body", "phone_number"], type: "value_error" }]);
+    expect422(await t.owner.post("/api/leads", { name: "Bad Phone", phone_number: "call me" }), [
+      { loc: ["body", "phone_number"], type: "value_error" },
+    ]);
     expect(await counts(t.owner)).toEqual({ contacts: 0, leads: 0 });
   });
 
   it("reports every failing field at once", async () => {
     const t = await tenant();
-    expect422(await t.owner.post("/api/leads", { name: "x", estimated_value_cents: -1, status: "maybe", next_step_due_at: "tomorrow", source: "s".repeat(101), notes: 5 }), [
-      { loc: ["body", "status"], type: "enum" },
-      { loc: ["body", "source"], type: "string_too_long" },
-      { loc: ["body", "notes"], type: "string_type" },
-      { loc: ["body", "estimated_value_cents"], type: "greater_than_equal" },
-      { loc: ["body", "next_step_due_at"] },
-    ]);
+    expect422(
+      await t.owner.post("/api/leads", {
+        name: "x",
+        estimated_value_cents: -1,
+        status: "maybe",
+        next_step_due_at: "tomorrow",
+        source: "s".repeat(101),
+        notes: 5,
+      }),
+      [
+        { loc: ["body", "status"], type: "enum" },
+        { loc: ["body", "source"], type: "string_too_long" },
+        { loc: ["body", "notes"], type: "string_type" },
+        { loc: ["body", "estimated_value_cents"], type: "greater_than_equal" },
+        { loc: ["body", "next_step_due_at"] },
+      ],
+    );
     // A malformed field is reported with the others; rules across fields (a lost lead needs a
     // reason) are checked once the fields are valid, as pydantic runs model validators.
     expect422(await t.owner.post("/api/leads", { phone_number: "abc", email: "bad", status: "lost" }), [
@@ -313,12 +389,16 @@ describe("POST /api/leads", () => {
     [-5, "greater_than_equal"],
   ])("rejects estimated_value_cents %j with %s", async (value, type) => {
     const t = await tenant();
-    expect422(await t.owner.post("/api/leads", { name: "Cents", estimated_value_cents: value }), [{ loc: ["body", "estimated_value_cents"], type }]);
+    expect422(await t.owner.post("/api/leads", { name: "Cents", estimated_value_cents: value }), [
+      { loc: ["body", "estimated_value_cents"], type },
+    ]);
   });
 
   it("answers 422 json_invalid for a malformed body, and 422 for no body", async () => {
     const t = await tenant();
-    expect422(await t.owner.request("POST", "/api/leads", { rawBody: "{'name': 'single quotes'}" }), [{ loc: ["body"], type: "json_invalid" }]);
+    expect422(await t.owner.request("POST", "/api/leads", { rawBody: "{'name': 'single quotes'}" }), [
+      { loc: ["body"], type: "json_invalid" },
+    ]);
     expect422(await t.owner.request("POST", "/api/leads"), [{ loc: ["body"] }]);
     expect(await counts(t.owner)).toEqual({ contacts: 0, leads: 0 });
   });
@@ -333,7 +413,10 @@ describe("GET /api/leads/{lead_id}", () => {
     expect(res.body).toEqual(lead);
     expect((await t.owner.get(`/api/leads/${lead.id.toUpperCase()}`)).body).toEqual(lead);
     expect((await t.owner.put(`/api/contacts/${lead.contact_id}`, { name: "Renamed Reader" })).status).toBe(200);
-    expect((await t.owner.get(`/api/leads/${lead.id}`)).body.contact).toEqual({ ...lead.contact, name: "Renamed Reader" });
+    expect((await t.owner.get(`/api/leads/${lead.id}`)).body.contact).toEqual({
+      ...lead.contact,
+      name: "Renamed Reader",
+    });
   });
 
   it("answers 404 for an unknown id and for another organization's lead", async () => {
@@ -364,10 +447,20 @@ describe("PUT /api/leads/{lead_id}", () => {
   it("changes only the given fields and answers the whole lead", async () => {
     const t = await tenant();
     const before = await createLead(t.owner, fields);
-    const res = await t.member.put<Lead>(`/api/leads/${before.id}`, { notes: "second", status: "contacted", estimated_value_cents: 7_500 });
+    const res = await t.member.put<Lead>(`/api/leads/${before.id}`, {
+      notes: "second",
+      status: "contacted",
+      estimated_value_cents: 7_500,
+    });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(LEAD_KEYS);
-    expect(res.body).toEqual({ ...before, notes: "second", status: "contacted", estimated_value_cents: 7_500, updated_at: res.body.updated_at });
+    expect(res.body).toEqual({
+      ...before,
+      notes: "second",
+      status: "contacted",
+      estimated_value_cents: 7_500,
+      updated_at: res.body.updated_at,
+    });
     expect(Date.parse(res.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(before.updated_at));
     expect((await t.owner.get(`/api/leads/${before.id}`)).body).toEqual(res.body);
   });
@@ -375,9 +468,21 @@ describe("PUT /api/leads/{lead_id}", () => {
   it("clears optional fields given as null", async () => {
     const t = await tenant();
     const before = await createLead(t.owner, fields);
-    const res = await t.owner.put(`/api/leads/${before.id}`, { next_step_due_at: null, estimated_value_cents: null, source: null, next_step: null });
+    const res = await t.owner.put(`/api/leads/${before.id}`, {
+      next_step_due_at: null,
+      estimated_value_cents: null,
+      source: null,
+      next_step: null,
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ next_step_due_at: null, estimated_value_cents: null, source: null, next_step: null, notes: "first", status: "new" });
+    expect(res.body).toMatchObject({
+      next_step_due_at: null,
+      estimated_value_cents: null,
+      source: null,
+      next_step: null,
+      notes: "first",
+      status: "new",
+    });
   });
 
   it("keeps everything for an empty body", async () => {
@@ -392,19 +497,30 @@ describe("PUT /api/leads/{lead_id}", () => {
     const t = await tenant();
     const before = await createLead(t.owner, fields);
     expect422(await t.owner.put(`/api/leads/${before.id}`, { status: null }), [{ loc: ["body", "status"] }]);
-    expect422(await t.owner.put(`/api/leads/${before.id}`, { status: "closed", notes: "ignored" }), [{ loc: ["body", "status"], type: "enum" }]);
-    expect422(await t.owner.put(`/api/leads/${before.id}`, { estimated_value_cents: -1, next_step_due_at: "soon", next_step: "n".repeat(501) }), [
-      { loc: ["body", "estimated_value_cents"], type: "greater_than_equal" },
-      { loc: ["body", "next_step_due_at"] },
-      { loc: ["body", "next_step"], type: "string_too_long" },
+    expect422(await t.owner.put(`/api/leads/${before.id}`, { status: "closed", notes: "ignored" }), [
+      { loc: ["body", "status"], type: "enum" },
     ]);
+    expect422(
+      await t.owner.put(`/api/leads/${before.id}`, {
+        estimated_value_cents: -1,
+        next_step_due_at: "soon",
+        next_step: "n".repeat(501),
+      }),
+      [
+        { loc: ["body", "estimated_value_cents"], type: "greater_than_equal" },
+        { loc: ["body", "next_step_due_at"] },
+        { loc: ["body", "next_step"], type: "string_too_long" },
+      ],
+    );
     expect((await t.owner.get(`/api/leads/${before.id}`)).body).toEqual(before);
   });
 
   it("requires a lost_reason to move to lost, then stamps lost_at", async () => {
     const t = await tenant();
     const before = await createLead(t.owner, fields);
-    expect422(await t.owner.put(`/api/leads/${before.id}`, { status: "lost", notes: "ignored" }), [{ loc: ["body", "lost_reason"], type: "value_error" }]);
+    expect422(await t.owner.put(`/api/leads/${before.id}`, { status: "lost", notes: "ignored" }), [
+      { loc: ["body", "lost_reason"], type: "value_error" },
+    ]);
     expect((await t.owner.get(`/api/leads/${before.id}`)).body).toEqual(before);
 
     const lost = await t.owner.put<Lead>(`/api/leads/${before.id}`, { status: "lost", lost_reason: "Too expensive" });
@@ -415,7 +531,9 @@ describe("PUT /api/leads/{lead_id}", () => {
     // Staying lost keeps the stamp; removing the reason of a lost lead is refused.
     const edited = await t.owner.put<Lead>(`/api/leads/${before.id}`, { notes: "still lost" });
     expect(edited.body).toMatchObject({ status: "lost", lost_at: lost.body.lost_at, lost_reason: "Too expensive" });
-    expect422(await t.owner.put(`/api/leads/${before.id}`, { lost_reason: null }), [{ loc: ["body", "lost_reason"], type: "value_error" }]);
+    expect422(await t.owner.put(`/api/leads/${before.id}`, { lost_reason: null }), [
+      { loc: ["body", "lost_reason"], type: "value_error" },
+    ]);
     expect((await t.owner.get(`/api/leads/${before.id}`)).body.lost_reason).toBe("Too expensive");
   });
 
@@ -469,8 +587,12 @@ describe("PUT /api/leads/{lead_id}", () => {
   it("answers 422 for a malformed id, a malformed body, a non-object body or no body", async () => {
     const t = await tenant();
     const before = await createLead(t.owner, fields);
-    expect422(await t.owner.put("/api/leads/123", { notes: "x" }), [{ loc: ["path", "lead_id"], type: "uuid_parsing" }]);
-    expect422(await t.owner.request("PUT", `/api/leads/${before.id}`, { rawBody: '{"notes": }' }), [{ loc: ["body"], type: "json_invalid" }]);
+    expect422(await t.owner.put("/api/leads/123", { notes: "x" }), [
+      { loc: ["path", "lead_id"], type: "uuid_parsing" },
+    ]);
+    expect422(await t.owner.request("PUT", `/api/leads/${before.id}`, { rawBody: '{"notes": }' }), [
+      { loc: ["body"], type: "json_invalid" },
+    ]);
     expect422(await t.owner.put(`/api/leads/${before.id}`, ["notes"]), [{ loc: ["body"] }]);
     expect422(await t.owner.request("PUT", `/api/leads/${before.id}`), [{ loc: ["body"] }]);
     expect((await t.owner.get(`/api/leads/${before.id}`)).body).toEqual(before);
@@ -487,7 +609,10 @@ describe("DELETE /api/leads/{lead_id}", () => {
     expect(res.body).toBeUndefined();
     expectDetail(await t.owner.get(`/api/leads/${lead.id}`), 404);
     expectDetail(await t.owner.delete(`/api/leads/${lead.id}`), 404);
-    expect(await getContact(t.owner, lead.contact_id)).toMatchObject({ name: "Short Lived", phone_number: "+15550104000" });
+    expect(await getContact(t.owner, lead.contact_id)).toMatchObject({
+      name: "Short Lived",
+      phone_number: "+15550104000",
+    });
     expect(idsOf((await t.owner.get("/api/leads")).body.items)).toEqual([keep.id]);
   });
 
@@ -532,7 +657,12 @@ describe("GET /api/leads", () => {
       seen.push(...idsOf(res.body.items));
     }
     expect(sorted(seen)).toEqual(sorted(idsOf(created)));
-    expect((await t.owner.get("/api/leads?page=4&page_size=2")).body).toEqual({ items: [], total: 5, page: 4, page_size: 2 });
+    expect((await t.owner.get("/api/leads?page=4&page_size=2")).body).toEqual({
+      items: [],
+      total: 5,
+      page: 4,
+      page_size: 2,
+    });
   });
 
   it("caps the default page at 50 and accepts page_size 1 and 100", async () => {
@@ -562,8 +692,18 @@ describe("GET /api/leads", () => {
     let water: Lead;
     beforeAll(async () => {
       t = await tenant();
-      water = await createLead(t.owner, { name: "Walter White", phone_number: "(555) 010-5000", email: "walter@example.com", notes: "Water heater LEAKING" });
-      await createLead(t.owner, { name: "Skyler", phone_number: "555-010-5999", email: "sky@example.org", notes: "Roof" });
+      water = await createLead(t.owner, {
+        name: "Walter White",
+        phone_number: "(555) 010-5000",
+        email: "walter@example.com",
+        notes: "Water heater LEAKING",
+      });
+      await createLead(t.owner, {
+        name: "Skyler",
+        phone_number: "555-010-5999",
+        email: "sky@example.org",
+        notes: "Roof",
+      });
     });
 
     it.each([
@@ -589,7 +729,10 @@ describe("GET /api/leads", () => {
   it("never lists another organization's leads", async () => {
     const t = await tenant();
     const other = await tenant();
-    await createLead(other.owner, { name: "Foreign", next_step_due_at: DateTime.now().minus({ days: 1 }).toUTC().toISO() });
+    await createLead(other.owner, {
+      name: "Foreign",
+      next_step_due_at: DateTime.now().minus({ days: 1 }).toUTC().toISO(),
+    });
     for (const query of ["", "?status=new", "?due_days=365", "?stale_days=1", "?search=foreign"]) {
       expect((await t.owner.get(`/api/leads${query}`)).body).toMatchObject({ items: [], total: 0 });
     }
@@ -623,7 +766,8 @@ describe("GET /api/leads", () => {
       const t = await tenant({ timezone: zone });
       const today = DateTime.now().setZone(zone).startOf("day");
       const iso = (at: DateTime) => at.toUTC().toISO() as string;
-      const due = (name: string, at: DateTime, extra: Record<string, unknown> = {}) => createLead(t.owner, { name, next_step_due_at: iso(at), ...extra });
+      const due = (name: string, at: DateTime, extra: Record<string, unknown> = {}) =>
+        createLead(t.owner, { name, next_step_due_at: iso(at), ...extra });
 
       // Created out of order, so the listing must sort them.
       const tomorrowJustAfterMidnight = await due("Tomorrow 00:01", today.plus({ days: 1, minutes: 1 }));
@@ -662,10 +806,21 @@ describe("GET /api/leads", () => {
   it("combines due_days with paging and status", async () => {
     const t = await tenant();
     const today = DateTime.now().setZone("America/Chicago").startOf("day");
-    const a = await createLead(t.owner, { name: "A", next_step_due_at: today.minus({ days: 3 }).toUTC().toISO(), status: "contacted" });
+    const a = await createLead(t.owner, {
+      name: "A",
+      next_step_due_at: today.minus({ days: 3 }).toUTC().toISO(),
+      status: "contacted",
+    });
     const b = await createLead(t.owner, { name: "B", next_step_due_at: today.minus({ days: 2 }).toUTC().toISO() });
-    const c = await createLead(t.owner, { name: "C", next_step_due_at: today.minus({ days: 1 }).toUTC().toISO(), status: "contacted" });
-    expect((await t.owner.get("/api/leads?due_days=0&page_size=2&page=2")).body).toMatchObject({ total: 3, items: [{ id: c.id }] });
+    const c = await createLead(t.owner, {
+      name: "C",
+      next_step_due_at: today.minus({ days: 1 }).toUTC().toISO(),
+      status: "contacted",
+    });
+    expect((await t.owner.get("/api/leads?due_days=0&page_size=2&page=2")).body).toMatchObject({
+      total: 3,
+      items: [{ id: c.id }],
+    });
     expect(idsOf((await t.owner.get("/api/leads?due_days=0&status=contacted")).body.items)).toEqual([a.id, c.id]);
     expect(b.status).toBe("new");
   });
@@ -751,7 +906,8 @@ describe("GET /api/leads/pipeline", () => {
   it("keeps only the latest 10 loss reasons while counting every loss", async () => {
     const t = await tenant();
     const losses = [];
-    for (let i = 0; i < 11; i++) losses.push(await createLead(t.owner, { name: `Loss ${i}`, status: "lost", lost_reason: `reason ${i}` }));
+    for (let i = 0; i < 11; i++)
+      losses.push(await createLead(t.owner, { name: `Loss ${i}`, status: "lost", lost_reason: `reason ${i}` }));
     const res = await t.owner.get("/api/leads/pipeline");
     expect(res.body.lost_count).toBe(11);
     expect(res.body.by_status.lost).toBe(11);

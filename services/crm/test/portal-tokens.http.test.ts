@@ -23,8 +23,12 @@ describe("POST and DELETE /api/contacts/{id}/portal-token", () => {
   it("takes expires_in_days, 1..365", async () => {
     const body = expectStatus(await t.owner.post(`/api/contacts/${contactId}/portal-token?expires_in_days=2`), 201);
     expect(Math.abs(Date.parse(body.expires_at) - (Date.now() + 2 * DAY))).toBeLessThan(60_000);
-    expect(locs(expectStatus(await t.owner.post(`/api/contacts/${contactId}/portal-token?expires_in_days=0`), 422))).toEqual([["query", "expires_in_days"]]);
-    expect(locs(expectStatus(await t.owner.post(`/api/contacts/${contactId}/portal-token?expires_in_days=366`), 422))).toEqual([["query", "expires_in_days"]]);
+    expect(
+      locs(expectStatus(await t.owner.post(`/api/contacts/${contactId}/portal-token?expires_in_days=0`), 422)),
+    ).toEqual([["query", "expires_in_days"]]);
+    expect(
+      locs(expectStatus(await t.owner.post(`/api/contacts/${contactId}/portal-token?expires_in_days=366`), 422)),
+    ).toEqual([["query", "expires_in_days"]]);
   });
 
   it("gives a new token each time", async () => {
@@ -49,6 +53,8 @@ describe("POST and DELETE /api/contacts/{id}/portal-token", () => {
     const other = await tenant();
     expectDetail(await other.owner.post(`/api/contacts/${contactId}/portal-token`), 404);
     expectDetail(await other.owner.delete(`/api/contacts/${contactId}/portal-token`), 404);
-    expect(locs(expectStatus(await t.owner.post("/api/contacts/not-a-uuid/portal-token"), 422))).toEqual([["path", "contact_id"]]);
+    expect(locs(expectStatus(await t.owner.post("/api/contacts/not-a-uuid/portal-token"), 422))).toEqual([
+      ["path", "contact_id"],
+    ]);
   });
 });

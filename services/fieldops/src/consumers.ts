@@ -24,7 +24,8 @@ export function fieldopsConsumers(service: ServiceContext, stores: FieldopsStore
           const row = await stores.dispatches.get(tx, orgId, id, { forUpdate: true });
           if (row) await cancelDispatch(tx, emit, stores.dispatches, orgId, row, now);
         }
-        for (const row of await stores.alerts.unlink(tx, orgId, "service_request_id", requestId, now)) emit(alertEvent(orgId, "updated", row));
+        for (const row of await stores.alerts.unlink(tx, orgId, "service_request_id", requestId, now))
+          emit(alertEvent(orgId, "updated", row));
       },
     } satisfies EventConsumer<typeof ServiceRequestDeletedSchema>,
     {
@@ -32,7 +33,13 @@ export function fieldopsConsumers(service: ServiceContext, stores: FieldopsStore
       subject: "crm.contact.deleted",
       schema: ContactDeletedSchema,
       async handle(event, tx, emit) {
-        for (const row of await stores.alerts.unlink(tx, event.orgId, "contact_id", event.payload.contactId, clock.now())) {
+        for (const row of await stores.alerts.unlink(
+          tx,
+          event.orgId,
+          "contact_id",
+          event.payload.contactId,
+          clock.now(),
+        )) {
           emit(alertEvent(event.orgId, "updated", row));
         }
       },

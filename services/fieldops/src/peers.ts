@@ -1,5 +1,12 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import { foundOrUndefined, invalidArgument, peer, violationsOf, type OrgContext, type ServiceContext } from "@voiceops/platform";
+import {
+  foundOrUndefined,
+  invalidArgument,
+  peer,
+  violationsOf,
+  type OrgContext,
+  type ServiceContext,
+} from "@voiceops/platform";
 import { CrmService, type Contact, type UpsertContactRequest } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 import { JobsService, type ServiceRequest } from "@voiceops/proto/voiceops/jobs/v1/jobs_service_pb";
 
@@ -34,7 +41,12 @@ export function peerLookups(service: ServiceContext) {
       } catch (error) {
         const failure = ConnectError.from(error);
         if (failure.code !== Code.InvalidArgument) throw error;
-        throw invalidArgument(violationsOf(failure).map((v) => ({ ...v, field: v.field === "contact_id" ? v.field : v.field ? `contact.${v.field}` : "contact" })));
+        throw invalidArgument(
+          violationsOf(failure).map((v) => ({
+            ...v,
+            field: v.field === "contact_id" ? v.field : v.field ? `contact.${v.field}` : "contact",
+          })),
+        );
       }
     },
   };

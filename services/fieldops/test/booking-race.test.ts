@@ -14,7 +14,10 @@ const CONCURRENT = 20;
 const SLOT = "2026-03-06T09:00:00Z";
 
 const storages: { name: string; env: Record<string, string | undefined> }[] = [
-  { name: "PGlite", env: { ...testEnv({ RATE_LIMIT_PER_MINUTE: "1000000" }), DATABASE_URL: undefined, NATS_URL: undefined } },
+  {
+    name: "PGlite",
+    env: { ...testEnv({ RATE_LIMIT_PER_MINUTE: "1000000" }), DATABASE_URL: undefined, NATS_URL: undefined },
+  },
 ];
 if (process.env.DATABASE_URL) storages.push({ name: "PostgreSQL", env: testEnv({ RATE_LIMIT_PER_MINUTE: "1000000" }) });
 
@@ -42,17 +45,29 @@ describe.each(storages)("booking race on $name", ({ env }) => {
         t.member.post<Appointment>(BOOK, {
           appointment_type_id: type.id,
           start: SLOT,
-          ...(index % 2 === 0 ? { contact_id: contact.id } : { contact: { name: `Racer ${index}`, phone_number: `555-010-${String(5000 + index)}` } }),
+          ...(index % 2 === 0
+            ? { contact_id: contact.id }
+            : { contact: { name: `Racer ${index}`, phone_number: `555-010-${String(5000 + index)}` } }),
           ...(technician && index % 3 === 0 ? { technician_id: technician.id } : {}),
         }),
       ),
     );
     const statuses = responses.map((response) => response.status).sort();
     expect(statuses).toEqual([201, ...Array.from({ length: CONCURRENT - 1 }, () => 409)]);
-    for (const refused of responses.filter((response) => response.status === 409)) expect(refused.body).toEqual(detailOf(fieldopsErrors.SLOT_TAKEN()));
-    const listed = expectStatus(await t.member.get<{ items: Appointment[]; total: number }>(`${APPOINTMENTS}?date_from=2026-03-06&date_to=2026-03-06`), 200);
+    for (const refused of responses.filter((response) => response.status === 409))
+      expect(refused.body).toEqual(detailOf(fieldopsErrors.SLOT_TAKEN()));
+    const listed = expectStatus(
+      await t.member.get<{ items: Appointment[]; total: number }>(
+        `${APPOINTMENTS}?date_from=2026-03-06&date_to=2026-03-06`,
+      ),
+      200,
+    );
     expect(listed.total).toBe(1);
-    expect(listed.items[0]).toMatchObject({ start_at: "2026-03-06T09:00:00.000Z", technician_id: technician?.id ?? null, status: "scheduled" });
+    expect(listed.items[0]).toMatchObject({
+      start_at: "2026-03-06T09:00:00.000Z",
+      technician_id: technician?.id ?? null,
+      status: "scheduled",
+    });
     return { t, type, technician, appointment: listed.items[0] as Appointment };
   }
 
@@ -61,13 +76,33 @@ describe.each(storages)("booking race on $name", ({ env }) => {
     // Reschedules racing onto the same free slot: one wins, the old appointments of the others stay.
     const others = [];
     for (const start of ["2026-03-06T11:00:00Z", "2026-03-06T12:00:00Z", "2026-03-06T13:00:00Z"]) {
-      others.push(expectStatus(await t.member.post<Appointment>(BOOK, { appointment_type_id: type.id, start, contact_id: appointment.contact_id }), 201));
+      others.push(
+        expectStatus(
+          await t.member.post<Appointment>(BOOK, {
+            appointment_type_id: type.id,
+            start,
+            contact_id: appointment.contact_id,
+          }),
+          201,
+        ),
+      );
     }
     const moves = await Promise.all(
-      [appointment, ...others].map((a) => t.member.post<Appointment>(MANAGE, { appointment_id: a.id, action: "reschedule", start: "2026-03-06T15:00:00Z" })),
+      [appointment, ...others].map((a) =>
+        t.member.post<Appointment>(MANAGE, {
+          appointment_id: a.id,
+          action: "reschedule",
+          start: "2026-03-06T15:00:00Z",
+        }),
+      ),
     );
     expect(moves.map((move) => move.status).sort()).toEqual([200, 409, 409, 409]);
-    const listed = expectStatus(await t.member.get<{ items: Appointment[] }>(`${APPOINTMENTS}?date_from=2026-03-06&date_to=2026-03-06&status=scheduled`), 200);
+    const listed = expectStatus(
+      await t.member.get<{ items: Appointment[] }>(
+        `${APPOINTMENTS}?date_from=2026-03-06&date_to=2026-03-06&status=scheduled`,
+      ),
+      200,
+    );
     expect(listed.items.length).toBe(4);
     expect(listed.items.every((item) => item.technician_id === technician?.id)).toBe(true);
   });
@@ -82,7 +117,16 @@ describe.each(storages)("booking race on $name", ({ env }) => {
       system.db.query(
         `INSERT INTO fieldops.appointments (id, org_id, appointment_type_id, contact_id, technician_id, start_at, end_at, blocked, status, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, tstzrange($6, $7), $8, now(), now())`,
-        [id, t.orgId, appointment.appointment_type_id, appointment.contact_id, appointment.technician_id, from, to, status],
+        [
+          id,
+          t.orgId,
+          appointment.appointment_type_id,
+          appointment.contact_id,
+          appointment.technician_id,
+          from,
+          to,
+          status,
+        ],
       );
     const refused = await insert(newId(), "confirmed", "2026-03-06T09:30:00Z", "2026-03-06T10:30:00Z").then(
       () => undefined,

@@ -2,7 +2,10 @@ import { fromBinary } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeEvent, ManualClock, newId, type Subscription } from "@voiceops/platform";
 import { AdminClient, eventually, expectStatus, newTenant, testEnv, type Tenant } from "@voiceops/platform/testing";
-import { DispatchCancelledSchema, DispatchUpdatedSchema } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
+import {
+  DispatchCancelledSchema,
+  DispatchUpdatedSchema,
+} from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
 import { DispatchStatus } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
 import { EventEnvelopeSchema } from "@voiceops/proto/voiceops/events/v1/event_envelope_pb";
 import { startSystem, type RunningSystem } from "../../../gateway/src/system.js";
@@ -58,7 +61,11 @@ describe("on call at the edges of a schedule (half-open)", () => {
   it("is on call from the schedule's start, up to but not at its end", async () => {
     const t = await tenant();
     const technician = await createTechnician(t.owner, { name: "Shift Worker" });
-    await createSchedule(t.owner, { technician_id: technician.id, start_at: "2031-01-14T10:00:00Z", end_at: "2031-01-14T12:00:00Z" });
+    await createSchedule(t.owner, {
+      technician_id: technician.id,
+      start_at: "2031-01-14T10:00:00Z",
+      end_at: "2031-01-14T12:00:00Z",
+    });
     const current = async () => expectStatus(await t.owner.get<Items<OnCallTechnician>>(CURRENT), 200);
     const schedules = async () => expectStatus(await t.owner.get<Items<Schedule>>(SCHEDULES), 200).total;
 
@@ -68,7 +75,9 @@ describe("on call at the edges of a schedule (half-open)", () => {
     expect(await schedules()).toBe(1);
 
     clock.set("2031-01-14T10:00:00Z");
-    expect((await current()).items.map((x) => [x.name, x.on_call_source, x.on_call_until])).toEqual([["Shift Worker", "schedule", "2031-01-14T12:00:00.000Z"]]);
+    expect((await current()).items.map((x) => [x.name, x.on_call_source, x.on_call_until])).toEqual([
+      ["Shift Worker", "schedule", "2031-01-14T12:00:00.000Z"],
+    ]);
     expect((await listTechnicians(t.owner, "?available_now=true")).total).toBe(1);
 
     clock.set("2031-01-14T11:59:59.999Z");
@@ -90,7 +99,10 @@ describe("auto-pick counts today's dispatches in the organization's timezone", (
     // 23:00 on 14 January in Chicago is 05:00 UTC on the 15th.
     clock.set("2031-01-15T05:00:00Z");
     for (let i = 0; i < 2; i++) {
-      const dispatch = await createDispatch(t.owner, { service_request_id: (await createRequest(t.owner)).id, technician_id: a.id });
+      const dispatch = await createDispatch(t.owner, {
+        service_request_id: (await createRequest(t.owner)).id,
+        technician_id: a.id,
+      });
       expectStatus(await t.owner.put(`${DISPATCHES}/${dispatch.id}`, { status: "completed" }), 200);
     }
     const evening = await createDispatch(t.owner, { service_request_id: (await createRequest(t.owner)).id });
@@ -111,10 +123,18 @@ describe("events", () => {
     const t = await tenant();
     const technician = await createTechnician(t.owner, { name: "Evented", is_on_call: true });
     expectStatus(await t.owner.put(`${TECHNICIANS}/${technician.id}`, { notes: "n" }), 200);
-    const schedule = await createSchedule(t.owner, { technician_id: technician.id, start_at: "2031-01-21T00:00:00Z", end_at: "2031-01-21T08:00:00Z" });
+    const schedule = await createSchedule(t.owner, {
+      technician_id: technician.id,
+      start_at: "2031-01-21T00:00:00Z",
+      end_at: "2031-01-21T08:00:00Z",
+    });
     expectStatus(await t.owner.put(`${SCHEDULES}/${schedule.id}`, { notes: "n" }), 200);
     expect((await t.owner.delete(`${SCHEDULES}/${schedule.id}`)).status).toBe(204);
-    await createSchedule(t.owner, { technician_id: technician.id, start_at: "2031-01-22T00:00:00Z", end_at: "2031-01-22T08:00:00Z" });
+    await createSchedule(t.owner, {
+      technician_id: technician.id,
+      start_at: "2031-01-22T00:00:00Z",
+      end_at: "2031-01-22T08:00:00Z",
+    });
     const dispatch = await createDispatch(t.owner, { service_request_id: (await createRequest(t.owner)).id });
     expectStatus(await t.owner.put(`${DISPATCHES}/${dispatch.id}`, { status: "en_route" }), 200);
     expect((await t.owner.delete(`${DISPATCHES}/${dispatch.id}`)).status).toBe(204);
@@ -148,10 +168,16 @@ describe("events", () => {
       return seen.length >= expected.length ? seen : undefined;
     }, 30_000);
     expect(mine.map((event) => event.type).sort()).toEqual([...expected].sort());
-    const updated = decodeEvent(mine.find((event) => event.type === "fieldops.dispatch.updated")?.data ?? new Uint8Array(), DispatchUpdatedSchema);
+    const updated = decodeEvent(
+      mine.find((event) => event.type === "fieldops.dispatch.updated")?.data ?? new Uint8Array(),
+      DispatchUpdatedSchema,
+    );
     expect(updated.payload.dispatch).toMatchObject({ id: dispatch.id, status: DispatchStatus.EN_ROUTE });
     expect(updated.payload.previousStatus).toBe(DispatchStatus.ASSIGNED);
-    const cancelled = decodeEvent(mine.find((event) => event.type === "fieldops.dispatch.cancelled")?.data ?? new Uint8Array(), DispatchCancelledSchema);
+    const cancelled = decodeEvent(
+      mine.find((event) => event.type === "fieldops.dispatch.cancelled")?.data ?? new Uint8Array(),
+      DispatchCancelledSchema,
+    );
     expect(cancelled.payload.previousStatus).toBe(DispatchStatus.EN_ROUTE);
   });
 });

@@ -3,7 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Code } from "@connectrpc/connect";
 import { errorReason, violationsOf } from "@voiceops/platform";
 import { failureOf, handlerTestbed, type HandlerTestbed } from "@voiceops/platform/testing";
-import { FieldopsService, ServiceProviderStatus, UrgentAlertResolutionStatus } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
+import {
+  FieldopsService,
+  ServiceProviderStatus,
+  UrgentAlertResolutionStatus,
+} from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
 import { fieldopsErrors } from "../src/errors.js";
 import { fieldopsService } from "../src/index.js";
 
@@ -23,9 +27,23 @@ describe("fieldops handlers", () => {
 
   it("stores a provider with its declared defaults, its phone in E.164 with the organization's country, and distinct skills", async () => {
     const fieldops = bed.client(FieldopsService, { orgId: randomUUID(), country: "GB" });
-    const { provider } = await fieldops.createServiceProvider({ name: " Sam ", phoneNumber: "020 7946 0018", skills: [" gas", "gas", " "] });
-    expect(provider).toMatchObject({ name: "Sam", phoneNumber: "+442079460018", skills: ["gas"], status: ServiceProviderStatus.ACTIVE, isOnCall: false });
-    const { technician } = await fieldops.createTechnician({ name: "Kim", status: ServiceProviderStatus.SUSPENDED, isOnCall: true });
+    const { provider } = await fieldops.createServiceProvider({
+      name: " Sam ",
+      phoneNumber: "020 7946 0018",
+      skills: [" gas", "gas", " "],
+    });
+    expect(provider).toMatchObject({
+      name: "Sam",
+      phoneNumber: "+442079460018",
+      skills: ["gas"],
+      status: ServiceProviderStatus.ACTIVE,
+      isOnCall: false,
+    });
+    const { technician } = await fieldops.createTechnician({
+      name: "Kim",
+      status: ServiceProviderStatus.SUSPENDED,
+      isOnCall: true,
+    });
     expect(technician).toMatchObject({ status: ServiceProviderStatus.SUSPENDED, isOnCall: true });
     expect(await fieldops.listServiceProviders({})).toMatchObject({ page: 1, pageSize: 10, total: 2 });
 
@@ -37,17 +55,29 @@ describe("fieldops handlers", () => {
     const fieldops = bed.client(FieldopsService, { orgId: randomUUID() });
     const { provider } = await fieldops.createServiceProvider({ name: "Ana", specialty: "hvac", isOnCall: true });
     const id = provider?.id ?? "";
-    const updated = await fieldops.updateServiceProvider({ providerId: id, provider: {}, updateMask: { paths: ["specialty", "is_on_call", "status"] } });
+    const updated = await fieldops.updateServiceProvider({
+      providerId: id,
+      provider: {},
+      updateMask: { paths: ["specialty", "is_on_call", "status"] },
+    });
     expect(updated.provider).toMatchObject({ name: "Ana", isOnCall: true, status: ServiceProviderStatus.ACTIVE });
     expect(updated.provider?.specialty).toBeUndefined();
-    const error = await failureOf(fieldops.updateServiceProvider({ providerId: id, provider: {}, updateMask: { paths: ["name"] } }));
+    const error = await failureOf(
+      fieldops.updateServiceProvider({ providerId: id, provider: {}, updateMask: { paths: ["name"] } }),
+    );
     expect(violationsOf(error)).toEqual([expect.objectContaining({ field: "provider.name", rule: "type" })]);
   });
 
   it("refuses a booking on a hold that is gone with the named error SLOT_HOLD_GONE", async () => {
     const fieldops = bed.client(FieldopsService, { orgId: randomUUID() });
     const { appointmentType } = await fieldops.createAppointmentType({ name: "Visit", durationMinutes: 30 });
-    const error = await failureOf(fieldops.bookAppointment({ appointmentTypeId: appointmentType?.id ?? "", holdId: randomUUID(), contact: { name: "Pat" } }));
+    const error = await failureOf(
+      fieldops.bookAppointment({
+        appointmentTypeId: appointmentType?.id ?? "",
+        holdId: randomUUID(),
+        contact: { name: "Pat" },
+      }),
+    );
     expect([error.code, errorReason(error)]).toEqual([Code.FailedPrecondition, "SLOT_HOLD_GONE"]);
   });
 
@@ -59,20 +89,36 @@ describe("fieldops handlers", () => {
 
   it("opens an alert by default, on create and on replace", async () => {
     const fieldops = bed.client(FieldopsService, { orgId: randomUUID() });
-    const { alert } = await fieldops.createUrgentAlert({ alert: { location: " Basement ", alertType: "flood", title: " " } });
-    expect(alert).toMatchObject({ location: "Basement", alertType: "flood", resolutionStatus: UrgentAlertResolutionStatus.OPEN });
+    const { alert } = await fieldops.createUrgentAlert({
+      alert: { location: " Basement ", alertType: "flood", title: " " },
+    });
+    expect(alert).toMatchObject({
+      location: "Basement",
+      alertType: "flood",
+      resolutionStatus: UrgentAlertResolutionStatus.OPEN,
+    });
     expect(alert?.title).toBeUndefined();
     const id = alert?.id ?? "";
-    const resolved = await fieldops.updateUrgentAlert({ alertId: id, alert: { location: "Basement", alertType: "flood", resolutionStatus: UrgentAlertResolutionStatus.RESOLVED } });
+    const resolved = await fieldops.updateUrgentAlert({
+      alertId: id,
+      alert: { location: "Basement", alertType: "flood", resolutionStatus: UrgentAlertResolutionStatus.RESOLVED },
+    });
     expect(resolved.alert?.resolutionStatus).toBe(UrgentAlertResolutionStatus.RESOLVED);
-    const replaced = await fieldops.updateUrgentAlert({ alertId: id, alert: { location: "Attic", alertType: "flood" } });
+    const replaced = await fieldops.updateUrgentAlert({
+      alertId: id,
+      alert: { location: "Attic", alertType: "flood" },
+    });
     expect(replaced.alert).toMatchObject({ location: "Attic", resolutionStatus: UrgentAlertResolutionStatus.OPEN });
     expect(await fieldops.listUrgentAlerts({})).toMatchObject({ page: 1, pageSize: 50, total: 1 });
   });
 
   it("creates an appointment type with its declared defaults, and a partial update keeps the rest", async () => {
     const fieldops = bed.client(FieldopsService, { orgId: randomUUID() });
-    const { appointmentType } = await fieldops.createAppointmentType({ name: "Visit", durationMinutes: 30, requiredSkills: ["hvac", " hvac"] });
+    const { appointmentType } = await fieldops.createAppointmentType({
+      name: "Visit",
+      durationMinutes: 30,
+      requiredSkills: ["hvac", " hvac"],
+    });
     expect(appointmentType).toMatchObject({
       name: "Visit",
       durationMinutes: 30,
@@ -90,10 +136,18 @@ describe("fieldops handlers", () => {
       appointmentType: { bufferBeforeMinutes: 15, isActive: false },
       updateMask: { paths: ["buffer_before_minutes", "is_active", "max_days_ahead"] },
     });
-    expect(updated.appointmentType).toMatchObject({ bufferBeforeMinutes: 15, isActive: false, maxDaysAhead: 60, minNoticeMinutes: 60, requiredSkills: ["hvac"] });
+    expect(updated.appointmentType).toMatchObject({
+      bufferBeforeMinutes: 15,
+      isActive: false,
+      maxDaysAhead: 60,
+      minNoticeMinutes: 60,
+      requiredSkills: ["hvac"],
+    });
     expect((await fieldops.listAppointmentTypes({})).items).toEqual([]);
     expect((await fieldops.listAppointmentTypes({ includeInactive: true })).items.map((item) => item.id)).toEqual([id]);
-    const error = await failureOf(fieldops.updateAppointmentType({ appointmentTypeId: id, appointmentType: {}, updateMask: { paths: ["name"] } }));
+    const error = await failureOf(
+      fieldops.updateAppointmentType({ appointmentTypeId: id, appointmentType: {}, updateMask: { paths: ["name"] } }),
+    );
     expect(violationsOf(error)).toEqual([expect.objectContaining({ field: "appointment_type.name", rule: "type" })]);
   });
 });

@@ -17,19 +17,34 @@ describe("fieldops over plain gRPC", () => {
     const tenant = await newTenant(inject("baseUrl"), admin);
     const request = await tenant.owner.post("/api/service-requests", { description: "No heat", category: "hvac" });
     const meta = orgMetadata(tenant.orgId, token);
-    const technician = await client.call(createTechnician, { name: "Grpc Tech", skills: ["hvac"], isOnCall: true }, meta);
+    const technician = await client.call(
+      createTechnician,
+      { name: "Grpc Tech", skills: ["hvac"], isOnCall: true },
+      meta,
+    );
     expect(technician.technician).toMatchObject({ name: "Grpc Tech", onCallNow: true, availableNow: true });
     const created = await client.call(createDispatch, { serviceRequestId: request.body.id }, meta);
-    expect(created.dispatch).toMatchObject({ serviceRequestId: request.body.id, technicianId: technician.technician?.id, status: DispatchStatus.ASSIGNED });
+    expect(created.dispatch).toMatchObject({
+      serviceRequestId: request.body.id,
+      technicianId: technician.technician?.id,
+      status: DispatchStatus.ASSIGNED,
+    });
     expect((await client.call(listActiveDispatches, {}, meta)).total).toBe(1);
     const rest = await tenant.owner.get(`/api/technicians/dispatch/${created.dispatch?.id}`);
     expect(rest.body).toMatchObject({ status: "assigned", technician: { name: "Grpc Tech" } });
   });
 
   it("answers INVALID_ARGUMENT for another organization's request and for a request the rules refuse", async () => {
-    const [mine, theirs] = await Promise.all([newTenant(inject("baseUrl"), admin), newTenant(inject("baseUrl"), admin)]);
+    const [mine, theirs] = await Promise.all([
+      newTenant(inject("baseUrl"), admin),
+      newTenant(inject("baseUrl"), admin),
+    ]);
     const foreign = await theirs.owner.post("/api/service-requests", { description: "Not yours" });
-    await expect(client.call(createDispatch, { serviceRequestId: foreign.body.id }, orgMetadata(mine.orgId, token))).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
-    await expect(client.call(createOnCallSchedule, { technicianId: "not-a-uuid" }, orgMetadata(mine.orgId, token))).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
+    await expect(
+      client.call(createDispatch, { serviceRequestId: foreign.body.id }, orgMetadata(mine.orgId, token)),
+    ).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
+    await expect(
+      client.call(createOnCallSchedule, { technicianId: "not-a-uuid" }, orgMetadata(mine.orgId, token)),
+    ).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
   });
 });

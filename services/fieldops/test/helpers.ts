@@ -106,9 +106,23 @@ export async function createSchedule(client: ApiClient, body: Record<string, unk
 }
 
 /** A service request of the jobs service, optionally flagged as an emergency of the given type. */
-export async function createRequest(client: ApiClient, body: Record<string, unknown> = {}, emergencyType?: string): Promise<{ id: string; provider_id: string | null }> {
-  const created = expectStatus(await client.post<{ id: string; provider_id: string | null }>("/api/service-requests", { description: "Burst pipe", ...body }), 201);
-  if (emergencyType) expectStatus(await client.post(`/api/service-requests/${created.id}/emergency?emergency_type=${emergencyType}`), 200);
+export async function createRequest(
+  client: ApiClient,
+  body: Record<string, unknown> = {},
+  emergencyType?: string,
+): Promise<{ id: string; provider_id: string | null }> {
+  const created = expectStatus(
+    await client.post<{ id: string; provider_id: string | null }>("/api/service-requests", {
+      description: "Burst pipe",
+      ...body,
+    }),
+    201,
+  );
+  if (emergencyType)
+    expectStatus(
+      await client.post(`/api/service-requests/${created.id}/emergency?emergency_type=${emergencyType}`),
+      200,
+    );
   return created;
 }
 

@@ -22,7 +22,19 @@ import {
 
 const tenant = tenantFactory();
 
-const PROVIDER_KEYS = ["created_at", "email", "id", "is_on_call", "name", "notes", "phone_number", "skills", "specialty", "status", "updated_at"];
+const PROVIDER_KEYS = [
+  "created_at",
+  "email",
+  "id",
+  "is_on_call",
+  "name",
+  "notes",
+  "phone_number",
+  "skills",
+  "specialty",
+  "status",
+  "updated_at",
+];
 const BASE = "/api/service-providers";
 
 interface Provider {
@@ -121,13 +133,21 @@ describe("POST /api/service-providers", () => {
 
   it("trims the name, stores blank optional text as null", async () => {
     const t = await tenant();
-    const provider = await createProvider(t.owner, { name: "  Padded  ", specialty: "   ", notes: "", phone_number: "  " });
+    const provider = await createProvider(t.owner, {
+      name: "  Padded  ",
+      specialty: "   ",
+      notes: "",
+      phone_number: "  ",
+    });
     expect(provider).toMatchObject({ name: "Padded", specialty: null, notes: null, phone_number: null });
   });
 
   it("trims skills, drops blanks and duplicates, keeps the order of first appearance", async () => {
     const t = await tenant();
-    const provider = await createProvider(t.owner, { name: "Skilled", skills: [" hvac ", "", "welding", "hvac", "   ", "welding ", "gas"] });
+    const provider = await createProvider(t.owner, {
+      name: "Skilled",
+      skills: [" hvac ", "", "welding", "hvac", "   ", "welding ", "gas"],
+    });
     expect(provider.skills).toEqual(["hvac", "welding", "gas"]);
   });
 
@@ -142,15 +162,22 @@ describe("POST /api/service-providers", () => {
 
   it("normalizes with the organization's default country", async () => {
     const t = await tenant({ default_country: "GB" });
-    expect((await createProvider(t.owner, { name: "London", phone_number: "020 7946 0958" })).phone_number).toBe("+442079460958");
+    expect((await createProvider(t.owner, { name: "London", phone_number: "020 7946 0958" })).phone_number).toBe(
+      "+442079460958",
+    );
   });
 
-  it.each(["abc", "12", "call me"])("rejects the phone number %j with 422 at body.phone_number and stores nothing", async (phone) => {
-    const t = await tenant();
-    const [entry] = expect422(await t.owner.post(BASE, { name: "Bad Phone", phone_number: phone }), [{ loc: ["body", "phone_number"], type: "value_error" }]);
-    expect(entry).toMatchObject({ input: phone });
-    expect((await list(t.owner)).total).toBe(0);
-  });
+  it.each(["abc", "12", "call me"])(
+    "rejects the phone number %j with 422 at body.phone_number and stores nothing",
+    async (phone) => {
+      const t = await tenant();
+      const [entry] = expect422(await t.owner.post(BASE, { name: "Bad Phone", phone_number: phone }), [
+        { loc: ["body", "phone_number"], type: "value_error" },
+      ]);
+      expect(entry).toMatchObject({ input: phone });
+      expect((await list(t.owner)).total).toBe(0);
+    },
+  );
 
   it("requires a name: missing, null or blank is 422 at body.name", async () => {
     const t = await tenant();
@@ -162,19 +189,30 @@ describe("POST /api/service-providers", () => {
 
   it("reports every failing field at once", async () => {
     const t = await tenant();
-    expect422(await t.owner.post(BASE, { name: "n".repeat(201), status: "retired", is_on_call: "maybe", email: "nope", skills: "hvac" }), [
-      { loc: ["body", "name"], type: "string_too_long" },
-      { loc: ["body", "status"], type: "enum" },
-      { loc: ["body", "is_on_call"], type: "bool_parsing" },
-      { loc: ["body", "email"], type: "value_error" },
-      { loc: ["body", "skills"], type: "list_type" },
-    ]);
+    expect422(
+      await t.owner.post(BASE, {
+        name: "n".repeat(201),
+        status: "retired",
+        is_on_call: "maybe",
+        email: "nope",
+        skills: "hvac",
+      }),
+      [
+        { loc: ["body", "name"], type: "string_too_long" },
+        { loc: ["body", "status"], type: "enum" },
+        { loc: ["body", "is_on_call"], type: "bool_parsing" },
+        { loc: ["body", "email"], type: "value_error" },
+        { loc: ["body", "skills"], type: "list_type" },
+      ],
+    );
     expect((await list(t.owner)).total).toBe(0);
   });
 
   it("answers 422 for a malformed JSON body", async () => {
     const t = await tenant();
-    expect422(await t.owner.request("POST", BASE, { rawBody: '{"name": "Broken",' }), [{ loc: ["body"], type: "json_invalid" }]);
+    expect422(await t.owner.request("POST", BASE, { rawBody: '{"name": "Broken",' }), [
+      { loc: ["body"], type: "json_invalid" },
+    ]);
   });
 });
 
@@ -200,7 +238,8 @@ describe("GET /api/service-providers", () => {
   it("orders by name A to Z, case-insensitively, ties by id", async () => {
     const t = await tenant();
     const created = [];
-    for (const name of ["delta", "Bravo", "alpha", "Charlie", "bravo"]) created.push(await createProvider(t.owner, { name }));
+    for (const name of ["delta", "Bravo", "alpha", "Charlie", "bravo"])
+      created.push(await createProvider(t.owner, { name }));
     const res = await list(t.owner);
     const bravos = idsOf(created.filter((p) => p.name.toLowerCase() === "bravo")).sort();
     expect(res.items.map((p) => p.name.toLowerCase())).toEqual(["alpha", "bravo", "bravo", "charlie", "delta"]);
@@ -276,8 +315,17 @@ describe("GET /api/service-providers", () => {
         skills: ["Water Heaters", "drains"],
         notes: "unique-note-text",
       });
-      ann = await createProvider(t.owner, { name: "Ann", email: "lee@sample.org", phone_number: "555-010-4444", specialty: "plumbing repair" });
-      sparks = await createProvider(t.owner, { name: "Sparks 100% Electric", specialty: "ELECTRICAL", skills: ["panels", "gas_lines"] });
+      ann = await createProvider(t.owner, {
+        name: "Ann",
+        email: "lee@sample.org",
+        phone_number: "555-010-4444",
+        specialty: "plumbing repair",
+      });
+      sparks = await createProvider(t.owner, {
+        name: "Sparks 100% Electric",
+        specialty: "ELECTRICAL",
+        skills: ["panels", "gas_lines"],
+      });
       idle = await createProvider(t.owner, { name: "Idle Ida", specialty: "Plumbing", status: "inactive" });
       banned = await createProvider(t.owner, { name: "Banned Bob", specialty: "HVAC", status: "suspended" });
     });
@@ -292,11 +340,14 @@ describe("GET /api/service-providers", () => {
       expect(res.total).toBe(expected().length);
     });
 
-    it.each(["plumbing", "PLUMBING", "Plumbing", " plumbing "])("specialty=%j matches the whole specialty, case-insensitively", async (specialty) => {
-      const res = await list(t.owner, `?specialty=${encodeURIComponent(specialty)}`);
-      expect(idsOf(res.items)).toEqual(idsOf([idle, reyes]));
-      expect(res.total).toBe(2);
-    });
+    it.each(["plumbing", "PLUMBING", "Plumbing", " plumbing "])(
+      "specialty=%j matches the whole specialty, case-insensitively",
+      async (specialty) => {
+        const res = await list(t.owner, `?specialty=${encodeURIComponent(specialty)}`);
+        expect(idsOf(res.items)).toEqual(idsOf([idle, reyes]));
+        expect(res.total).toBe(2);
+      },
+    );
 
     it("specialty is equality, not a substring", async () => {
       expect((await list(t.owner, "?specialty=plumb")).total).toBe(0);
@@ -381,11 +432,16 @@ describe("GET /api/service-providers/{provider_id}", () => {
     expectDetail(await t.owner.get(`${BASE}/${foreign.id}`), 404);
   });
 
-  it.each(["not-a-uuid", "12345", "00000000-0000-0000-0000-00000000000g"])("answers 422 at path.provider_id for %s", async (id) => {
-    const t = await tenant();
-    const [entry] = expect422(await t.owner.get(`${BASE}/${id}`), [{ loc: ["path", "provider_id"], type: "uuid_parsing" }]);
-    expect(entry).toMatchObject({ input: id });
-  });
+  it.each(["not-a-uuid", "12345", "00000000-0000-0000-0000-00000000000g"])(
+    "answers 422 at path.provider_id for %s",
+    async (id) => {
+      const t = await tenant();
+      const [entry] = expect422(await t.owner.get(`${BASE}/${id}`), [
+        { loc: ["path", "provider_id"], type: "uuid_parsing" },
+      ]);
+      expect(entry).toMatchObject({ input: id });
+    },
+  );
 });
 
 describe("PUT /api/service-providers/{provider_id}", () => {
@@ -403,10 +459,20 @@ describe("PUT /api/service-providers/{provider_id}", () => {
   it("changes only the given fields and answers the whole provider", async () => {
     const t = await tenant();
     const before = await createProvider(t.owner, full);
-    const res = await t.owner.put<Provider>(`${BASE}/${before.id}`, { notes: "second note", status: "inactive", is_on_call: true });
+    const res = await t.owner.put<Provider>(`${BASE}/${before.id}`, {
+      notes: "second note",
+      status: "inactive",
+      is_on_call: true,
+    });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(PROVIDER_KEYS);
-    expect(res.body).toEqual({ ...before, notes: "second note", status: "inactive", is_on_call: true, updated_at: res.body.updated_at });
+    expect(res.body).toEqual({
+      ...before,
+      notes: "second note",
+      status: "inactive",
+      is_on_call: true,
+      updated_at: res.body.updated_at,
+    });
     expect(Date.parse(res.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(before.updated_at));
     expect((await t.owner.get(`${BASE}/${before.id}`)).body).toEqual(res.body);
     expect(idsOf((await list(t.owner, "?status=inactive")).items)).toEqual([before.id]);
@@ -416,7 +482,11 @@ describe("PUT /api/service-providers/{provider_id}", () => {
   it("normalizes a new phone number, cleans new skills, and search follows the new values", async () => {
     const t = await tenant();
     const before = await createProvider(t.owner, full);
-    const res = await t.owner.put(`${BASE}/${before.id}`, { phone_number: "(555) 010-5001", skills: [" solar ", "solar", ""], name: " Renamed Roofer " });
+    const res = await t.owner.put(`${BASE}/${before.id}`, {
+      phone_number: "(555) 010-5001",
+      skills: [" solar ", "solar", ""],
+      name: " Renamed Roofer ",
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toMatchObject({ phone_number: "+15550105001", skills: ["solar"], name: "Renamed Roofer" });
     expect(idsOf((await list(t.owner, "?search=solar")).items)).toEqual([before.id]);
@@ -430,7 +500,13 @@ describe("PUT /api/service-providers/{provider_id}", () => {
     const before = await createProvider(t.owner, full);
     const res = await t.owner.put(`${BASE}/${before.id}`, { phone_number: null, email: null, specialty: null });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ ...before, phone_number: null, email: null, specialty: null, updated_at: res.body.updated_at });
+    expect(res.body).toEqual({
+      ...before,
+      phone_number: null,
+      email: null,
+      specialty: null,
+      updated_at: res.body.updated_at,
+    });
     const cleared = await t.owner.put(`${BASE}/${before.id}`, { skills: null, notes: null });
     expect(cleared.body).toEqual({ ...res.body, skills: [], notes: null, updated_at: cleared.body.updated_at });
     expect((await list(t.owner, "?specialty=roofing")).total).toBe(0);
@@ -462,7 +538,9 @@ describe("PUT /api/service-providers/{provider_id}", () => {
   it("answers 422 at body.phone_number with value_error for an invalid phone", async () => {
     const t = await tenant();
     const before = await createProvider(t.owner, full);
-    expect422(await t.owner.put(`${BASE}/${before.id}`, { phone_number: "call me" }), [{ loc: ["body", "phone_number"], type: "value_error" }]);
+    expect422(await t.owner.put(`${BASE}/${before.id}`, { phone_number: "call me" }), [
+      { loc: ["body", "phone_number"], type: "value_error" },
+    ]);
   });
 
   it("answers 404 for an unknown id and for another organization's provider, which stays unchanged", async () => {
@@ -479,8 +557,12 @@ describe("PUT /api/service-providers/{provider_id}", () => {
   it("answers 422 for a malformed id, a malformed body or no body", async () => {
     const t = await tenant();
     const before = await createProvider(t.owner, full);
-    expect422(await t.owner.put(`${BASE}/not-a-uuid`, { name: "x" }), [{ loc: ["path", "provider_id"], type: "uuid_parsing" }]);
-    expect422(await t.owner.request("PUT", `${BASE}/${before.id}`, { rawBody: "{name: 1}" }), [{ loc: ["body"], type: "json_invalid" }]);
+    expect422(await t.owner.put(`${BASE}/not-a-uuid`, { name: "x" }), [
+      { loc: ["path", "provider_id"], type: "uuid_parsing" },
+    ]);
+    expect422(await t.owner.request("PUT", `${BASE}/${before.id}`, { rawBody: "{name: 1}" }), [
+      { loc: ["body"], type: "json_invalid" },
+    ]);
     expect422(await t.owner.request("PUT", `${BASE}/${before.id}`), [{ loc: ["body"] }]);
     expect((await t.owner.get(`${BASE}/${before.id}`)).body).toEqual(before);
   });

@@ -54,7 +54,9 @@ export interface Appointment {
   updated_at: string;
 }
 
-export type WeeklyHoursInput = Partial<Record<"mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun", { start: string; end: string }[]>>;
+export type WeeklyHoursInput = Partial<
+  Record<"mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun", { start: string; end: string }[]>
+>;
 
 /** Every day of the week open over the same hours. */
 export function everyDay(start: string, end: string): WeeklyHoursInput {
@@ -68,7 +70,10 @@ export async function schedulingTenant(
   admin: AdminClient,
   org: { timezone?: string; business_hours?: WeeklyHoursInput } = {},
 ): Promise<Tenant & { adminKey: ApiClient }> {
-  const created = await admin.request("POST", "/admin/organizations", { name: `Scheduling ${Math.random().toString(36).slice(2)}`, ...org });
+  const created = await admin.request("POST", "/admin/organizations", {
+    name: `Scheduling ${Math.random().toString(36).slice(2)}`,
+    ...org,
+  });
   if (created.status !== 201) throw new Error(`create organization: ${created.status} ${JSON.stringify(created.body)}`);
   const orgId = created.body.id as string;
   const [owner, member, adminKey] = await Promise.all([
@@ -76,11 +81,20 @@ export async function schedulingTenant(
     admin.createKey(orgId, { role: "member" }),
     admin.createKey(orgId, { role: "admin" }),
   ]);
-  return { orgId, owner: new ApiClient(baseUrl, owner.key), member: new ApiClient(baseUrl, member.key), adminKey: new ApiClient(baseUrl, adminKey.key), admin };
+  return {
+    orgId,
+    owner: new ApiClient(baseUrl, owner.key),
+    member: new ApiClient(baseUrl, member.key),
+    adminKey: new ApiClient(baseUrl, adminKey.key),
+    admin,
+  };
 }
 
 export async function createType(client: ApiClient, body: Record<string, unknown> = {}): Promise<AppointmentType> {
-  return expectStatus(await client.post<AppointmentType>(TYPES, { name: "Visit", duration_minutes: 60, min_notice_minutes: 0, ...body }), 201);
+  return expectStatus(
+    await client.post<AppointmentType>(TYPES, { name: "Visit", duration_minutes: 60, min_notice_minutes: 0, ...body }),
+    201,
+  );
 }
 
 export async function availability(client: ApiClient, body: Record<string, unknown>): Promise<Availability> {

@@ -4,7 +4,15 @@ import { AdminClient, expectStatus, locs, testEnv, type ApiClient, detailOf } fr
 import { startSystem, type RunningSystem } from "../../../gateway/src/system.js";
 import { fieldopsErrors } from "../src/errors.js";
 import { createTechnician } from "./helpers.js";
-import { APPOINTMENTS, availability, book, BOOK, createType, schedulingTenant, type Appointment } from "./scheduling-helpers.js";
+import {
+  APPOINTMENTS,
+  availability,
+  book,
+  BOOK,
+  createType,
+  schedulingTenant,
+  type Appointment,
+} from "./scheduling-helpers.js";
 
 // Slot holds on systems of their own whose clock stands at Thursday 2026-03-05 12:00 UTC; the
 // slots held are on Friday 2026-03-06 (default business hours, 08:00-17:00 UTC). The clock is
@@ -27,8 +35,19 @@ async function hold(client: ApiClient, body: Record<string, unknown>): Promise<S
 }
 
 /** Who check-availability offers at `start` on 2026-03-06 (undefined: the slot is not offered). */
-async function offeredAt(client: ApiClient, typeId: string, start: string, technicianId?: string): Promise<string[] | undefined> {
-  const result = await availability(client, { appointment_type_id: typeId, date_from: "2026-03-06", date_to: "2026-03-06", timezone: "UTC", technician_id: technicianId });
+async function offeredAt(
+  client: ApiClient,
+  typeId: string,
+  start: string,
+  technicianId?: string,
+): Promise<string[] | undefined> {
+  const result = await availability(client, {
+    appointment_type_id: typeId,
+    date_from: "2026-03-06",
+    date_to: "2026-03-06",
+    timezone: "UTC",
+    technician_id: technicianId,
+  });
   return result.slots.find((slot) => slot.start === start)?.technician_ids;
 }
 
@@ -54,7 +73,12 @@ describe("slot holds", () => {
     const bob = await createTechnician(t.owner, { name: "Bob" });
     const type = await createType(t.owner);
     // Alice has an appointment that day, so the fewest-appointments rule picks Bob.
-    await book(t.member, { appointment_type_id: type.id, start: "2026-03-06T08:00:00Z", technician_id: alice.id, contact: { name: "Earlier" } });
+    await book(t.member, {
+      appointment_type_id: type.id,
+      start: "2026-03-06T08:00:00Z",
+      technician_id: alice.id,
+      contact: { name: "Earlier" },
+    });
     const held = await hold(t.member, { appointment_type_id: type.id, start: "2026-03-06T09:00:00Z" });
     expect(held).toEqual({
       id: expect.any(String),
@@ -65,16 +89,32 @@ describe("slot holds", () => {
       expires_at: "2026-03-05T12:05:00.000Z",
     });
     // An RFC 3339 start with an offset is the same instant; technician_id holds that one.
-    expect(await hold(t.member, { appointment_type_id: type.id, start: "2026-03-06T04:00:00-05:00", technician_id: alice.id })).toMatchObject({
+    expect(
+      await hold(t.member, {
+        appointment_type_id: type.id,
+        start: "2026-03-06T04:00:00-05:00",
+        technician_id: alice.id,
+      }),
+    ).toMatchObject({
       technician_id: alice.id,
       start_at: "2026-03-06T09:00:00.000Z",
     });
     // Without technicians the business itself is held.
     const solo = await tenant();
     const soloType = await createType(solo.owner);
-    expect(await hold(solo.member, { appointment_type_id: soloType.id, start: "2026-03-06T09:00:00Z" })).toMatchObject({ technician_id: null });
+    expect(await hold(solo.member, { appointment_type_id: soloType.id, start: "2026-03-06T09:00:00Z" })).toMatchObject({
+      technician_id: null,
+    });
     expect(await offeredAt(solo.member, soloType.id, "2026-03-06T09:00:00Z")).toBeUndefined();
-    expect((await solo.member.post(BOOK, { appointment_type_id: soloType.id, start: "2026-03-06T09:00:00Z", contact: { name: "Late" } })).status).toBe(409);
+    expect(
+      (
+        await solo.member.post(BOOK, {
+          appointment_type_id: soloType.id,
+          start: "2026-03-06T09:00:00Z",
+          contact: { name: "Late" },
+        })
+      ).status,
+    ).toBe(409);
   });
 
   it("422 when start is not a slot or a field is bad; 409 when the slot is booked or held", async () => {
@@ -82,7 +122,8 @@ describe("slot holds", () => {
     const alice = await createTechnician(t.owner, { name: "Alice" });
     const theirs = await createTechnician(other.owner, { name: "Theirs" });
     const type = await createType(t.owner);
-    const attempt = (body: Record<string, unknown>) => t.member.post(HOLDS, { appointment_type_id: type.id, start: "2026-03-06T09:00:00Z", ...body });
+    const attempt = (body: Record<string, unknown>) =>
+      t.member.post(HOLDS, { appointment_type_id: type.id, start: "2026-03-06T09:00:00Z", ...body });
     expect(locs((await attempt({ start: "2026-03-06T09:15:00Z" })).body)).toEqual([["body", "start"]]);
     expect(locs((await attempt({ start: "2026-03-06T20:00:00Z" })).body)).toEqual([["body", "start"]]);
     expect(locs((await attempt({ start: "2026-03-07T09:00:00Z" })).body)).toEqual([["body", "start"]]);
@@ -101,7 +142,11 @@ describe("slot holds", () => {
     const held = await attempt({});
     expect(held.status).toBe(409);
     expect(held.body).toEqual(detailOf(fieldopsErrors.SLOT_TAKEN()));
-    const bookHeld = await t.member.post(BOOK, { appointment_type_id: type.id, start: "2026-03-06T09:00:00Z", contact: { name: "Too late" } });
+    const bookHeld = await t.member.post(BOOK, {
+      appointment_type_id: type.id,
+      start: "2026-03-06T09:00:00Z",
+      contact: { name: "Too late" },
+    });
     expect(bookHeld.status).toBe(409);
     expect(bookHeld.body).toEqual(detailOf(fieldopsErrors.SLOT_TAKEN()));
     // The next slot is free: back to back is no overlap.
@@ -114,7 +159,11 @@ describe("slot holds", () => {
     const bob = await createTechnician(t.owner, { name: "Bob" });
     const type = await createType(t.owner, { slot_interval_minutes: 30, buffer_after_minutes: 30 });
     expect(await offeredAt(t.member, type.id, "2026-03-06T09:00:00Z")).toEqual([alice.id, bob.id]);
-    const held = await hold(t.member, { appointment_type_id: type.id, start: "2026-03-06T09:00:00Z", technician_id: bob.id });
+    const held = await hold(t.member, {
+      appointment_type_id: type.id,
+      start: "2026-03-06T09:00:00Z",
+      technician_id: bob.id,
+    });
     expect(held.technician_id).toBe(bob.id);
     expect(await offeredAt(t.member, type.id, "2026-03-06T09:00:00Z")).toEqual([alice.id]);
     expect(await offeredAt(t.member, type.id, "2026-03-06T09:00:00Z", bob.id)).toBeUndefined();
@@ -124,7 +173,15 @@ describe("slot holds", () => {
     expect(await offeredAt(t.member, type.id, "2026-03-06T10:30:00Z", bob.id)).toEqual([bob.id]);
     expect(await offeredAt(t.member, type.id, "2026-03-06T08:30:00Z", bob.id)).toBeUndefined();
     // Alice is still bookable then, and booking without a technician gets her.
-    expect((await book(t.member, { appointment_type_id: type.id, start: "2026-03-06T09:00:00Z", contact: { name: "Alice's" } })).technician_id).toBe(alice.id);
+    expect(
+      (
+        await book(t.member, {
+          appointment_type_id: type.id,
+          start: "2026-03-06T09:00:00Z",
+          contact: { name: "Alice's" },
+        })
+      ).technician_id,
+    ).toBe(alice.id);
   });
 
   it("books a held slot with hold_id (start omitted): its start and technician, and the hold ends", async () => {
@@ -133,12 +190,19 @@ describe("slot holds", () => {
     const bob = await createTechnician(t.owner, { name: "Bob" });
     const type = await createType(t.owner);
     const other = await createType(t.owner, { name: "Other" });
-    const held = await hold(t.member, { appointment_type_id: type.id, start: "2026-03-06T09:00:00Z", technician_id: bob.id });
-    const attempt = (body: Record<string, unknown>) => t.member.post(BOOK, { appointment_type_id: type.id, hold_id: held.id, contact: { name: "Holder" }, ...body });
+    const held = await hold(t.member, {
+      appointment_type_id: type.id,
+      start: "2026-03-06T09:00:00Z",
+      technician_id: bob.id,
+    });
+    const attempt = (body: Record<string, unknown>) =>
+      t.member.post(BOOK, { appointment_type_id: type.id, hold_id: held.id, contact: { name: "Holder" }, ...body });
 
     // What the hold is for may be repeated, not changed; a bad field changes nothing.
     expect(locs((await attempt({ start: "2026-03-06T10:00:00Z" })).body)).toEqual([["body", "start"]]);
-    expect(locs((await attempt({ technician_id: (await createTechnician(t.owner, { name: "Cara" })).id })).body)).toEqual([["body", "technician_id"]]);
+    expect(
+      locs((await attempt({ technician_id: (await createTechnician(t.owner, { name: "Cara" })).id })).body),
+    ).toEqual([["body", "technician_id"]]);
     expect(locs((await attempt({ appointment_type_id: other.id })).body)).toEqual([["body", "appointment_type_id"]]);
     expect(locs((await attempt({ hold_id: "not-a-uuid" })).body)).toEqual([["body", "hold_id"]]);
     expect(locs((await attempt({ contact: undefined })).body)).toEqual([["body", "contact_id"]]);
@@ -158,14 +222,31 @@ describe("slot holds", () => {
     expect(again.status).toBe(409);
     expect(again.body).toEqual(detailOf(fieldopsErrors.SLOT_HOLD_GONE()));
     expect((await t.member.delete(`${HOLDS}/${held.id}`)).status).toBe(404);
-    const listed = expectStatus(await t.member.get<{ items: Appointment[]; total: number }>(`${APPOINTMENTS}?date_from=2026-03-06&date_to=2026-03-06`), 200);
-    expect(listed.items.map((item) => [item.technician_id, item.start_at])).toEqual([[bob.id, "2026-03-06T09:00:00.000Z"]]);
+    const listed = expectStatus(
+      await t.member.get<{ items: Appointment[]; total: number }>(
+        `${APPOINTMENTS}?date_from=2026-03-06&date_to=2026-03-06`,
+      ),
+      200,
+    );
+    expect(listed.items.map((item) => [item.technician_id, item.start_at])).toEqual([
+      [bob.id, "2026-03-06T09:00:00.000Z"],
+    ]);
     expect(await offeredAt(t.member, type.id, "2026-03-06T09:00:00Z", bob.id)).toBeUndefined();
 
     // The start and technician may be given when they are the hold's.
-    const second = await hold(t.member, { appointment_type_id: type.id, start: "2026-03-06T11:00:00Z", technician_id: bob.id });
+    const second = await hold(t.member, {
+      appointment_type_id: type.id,
+      start: "2026-03-06T11:00:00Z",
+      technician_id: bob.id,
+    });
     expect(
-      await book(t.member, { appointment_type_id: type.id, hold_id: second.id, start: "2026-03-06T06:00:00-05:00", technician_id: bob.id, contact: { name: "Exact" } }),
+      await book(t.member, {
+        appointment_type_id: type.id,
+        hold_id: second.id,
+        start: "2026-03-06T06:00:00-05:00",
+        technician_id: bob.id,
+        contact: { name: "Exact" },
+      }),
     ).toMatchObject({
       technician_id: bob.id,
       start_at: "2026-03-06T11:00:00.000Z",
@@ -178,7 +259,11 @@ describe("slot holds", () => {
     const theirType = await createType(other.owner);
     const theirs = await hold(other.member, { appointment_type_id: theirType.id, start: "2026-03-06T09:00:00Z" });
     for (const holdId of [newId(), theirs.id]) {
-      const booked = await t.member.post(BOOK, { appointment_type_id: type.id, hold_id: holdId, contact: { name: "Nobody" } });
+      const booked = await t.member.post(BOOK, {
+        appointment_type_id: type.id,
+        hold_id: holdId,
+        contact: { name: "Nobody" },
+      });
       expect(booked.status).toBe(409);
       expect(booked.body).toEqual(detailOf(fieldopsErrors.SLOT_HOLD_GONE()));
       const released = await t.member.delete(`${HOLDS}/${holdId}`);
@@ -202,9 +287,16 @@ describe("slot holds", () => {
     expect(released.status).toBe(204);
     expect(await offeredAt(t.member, type.id, "2026-03-06T09:00:00Z")).toEqual([alice.id]);
     expect((await t.member.delete(`${HOLDS}/${held.id}`)).status).toBe(404);
-    const booked = await t.member.post(BOOK, { appointment_type_id: type.id, hold_id: held.id, contact: { name: "Released" } });
+    const booked = await t.member.post(BOOK, {
+      appointment_type_id: type.id,
+      hold_id: held.id,
+      contact: { name: "Released" },
+    });
     expect(booked.status).toBe(409);
-    expect((await book(t.member, { appointment_type_id: type.id, start: "2026-03-06T09:00:00Z", contact: { name: "Next" } })).technician_id).toBe(alice.id);
+    expect(
+      (await book(t.member, { appointment_type_id: type.id, start: "2026-03-06T09:00:00Z", contact: { name: "Next" } }))
+        .technician_id,
+    ).toBe(alice.id);
   });
 
   it("expires at expires_at: then the slot is offered, held and booked by others, and its own booking is 409", async () => {
@@ -216,18 +308,35 @@ describe("slot holds", () => {
     try {
       clock.set(new Date(Date.parse(NOW) + 300_000 - 1));
       expect(await offeredAt(t.member, type.id, "2026-03-06T09:00:00Z")).toBeUndefined();
-      expect((await t.member.post(HOLDS, { appointment_type_id: type.id, start: "2026-03-06T09:00:00Z" })).status).toBe(409);
+      expect((await t.member.post(HOLDS, { appointment_type_id: type.id, start: "2026-03-06T09:00:00Z" })).status).toBe(
+        409,
+      );
 
       clock.set(first.expires_at);
       expect(await offeredAt(t.member, type.id, "2026-03-06T09:00:00Z")).toEqual([alice.id]);
-      const late = await t.member.post(BOOK, { appointment_type_id: type.id, hold_id: first.id, contact: { name: "Too late" } });
+      const late = await t.member.post(BOOK, {
+        appointment_type_id: type.id,
+        hold_id: first.id,
+        contact: { name: "Too late" },
+      });
       expect(late.status).toBe(409);
       expect(late.body).toEqual(detailOf(fieldopsErrors.SLOT_HOLD_GONE()));
       // Another caller holds the first slot, and books the second one directly.
       const taken = await hold(t.member, { appointment_type_id: type.id, start: "2026-03-06T09:00:00Z" });
       expect(taken).toMatchObject({ technician_id: alice.id, expires_at: "2026-03-05T12:10:00.000Z" });
-      expect((await book(t.member, { appointment_type_id: type.id, start: "2026-03-06T10:00:00Z", contact: { name: "Direct" } })).technician_id).toBe(alice.id);
-      expect((await t.member.post(BOOK, { appointment_type_id: type.id, hold_id: second.id, contact: { name: "Too late" } })).status).toBe(409);
+      expect(
+        (
+          await book(t.member, {
+            appointment_type_id: type.id,
+            start: "2026-03-06T10:00:00Z",
+            contact: { name: "Direct" },
+          })
+        ).technician_id,
+      ).toBe(alice.id);
+      expect(
+        (await t.member.post(BOOK, { appointment_type_id: type.id, hold_id: second.id, contact: { name: "Too late" } }))
+          .status,
+      ).toBe(409);
     } finally {
       clock.set(NOW);
     }
@@ -242,7 +351,11 @@ describe("slot holds under concurrency", () => {
   let admin: AdminClient;
 
   beforeAll(async () => {
-    system = await startSystem({ env: testEnv({ RATE_LIMIT_PER_MINUTE: "1000000", SLOT_HOLD_SECONDS: "45" }), inMemory: true, clock });
+    system = await startSystem({
+      env: testEnv({ RATE_LIMIT_PER_MINUTE: "1000000", SLOT_HOLD_SECONDS: "45" }),
+      inMemory: true,
+      clock,
+    });
     admin = new AdminClient(system.adminUrl, system.adminToken);
   });
 
@@ -258,20 +371,37 @@ describe("slot holds under concurrency", () => {
   }
 
   async function activeAppointments(client: ApiClient): Promise<Appointment[]> {
-    return expectStatus(await client.get<{ items: Appointment[] }>(`${APPOINTMENTS}?date_from=2026-03-06&date_to=2026-03-06&status=scheduled`), 200).items;
+    return expectStatus(
+      await client.get<{ items: Appointment[] }>(
+        `${APPOINTMENTS}?date_from=2026-03-06&date_to=2026-03-06&status=scheduled`,
+      ),
+      200,
+    ).items;
   }
 
   it(`${CONCURRENT} simultaneous holds of one technician's slot: exactly one 201, lasting SLOT_HOLD_SECONDS`, async () => {
     const { t, technician, type } = await setUp();
     const responses = await Promise.all(
       Array.from({ length: CONCURRENT }, (_, index) =>
-        t.member.post<SlotHold>(HOLDS, { appointment_type_id: type.id, start: SLOT, ...(index % 2 === 0 ? { technician_id: technician?.id } : {}) }),
+        t.member.post<SlotHold>(HOLDS, {
+          appointment_type_id: type.id,
+          start: SLOT,
+          ...(index % 2 === 0 ? { technician_id: technician?.id } : {}),
+        }),
       ),
     );
-    expect(responses.map((response) => response.status).sort()).toEqual([201, ...Array.from({ length: CONCURRENT - 1 }, () => 409)]);
-    for (const refused of responses.filter((response) => response.status === 409)) expect(refused.body).toEqual(detailOf(fieldopsErrors.SLOT_TAKEN()));
+    expect(responses.map((response) => response.status).sort()).toEqual([
+      201,
+      ...Array.from({ length: CONCURRENT - 1 }, () => 409),
+    ]);
+    for (const refused of responses.filter((response) => response.status === 409))
+      expect(refused.body).toEqual(detailOf(fieldopsErrors.SLOT_TAKEN()));
     const granted = responses.find((response) => response.status === 201)?.body as SlotHold;
-    expect(granted).toMatchObject({ technician_id: technician?.id, start_at: "2026-03-06T09:00:00.000Z", expires_at: "2026-03-05T12:00:45.000Z" });
+    expect(granted).toMatchObject({
+      technician_id: technician?.id,
+      start_at: "2026-03-06T09:00:00.000Z",
+      expires_at: "2026-03-05T12:00:45.000Z",
+    });
   });
 
   it(`${CONCURRENT} simultaneous holds and bookings of one slot: one wins`, async () => {
@@ -312,10 +442,17 @@ describe("slot holds under concurrency", () => {
 
       const live = await hold(t.member, { appointment_type_id: type.id, start: "2026-03-06T11:00:00Z" });
       const bookings = await Promise.all(
-        Array.from({ length: CONCURRENT }, (_, index) => t.member.post(BOOK, { appointment_type_id: type.id, hold_id: live.id, contact: { name: `Holder ${index}` } })),
+        Array.from({ length: CONCURRENT }, (_, index) =>
+          t.member.post(BOOK, { appointment_type_id: type.id, hold_id: live.id, contact: { name: `Holder ${index}` } }),
+        ),
       );
-      expect(bookings.map((response) => response.status).sort()).toEqual([201, ...Array.from({ length: CONCURRENT - 1 }, () => 409)]);
-      const booked = (await activeAppointments(t.member)).filter((appointment) => appointment.start_at === "2026-03-06T11:00:00.000Z");
+      expect(bookings.map((response) => response.status).sort()).toEqual([
+        201,
+        ...Array.from({ length: CONCURRENT - 1 }, () => 409),
+      ]);
+      const booked = (await activeAppointments(t.member)).filter(
+        (appointment) => appointment.start_at === "2026-03-06T11:00:00.000Z",
+      );
       expect(booked.length).toBe(1);
     } finally {
       clock.set(NOW);
@@ -343,10 +480,16 @@ describe("slot holds under concurrency", () => {
          VALUES ($1, $2, $3, $4, $5, $6, tstzrange($5, $6), '2100-01-01T00:00:00Z', now())`,
         [newId(), t.orgId, type.id, technician?.id, from, to],
       );
-    expect(await refusal(insertAppointment("2026-03-06T09:30:00Z", "2026-03-06T10:30:00Z"))).toBe(PgErrorCode.exclusionViolation);
+    expect(await refusal(insertAppointment("2026-03-06T09:30:00Z", "2026-03-06T10:30:00Z"))).toBe(
+      PgErrorCode.exclusionViolation,
+    );
     await insertAppointment("2026-03-06T12:00:00Z", "2026-03-06T13:00:00Z");
-    expect(await refusal(insertHold("2026-03-06T12:30:00Z", "2026-03-06T13:30:00Z"))).toBe(PgErrorCode.exclusionViolation);
-    expect(await refusal(insertHold("2026-03-06T08:30:00Z", "2026-03-06T09:30:00Z"))).toBe(PgErrorCode.exclusionViolation);
+    expect(await refusal(insertHold("2026-03-06T12:30:00Z", "2026-03-06T13:30:00Z"))).toBe(
+      PgErrorCode.exclusionViolation,
+    );
+    expect(await refusal(insertHold("2026-03-06T08:30:00Z", "2026-03-06T09:30:00Z"))).toBe(
+      PgErrorCode.exclusionViolation,
+    );
     // Back to back is no overlap; a released hold's time is free again.
     await insertHold("2026-03-06T10:00:00Z", "2026-03-06T11:00:00Z");
     expect((await t.member.delete(`${HOLDS}/${held.id}`)).status).toBe(204);

@@ -116,23 +116,45 @@ describe("POST /api/technicians", () => {
   it("defaults status to active and is_on_call to false: not on call, not available", async () => {
     const t = await tenant();
     const technician = await createTechnician(t.member, { name: "Only Name" });
-    expect(technician).toMatchObject({ status: "active", is_on_call: false, on_call_now: false, available_now: false, skills: [], phone_number: null, notes: null });
+    expect(technician).toMatchObject({
+      status: "active",
+      is_on_call: false,
+      on_call_now: false,
+      available_now: false,
+      skills: [],
+      phone_number: null,
+      notes: null,
+    });
   });
 
   it("requires a name and reports every bad field at once, storing nothing", async () => {
     const t = await tenant();
     expect422(await t.owner.post(TECHNICIANS, { specialty: "HVAC" }), [{ loc: ["body", "name"], type: "missing" }]);
     expect422(await t.owner.post(TECHNICIANS, { name: "  " }), [{ loc: ["body", "name"], type: "string_too_short" }]);
-    expect422(await t.owner.post(TECHNICIANS, { name: "n".repeat(201), status: "retired", is_on_call: "maybe", skills: "hvac", phone_number: "call me", email: "nope" }), [
-      { loc: ["body", "name"], type: "string_too_long" },
-      { loc: ["body", "phone_number"], type: "value_error" },
-      { loc: ["body", "email"], type: "value_error" },
-      { loc: ["body", "skills"], type: "list_type" },
-      { loc: ["body", "status"], type: "enum" },
-      { loc: ["body", "is_on_call"], type: "bool_parsing" },
+    expect422(
+      await t.owner.post(TECHNICIANS, {
+        name: "n".repeat(201),
+        status: "retired",
+        is_on_call: "maybe",
+        skills: "hvac",
+        phone_number: "call me",
+        email: "nope",
+      }),
+      [
+        { loc: ["body", "name"], type: "string_too_long" },
+        { loc: ["body", "phone_number"], type: "value_error" },
+        { loc: ["body", "email"], type: "value_error" },
+        { loc: ["body", "skills"], type: "list_type" },
+        { loc: ["body", "status"], type: "enum" },
+        { loc: ["body", "is_on_call"], type: "bool_parsing" },
+      ],
+    );
+    expect422(await t.owner.post(TECHNICIANS, { name: "x", skills: [1, "ok"] }), [
+      { loc: ["body", "skills", 0], type: "string_type" },
     ]);
-    expect422(await t.owner.post(TECHNICIANS, { name: "x", skills: [1, "ok"] }), [{ loc: ["body", "skills", 0], type: "string_type" }]);
-    expect422(await t.owner.request("POST", TECHNICIANS, { rawBody: '{"name": ' }), [{ loc: ["body"], type: "json_invalid" }]);
+    expect422(await t.owner.request("POST", TECHNICIANS, { rawBody: '{"name": ' }), [
+      { loc: ["body"], type: "json_invalid" },
+    ]);
     expect422(await t.owner.request("POST", TECHNICIANS, { rawBody: "[]" }), [{ loc: ["body"] }]);
     expect(await listTechnicians(t.owner)).toEqual({ items: [], total: 0 });
   });
@@ -175,7 +197,11 @@ describe("GET /api/technicians", () => {
     await createSchedule(t.owner, { technician_id: scheduled.id, start_at: hoursFromNow(-1), end_at: hoursFromNow(2) });
     await createSchedule(t.owner, { technician_id: later.id, start_at: hoursFromNow(1), end_at: hoursFromNow(3) });
     await createSchedule(t.owner, { technician_id: ended.id, start_at: hoursFromNow(-3), end_at: hoursFromNow(-1) });
-    const gone = await createSchedule(t.owner, { technician_id: cancelled.id, start_at: hoursFromNow(-1), end_at: hoursFromNow(2) });
+    const gone = await createSchedule(t.owner, {
+      technician_id: cancelled.id,
+      start_at: hoursFromNow(-1),
+      end_at: hoursFromNow(2),
+    });
     expect((await t.owner.delete(`${SCHEDULES}/${gone.id}`)).status).toBe(204);
 
     const all = await listTechnicians(t.owner);
@@ -187,7 +213,11 @@ describe("GET /api/technicians", () => {
       ["E Cancelled", false, false, false],
     ]);
     expect(idsOf((await listTechnicians(t.owner, "?is_on_call=true")).items)).toEqual([flagged.id, scheduled.id]);
-    expect(idsOf((await listTechnicians(t.owner, "?is_on_call=false")).items)).toEqual([later.id, ended.id, cancelled.id]);
+    expect(idsOf((await listTechnicians(t.owner, "?is_on_call=false")).items)).toEqual([
+      later.id,
+      ended.id,
+      cancelled.id,
+    ]);
     expect((await getTechnician(t.owner, scheduled.id)).on_call_now).toBe(true);
   });
 
@@ -201,8 +231,14 @@ describe("GET /api/technicians", () => {
     const dispatch = await createDispatch(t.owner, { service_request_id: request.id, technician_id: busy.id });
 
     expect(idsOf((await listTechnicians(t.owner, "?available_now=true")).items)).toEqual([free.id]);
-    expect(idsOf((await listTechnicians(t.owner, "?available_now=false")).items)).toEqual([busy.id, suspended.id, offDuty.id]);
-    expect(idsOf((await listTechnicians(t.owner, "?available_now=true&skill=water&is_on_call=true")).items)).toEqual([free.id]);
+    expect(idsOf((await listTechnicians(t.owner, "?available_now=false")).items)).toEqual([
+      busy.id,
+      suspended.id,
+      offDuty.id,
+    ]);
+    expect(idsOf((await listTechnicians(t.owner, "?available_now=true&skill=water&is_on_call=true")).items)).toEqual([
+      free.id,
+    ]);
     expect((await listTechnicians(t.owner, "?available_now=true&skill=gas")).total).toBe(0);
     expect(await getTechnician(t.owner, busy.id)).toMatchObject({ on_call_now: true, available_now: false });
 
@@ -241,10 +277,27 @@ describe("GET /api/technicians/{technician_id}", () => {
 describe("PUT /api/technicians/{technician_id}", () => {
   it("changes only the given fields, clears nulls, and on_call_now follows the flag", async () => {
     const t = await tenant();
-    const before = await createTechnician(t.owner, { name: "Editable", specialty: "HVAC", notes: "n", skills: ["hvac"] });
-    const res = await t.owner.put(`${TECHNICIANS}/${before.id}`, { is_on_call: true, specialty: null, skills: ["HVAC", " gas "] });
+    const before = await createTechnician(t.owner, {
+      name: "Editable",
+      specialty: "HVAC",
+      notes: "n",
+      skills: ["hvac"],
+    });
+    const res = await t.owner.put(`${TECHNICIANS}/${before.id}`, {
+      is_on_call: true,
+      specialty: null,
+      skills: ["HVAC", " gas "],
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ ...before, is_on_call: true, on_call_now: true, available_now: true, specialty: null, skills: ["HVAC", "gas"], updated_at: res.body.updated_at });
+    expect(res.body).toEqual({
+      ...before,
+      is_on_call: true,
+      on_call_now: true,
+      available_now: true,
+      specialty: null,
+      skills: ["HVAC", "gas"],
+      updated_at: res.body.updated_at,
+    });
     expect(await getTechnician(t.owner, before.id)).toEqual(res.body);
     expect(expectStatus(await t.owner.put(`${TECHNICIANS}/${before.id}`, {}), 200)).toEqual(res.body);
     const suspended = expectStatus(await t.owner.put(`${TECHNICIANS}/${before.id}`, { status: "suspended" }), 200);
@@ -254,15 +307,28 @@ describe("PUT /api/technicians/{technician_id}", () => {
   it("answers 422 naming each bad field and changes nothing", async () => {
     const t = await tenant();
     const before = await createTechnician(t.owner, { name: "Stable" });
-    expect422(await t.owner.put(`${TECHNICIANS}/${before.id}`, { name: null, status: "gone", is_on_call: null, phone_number: "abc", notes: "kept?" }), [
-      { loc: ["body", "name"] },
+    expect422(
+      await t.owner.put(`${TECHNICIANS}/${before.id}`, {
+        name: null,
+        status: "gone",
+        is_on_call: null,
+        phone_number: "abc",
+        notes: "kept?",
+      }),
+      [
+        { loc: ["body", "name"] },
+        { loc: ["body", "phone_number"], type: "value_error" },
+        { loc: ["body", "status"], type: "enum" },
+        { loc: ["body", "is_on_call"] },
+      ],
+    );
+    expect422(await t.owner.put(`${TECHNICIANS}/${before.id}`, { phone_number: "call me" }), [
       { loc: ["body", "phone_number"], type: "value_error" },
-      { loc: ["body", "status"], type: "enum" },
-      { loc: ["body", "is_on_call"] },
     ]);
-    expect422(await t.owner.put(`${TECHNICIANS}/${before.id}`, { phone_number: "call me" }), [{ loc: ["body", "phone_number"], type: "value_error" }]);
     expect422(await t.owner.request("PUT", `${TECHNICIANS}/${before.id}`), [{ loc: ["body"] }]);
-    expect422(await t.owner.put(`${TECHNICIANS}/nope`, { name: "x" }), [{ loc: ["path", "technician_id"], type: "uuid_parsing" }]);
+    expect422(await t.owner.put(`${TECHNICIANS}/nope`, { name: "x" }), [
+      { loc: ["path", "technician_id"], type: "uuid_parsing" },
+    ]);
     expect(await getTechnician(t.owner, before.id)).toEqual(before);
   });
 
@@ -294,10 +360,18 @@ describe("DELETE /api/technicians/{technician_id}", () => {
     const t = await tenant();
     const doomed = await createTechnician(t.owner, { name: "Doomed" });
     const keeper = await createTechnician(t.owner, { name: "Keeper" });
-    const past = await createSchedule(t.owner, { technician_id: doomed.id, start_at: hoursFromNow(-5), end_at: hoursFromNow(-4) });
+    const past = await createSchedule(t.owner, {
+      technician_id: doomed.id,
+      start_at: hoursFromNow(-5),
+      end_at: hoursFromNow(-4),
+    });
     await createSchedule(t.owner, { technician_id: doomed.id, start_at: hoursFromNow(-1), end_at: hoursFromNow(1) });
     await createSchedule(t.owner, { technician_id: doomed.id, start_at: hoursFromNow(10), end_at: hoursFromNow(12) });
-    const kept = await createSchedule(t.owner, { technician_id: keeper.id, start_at: hoursFromNow(10), end_at: hoursFromNow(12) });
+    const kept = await createSchedule(t.owner, {
+      technician_id: keeper.id,
+      start_at: hoursFromNow(10),
+      end_at: hoursFromNow(12),
+    });
     expect((await t.owner.delete(`${TECHNICIANS}/${doomed.id}`)).status).toBe(200);
     const from = encodeURIComponent(hoursFromNow(-6));
     const list = expectStatus(await t.owner.get<Items<Schedule>>(`${SCHEDULES}?start_date=${from}`), 200);
@@ -317,9 +391,16 @@ describe("DELETE /api/technicians/{technician_id}", () => {
     expectDetail(await t.owner.delete(`/api/service-providers/${busy.id}`), 409);
     expect(await getTechnician(t.owner, busy.id)).toMatchObject({ name: "Busy" });
     expect((await t.owner.delete(`${DISPATCHES}/${dispatch.id}`)).status).toBe(204);
-    expect(expectStatus(await t.owner.delete(`${TECHNICIANS}/${busy.id}`), 200)).toEqual({ id: busy.id, deleted: true });
+    expect(expectStatus(await t.owner.delete(`${TECHNICIANS}/${busy.id}`), 200)).toEqual({
+      id: busy.id,
+      deleted: true,
+    });
     // The dispatch keeps its technician's id, without the technician's details.
-    expect(expectStatus(await t.owner.get(`${DISPATCHES}/${dispatch.id}`), 200)).toMatchObject({ technician_id: busy.id, technician: null, status: "cancelled" });
+    expect(expectStatus(await t.owner.get(`${DISPATCHES}/${dispatch.id}`), 200)).toMatchObject({
+      technician_id: busy.id,
+      technician: null,
+      status: "cancelled",
+    });
   });
 
   it("answers 404 for an unknown id and another organization's technician, which stays; 422 for a malformed id", async () => {
@@ -350,13 +431,26 @@ describe("GET /api/technicians/on-call/current", () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(["items", "total"]);
     expect(res.body.total).toBe(3);
-    expect(res.body.items.map((x: { name: string; on_call_source: string; on_call_until: string | null }) => [x.name, x.on_call_source, x.on_call_until])).toEqual([
+    expect(
+      res.body.items.map((x: { name: string; on_call_source: string; on_call_until: string | null }) => [
+        x.name,
+        x.on_call_source,
+        x.on_call_until,
+      ]),
+    ).toEqual([
       ["A Flagged", "flag", null],
       ["B Scheduled", "schedule", until],
       ["C Both", "flag", null],
     ]);
-    expect(Object.keys(res.body.items[0]).sort()).toEqual([...TECHNICIAN_KEYS, "on_call_source", "on_call_until"].sort());
-    expect(res.body.items[0]).toMatchObject({ id: flagged.id, status: "inactive", on_call_now: true, available_now: false });
+    expect(Object.keys(res.body.items[0]).sort()).toEqual(
+      [...TECHNICIAN_KEYS, "on_call_source", "on_call_until"].sort(),
+    );
+    expect(res.body.items[0]).toMatchObject({
+      id: flagged.id,
+      status: "inactive",
+      on_call_now: true,
+      available_now: false,
+    });
     expect(namesOf(res.body.items)).toEqual(namesOf((await listTechnicians(t.owner, "?is_on_call=true")).items));
   });
 });
@@ -371,13 +465,25 @@ describe("NUL characters", () => {
       { loc: ["body", "name"], type: "value_error" },
       { loc: ["body", "skills", 1], type: "value_error" },
     ]);
-    expect422(await t.owner.put(`${TECHNICIANS}/${technician.id}`, { notes: nul }), [{ loc: ["body", "notes"], type: "value_error" }]);
-    expect422(await t.owner.get(`${TECHNICIANS}?skill=a%00b`), [{ loc: ["query", "skill"], type: "value_error" }]);
-    expect422(await t.owner.post(SCHEDULES, { technician_id: technician.id, start_at: hoursFromNow(1), end_at: hoursFromNow(2), notes: nul }), [
+    expect422(await t.owner.put(`${TECHNICIANS}/${technician.id}`, { notes: nul }), [
       { loc: ["body", "notes"], type: "value_error" },
     ]);
-    expect422(await t.owner.post(DISPATCHES, { service_request_id: request.id, notes: nul }), [{ loc: ["body", "notes"], type: "value_error" }]);
-    expect422(await t.owner.post(ALERTS, { location: nul, alert_type: "gas" }), [{ loc: ["body", "location"], type: "value_error" }]);
+    expect422(await t.owner.get(`${TECHNICIANS}?skill=a%00b`), [{ loc: ["query", "skill"], type: "value_error" }]);
+    expect422(
+      await t.owner.post(SCHEDULES, {
+        technician_id: technician.id,
+        start_at: hoursFromNow(1),
+        end_at: hoursFromNow(2),
+        notes: nul,
+      }),
+      [{ loc: ["body", "notes"], type: "value_error" }],
+    );
+    expect422(await t.owner.post(DISPATCHES, { service_request_id: request.id, notes: nul }), [
+      { loc: ["body", "notes"], type: "value_error" },
+    ]);
+    expect422(await t.owner.post(ALERTS, { location: nul, alert_type: "gas" }), [
+      { loc: ["body", "location"], type: "value_error" },
+    ]);
     expect422(await t.owner.get(`${ALERTS}?alert_type=%00`), [{ loc: ["query", "alert_type"], type: "value_error" }]);
     expect((await listTechnicians(t.owner)).items).toEqual([technician]);
     expect(expectStatus(await t.owner.get(SCHEDULES), 200).total).toBe(0);

@@ -1,12 +1,35 @@
 import { describe, expect, it } from "vitest";
-import { eventually, expect422, expectDetail, expectRecent, expectStatus, idsOf, tenantFactory, UNKNOWN_ID, UUID_PATTERN, type ApiClient } from "@voiceops/platform/testing";
+import {
+  eventually,
+  expect422,
+  expectDetail,
+  expectRecent,
+  expectStatus,
+  idsOf,
+  tenantFactory,
+  UNKNOWN_ID,
+  UUID_PATTERN,
+  type ApiClient,
+} from "@voiceops/platform/testing";
 import { ALERTS, createRequest } from "./helpers.js";
 
 // HTTP tests of the urgent-alert routes: create, list with filters, read, replace, delete.
 
 const tenant = tenantFactory();
 
-const ALERT_KEYS = ["alert_type", "contact_id", "created_at", "description", "id", "location", "resolution_status", "resolved_at", "service_request_id", "title", "updated_at"];
+const ALERT_KEYS = [
+  "alert_type",
+  "contact_id",
+  "created_at",
+  "description",
+  "id",
+  "location",
+  "resolution_status",
+  "resolved_at",
+  "service_request_id",
+  "title",
+  "updated_at",
+];
 
 interface Alert {
   id: string;
@@ -74,7 +97,13 @@ describe("POST /api/urgent-alerts", () => {
   it("stamps resolved_at when created resolved; optional fields default to null", async () => {
     const t = await tenant();
     const alert = await createAlert(t.owner, { location: "Shop", alert_type: "flood", resolution_status: "resolved" });
-    expect(alert).toMatchObject({ title: null, description: null, contact_id: null, service_request_id: null, resolution_status: "resolved" });
+    expect(alert).toMatchObject({
+      title: null,
+      description: null,
+      contact_id: null,
+      service_request_id: null,
+      resolution_status: "resolved",
+    });
     expectRecent(alert.resolved_at);
   });
 
@@ -87,19 +116,39 @@ describe("POST /api/urgent-alerts", () => {
       { loc: ["body", "location"], type: "missing" },
       { loc: ["body", "alert_type"], type: "missing" },
     ]);
-    expect422(await t.owner.post(ALERTS, { location: " ", alert_type: "", resolution_status: "closed", contact_id: "x", service_request_id: 5, title: "t".repeat(201) }), [
-      { loc: ["body", "title"], type: "string_too_long" },
-      { loc: ["body", "location"], type: "string_too_short" },
-      { loc: ["body", "alert_type"], type: "string_too_short" },
-      { loc: ["body", "resolution_status"], type: "enum" },
-      { loc: ["body", "contact_id"], type: "uuid_parsing" },
-      { loc: ["body", "service_request_id"], type: "string_type" },
-    ]);
-    expect422(await t.owner.post(ALERTS, { location: "L", alert_type: "T", contact_id: foreignContact, service_request_id: foreignRequest.id }), [
-      { loc: ["body", "contact_id"], type: "value_error" },
+    expect422(
+      await t.owner.post(ALERTS, {
+        location: " ",
+        alert_type: "",
+        resolution_status: "closed",
+        contact_id: "x",
+        service_request_id: 5,
+        title: "t".repeat(201),
+      }),
+      [
+        { loc: ["body", "title"], type: "string_too_long" },
+        { loc: ["body", "location"], type: "string_too_short" },
+        { loc: ["body", "alert_type"], type: "string_too_short" },
+        { loc: ["body", "resolution_status"], type: "enum" },
+        { loc: ["body", "contact_id"], type: "uuid_parsing" },
+        { loc: ["body", "service_request_id"], type: "string_type" },
+      ],
+    );
+    expect422(
+      await t.owner.post(ALERTS, {
+        location: "L",
+        alert_type: "T",
+        contact_id: foreignContact,
+        service_request_id: foreignRequest.id,
+      }),
+      [
+        { loc: ["body", "contact_id"], type: "value_error" },
+        { loc: ["body", "service_request_id"], type: "value_error" },
+      ],
+    );
+    expect422(await t.owner.post(ALERTS, { location: "L", alert_type: "T", service_request_id: UNKNOWN_ID }), [
       { loc: ["body", "service_request_id"], type: "value_error" },
     ]);
-    expect422(await t.owner.post(ALERTS, { location: "L", alert_type: "T", service_request_id: UNKNOWN_ID }), [{ loc: ["body", "service_request_id"], type: "value_error" }]);
     expect422(await t.owner.request("POST", ALERTS, { rawBody: "nope" }), [{ loc: ["body"], type: "json_invalid" }]);
     expect422(await t.owner.request("POST", ALERTS), [{ loc: ["body"] }]);
     expect((await listAlerts(t.owner)).total).toBe(0);
@@ -112,15 +161,25 @@ describe("GET /api/urgent-alerts", () => {
     const other = await tenant();
     await createAlert(other.owner, { location: "Main St", alert_type: "gas" });
     const first = await createAlert(t.owner, { location: "Main St", alert_type: "gas" });
-    const second = await createAlert(t.owner, { location: "main st", alert_type: "water", resolution_status: "acknowledged" });
-    const third = await createAlert(t.owner, { location: "Main Street", alert_type: "GAS", resolution_status: "resolved" });
+    const second = await createAlert(t.owner, {
+      location: "main st",
+      alert_type: "water",
+      resolution_status: "acknowledged",
+    });
+    const third = await createAlert(t.owner, {
+      location: "Main Street",
+      alert_type: "GAS",
+      resolution_status: "resolved",
+    });
 
     const all = await listAlerts(t.owner);
     expect(all).toEqual({ items: [third, second, first], total: 3, page: 1, page_size: 50 });
     expect(idsOf((await listAlerts(t.owner, "?location=MAIN%20ST")).items)).toEqual([second.id, first.id]);
     expect(idsOf((await listAlerts(t.owner, "?alert_type=gas")).items)).toEqual([third.id, first.id]);
     expect(idsOf((await listAlerts(t.owner, "?resolution_status=Acknowledged")).items)).toEqual([second.id]);
-    expect(idsOf((await listAlerts(t.owner, "?alert_type=gas&resolution_status=open&location=main%20st")).items)).toEqual([first.id]);
+    expect(
+      idsOf((await listAlerts(t.owner, "?alert_type=gas&resolution_status=open&location=main%20st")).items),
+    ).toEqual([first.id]);
     expect((await listAlerts(t.owner, "?location=Main")).total).toBe(0);
     const page = await listAlerts(t.owner, "?page=2&page_size=2");
     expect(page).toEqual({ items: [first], total: 3, page: 2, page_size: 2 });
@@ -156,8 +215,21 @@ describe("PUT /api/urgent-alerts/{alert_id}", () => {
   it("replaces the record: omitted optional fields are cleared, resolved stamps resolved_at, reopening clears it", async () => {
     const t = await tenant();
     const contactId = await createContact(t.owner);
-    const before = await createAlert(t.owner, { title: "T", description: "D", location: "L", alert_type: "A", contact_id: contactId });
-    const replaced = expectStatus(await t.owner.put<Alert>(`${ALERTS}/${before.id}`, { location: "New place", alert_type: "B", resolution_status: "resolved" }), 200);
+    const before = await createAlert(t.owner, {
+      title: "T",
+      description: "D",
+      location: "L",
+      alert_type: "A",
+      contact_id: contactId,
+    });
+    const replaced = expectStatus(
+      await t.owner.put<Alert>(`${ALERTS}/${before.id}`, {
+        location: "New place",
+        alert_type: "B",
+        resolution_status: "resolved",
+      }),
+      200,
+    );
     expect(replaced).toEqual({
       ...before,
       title: null,
@@ -171,9 +243,20 @@ describe("PUT /api/urgent-alerts/{alert_id}", () => {
     });
     expectRecent(replaced.resolved_at);
     // Still resolved: the first resolution time is kept.
-    const again = expectStatus(await t.owner.put<Alert>(`${ALERTS}/${before.id}`, { location: "New place", alert_type: "B", resolution_status: "resolved", title: "Done" }), 200);
+    const again = expectStatus(
+      await t.owner.put<Alert>(`${ALERTS}/${before.id}`, {
+        location: "New place",
+        alert_type: "B",
+        resolution_status: "resolved",
+        title: "Done",
+      }),
+      200,
+    );
     expect(again).toMatchObject({ title: "Done", resolved_at: replaced.resolved_at });
-    const reopened = expectStatus(await t.owner.put<Alert>(`${ALERTS}/${before.id}`, { location: "New place", alert_type: "B" }), 200);
+    const reopened = expectStatus(
+      await t.owner.put<Alert>(`${ALERTS}/${before.id}`, { location: "New place", alert_type: "B" }),
+      200,
+    );
     expect(reopened).toMatchObject({ resolution_status: "open", resolved_at: null, title: null });
     expect(expectStatus(await t.owner.get(`${ALERTS}/${before.id}`), 200)).toEqual(reopened);
   });
@@ -183,17 +266,26 @@ describe("PUT /api/urgent-alerts/{alert_id}", () => {
     const other = await tenant();
     const before = await createAlert(t.owner, { location: "L", alert_type: "A" });
     const foreign = await createAlert(other.owner, { location: "L", alert_type: "A" });
-    expect422(await t.owner.put(`${ALERTS}/${before.id}`, { location: "L" }), [{ loc: ["body", "alert_type"], type: "missing" }]);
-    expect422(await t.owner.put(`${ALERTS}/${before.id}`, { location: "L", alert_type: "A", contact_id: UNKNOWN_ID }), [{ loc: ["body", "contact_id"], type: "value_error" }]);
-    expect422(await t.owner.put(`${ALERTS}/${before.id}`, { location: null, alert_type: "A", resolution_status: "done" }), [
-      { loc: ["body", "location"], type: "missing" },
-      { loc: ["body", "resolution_status"], type: "enum" },
+    expect422(await t.owner.put(`${ALERTS}/${before.id}`, { location: "L" }), [
+      { loc: ["body", "alert_type"], type: "missing" },
     ]);
+    expect422(await t.owner.put(`${ALERTS}/${before.id}`, { location: "L", alert_type: "A", contact_id: UNKNOWN_ID }), [
+      { loc: ["body", "contact_id"], type: "value_error" },
+    ]);
+    expect422(
+      await t.owner.put(`${ALERTS}/${before.id}`, { location: null, alert_type: "A", resolution_status: "done" }),
+      [
+        { loc: ["body", "location"], type: "missing" },
+        { loc: ["body", "resolution_status"], type: "enum" },
+      ],
+    );
     expect(expectStatus(await t.owner.get(`${ALERTS}/${before.id}`), 200)).toEqual(before);
     expectDetail(await t.owner.put(`${ALERTS}/${UNKNOWN_ID}`, { location: "L", alert_type: "A" }), 404);
     expectDetail(await t.owner.put(`${ALERTS}/${foreign.id}`, { location: "Hijack", alert_type: "A" }), 404);
     expect(expectStatus(await other.owner.get(`${ALERTS}/${foreign.id}`), 200)).toEqual(foreign);
-    expect422(await t.owner.put(`${ALERTS}/1`, { location: "L", alert_type: "A" }), [{ loc: ["path", "alert_id"], type: "uuid_parsing" }]);
+    expect422(await t.owner.put(`${ALERTS}/1`, { location: "L", alert_type: "A" }), [
+      { loc: ["path", "alert_id"], type: "uuid_parsing" },
+    ]);
   });
 });
 
@@ -219,7 +311,12 @@ describe("links to records deleted elsewhere", () => {
     const t = await tenant();
     const contactId = await createContact(t.owner);
     const request = await createRequest(t.owner);
-    const alert = await createAlert(t.owner, { location: "L", alert_type: "A", contact_id: contactId, service_request_id: request.id });
+    const alert = await createAlert(t.owner, {
+      location: "L",
+      alert_type: "A",
+      contact_id: contactId,
+      service_request_id: request.id,
+    });
     expect((await t.owner.delete(`/api/contacts/${contactId}`)).status).toBe(204);
     expect((await t.owner.delete(`/api/service-requests/${request.id}`)).status).toBe(204);
     const unlinked = await eventually(async () => {

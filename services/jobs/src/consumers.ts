@@ -1,7 +1,11 @@
 import { create, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import { newEvent, type AnyEventConsumer, type EventConsumer } from "@voiceops/platform";
 import { ContactDeletedSchema } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
-import { DispatchCreatedSchema, DispatchUpdatedSchema, ServiceProviderDeletedSchema } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
+import {
+  DispatchCreatedSchema,
+  DispatchUpdatedSchema,
+  ServiceProviderDeletedSchema,
+} from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
 import type { Dispatch } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
 import { ServiceRequestUpdatedSchema } from "@voiceops/proto/voiceops/jobs/v1/jobs_events_pb";
 import type { JobsStores } from "./store/index.js";
@@ -11,7 +15,13 @@ import { toServiceRequest } from "./store/rows.js";
 /** A consumer that clears a request column naming a record another service deleted. */
 function unlinkWhenDeleted<Desc extends DescMessage>(
   store: RequestStore,
-  spec: { durable: string; subject: string; schema: Desc; column: "contact_id" | "provider_id"; deletedId: (payload: MessageShape<Desc>) => string },
+  spec: {
+    durable: string;
+    subject: string;
+    schema: Desc;
+    column: "contact_id" | "provider_id";
+    deletedId: (payload: MessageShape<Desc>) => string;
+  },
 ): EventConsumer<Desc> {
   return {
     durable: spec.durable,
@@ -19,7 +29,14 @@ function unlinkWhenDeleted<Desc extends DescMessage>(
     schema: spec.schema,
     async handle(event, tx, emit) {
       for (const row of await store.unlink(tx, event.orgId, spec.column, spec.deletedId(event.payload))) {
-        emit(newEvent(event.orgId, "jobs.service_request.updated", ServiceRequestUpdatedSchema, create(ServiceRequestUpdatedSchema, { serviceRequest: toServiceRequest(row) })));
+        emit(
+          newEvent(
+            event.orgId,
+            "jobs.service_request.updated",
+            ServiceRequestUpdatedSchema,
+            create(ServiceRequestUpdatedSchema, { serviceRequest: toServiceRequest(row) }),
+          ),
+        );
       }
     },
   };
@@ -37,7 +54,14 @@ function assignFromDispatch<Desc extends typeof DispatchCreatedSchema | typeof D
       if (!dispatch?.technicianId) return;
       const row = await store.assignProviderIfNone(tx, event.orgId, dispatch.serviceRequestId, dispatch.technicianId);
       if (row)
-        emit(newEvent(event.orgId, "jobs.service_request.updated", ServiceRequestUpdatedSchema, create(ServiceRequestUpdatedSchema, { serviceRequest: toServiceRequest(row) })));
+        emit(
+          newEvent(
+            event.orgId,
+            "jobs.service_request.updated",
+            ServiceRequestUpdatedSchema,
+            create(ServiceRequestUpdatedSchema, { serviceRequest: toServiceRequest(row) }),
+          ),
+        );
     },
   };
 }
@@ -63,7 +87,15 @@ export function jobsConsumers(stores: JobsStores): AnyEventConsumer[] {
       column: "provider_id",
       deletedId: (payload) => payload.providerId,
     }),
-    assignFromDispatch(store, { durable: "jobs-fieldops-dispatch-created", subject: "fieldops.dispatch.created", schema: DispatchCreatedSchema }),
-    assignFromDispatch(store, { durable: "jobs-fieldops-dispatch-updated", subject: "fieldops.dispatch.updated", schema: DispatchUpdatedSchema }),
+    assignFromDispatch(store, {
+      durable: "jobs-fieldops-dispatch-created",
+      subject: "fieldops.dispatch.created",
+      schema: DispatchCreatedSchema,
+    }),
+    assignFromDispatch(store, {
+      durable: "jobs-fieldops-dispatch-updated",
+      subject: "fieldops.dispatch.updated",
+      schema: DispatchUpdatedSchema,
+    }),
   ];
 }

@@ -1,4 +1,11 @@
-import { foundOrUndefined, peer, referenceNotFound, type OrgContext, type ServiceContext, type Violation } from "@voiceops/platform";
+import {
+  foundOrUndefined,
+  peer,
+  referenceNotFound,
+  type OrgContext,
+  type ServiceContext,
+  type Violation,
+} from "@voiceops/platform";
 import { CrmService } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 import { FieldopsService } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
 
@@ -11,9 +18,14 @@ export function referenceChecker(service: ServiceContext) {
   const crm = peer(service, "crm", CrmService);
   const fieldops = peer(service, "fieldops", FieldopsService);
 
-  const exists = async (lookup: () => Promise<unknown>): Promise<boolean> => (await foundOrUndefined(lookup())) !== undefined;
+  const exists = async (lookup: () => Promise<unknown>): Promise<boolean> =>
+    (await foundOrUndefined(lookup())) !== undefined;
 
-  return async function check(org: OrgContext, refs: { contactId?: string | null; providerId?: string | null }, prefix = ""): Promise<Violation[]> {
+  return async function check(
+    org: OrgContext,
+    refs: { contactId?: string | null; providerId?: string | null },
+    prefix = "",
+  ): Promise<Violation[]> {
     const violations: Violation[] = [];
     const checks: Promise<void>[] = [];
     if (refs.contactId) {

@@ -17,8 +17,17 @@ describe("jobs over plain gRPC", () => {
     const tenant = await newTenant(inject("baseUrl"), admin);
     const contact = await tenant.owner.post("/api/contacts", { name: "Grpc Jobs Customer" });
     const meta = orgMetadata(tenant.orgId, token, { timezone: "America/Chicago" });
-    const created = await client.call(createServiceRequest, { description: "From an automation", contactId: contact.body.id }, meta);
-    expect(created.serviceRequest).toMatchObject({ description: "From an automation", contactId: contact.body.id, priority: 2, status: 1 });
+    const created = await client.call(
+      createServiceRequest,
+      { description: "From an automation", contactId: contact.body.id },
+      meta,
+    );
+    expect(created.serviceRequest).toMatchObject({
+      description: "From an automation",
+      contactId: contact.body.id,
+      priority: 2,
+      status: 1,
+    });
     const listed = await client.call(listServiceRequests, {}, meta);
     expect(listed).toMatchObject({ total: 1, page: 1, pageSize: 10 });
     const stats = await client.call(getServiceRequestStats, {}, meta);
@@ -28,9 +37,18 @@ describe("jobs over plain gRPC", () => {
   });
 
   it("answers INVALID_ARGUMENT for another organization's contact", async () => {
-    const [mine, theirs] = await Promise.all([newTenant(inject("baseUrl"), admin), newTenant(inject("baseUrl"), admin)]);
+    const [mine, theirs] = await Promise.all([
+      newTenant(inject("baseUrl"), admin),
+      newTenant(inject("baseUrl"), admin),
+    ]);
     const foreign = await theirs.owner.post("/api/contacts", { name: "Not Yours" });
-    await expect(client.call(createServiceRequest, { description: "x", contactId: foreign.body.id }, orgMetadata(mine.orgId, token))).rejects.toMatchObject({
+    await expect(
+      client.call(
+        createServiceRequest,
+        { description: "x", contactId: foreign.body.id },
+        orgMetadata(mine.orgId, token),
+      ),
+    ).rejects.toMatchObject({
       code: grpc.status.INVALID_ARGUMENT,
     });
   });

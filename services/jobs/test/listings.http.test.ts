@@ -22,7 +22,18 @@ import {
 
 const tenant = tenantFactory();
 
-const LISTING_KEYS = ["category", "created_at", "description", "duration_minutes", "id", "is_active", "is_available", "name", "price_cents", "updated_at"];
+const LISTING_KEYS = [
+  "category",
+  "created_at",
+  "description",
+  "duration_minutes",
+  "id",
+  "is_active",
+  "is_available",
+  "name",
+  "price_cents",
+  "updated_at",
+];
 const BASE = "/api/service-listings";
 
 interface Listing {
@@ -134,22 +145,32 @@ describe("POST /api/service-listings", () => {
 
   it("stores both flags false when asked", async () => {
     const t = await tenant();
-    expect(await createListing(t.owner, { name: "Retired", is_available: false, is_active: false })).toMatchObject({ is_available: false, is_active: false });
+    expect(await createListing(t.owner, { name: "Retired", is_available: false, is_active: false })).toMatchObject({
+      is_available: false,
+      is_active: false,
+    });
   });
 
   it("trims the name and stores blank optional text as null", async () => {
     const t = await tenant();
-    expect(await createListing(t.owner, { name: "  Gutter Repair  ", description: "   ", category: "" })).toMatchObject({
-      name: "Gutter Repair",
-      description: null,
-      category: null,
-    });
+    expect(await createListing(t.owner, { name: "  Gutter Repair  ", description: "   ", category: "" })).toMatchObject(
+      {
+        name: "Gutter Repair",
+        description: null,
+        category: null,
+      },
+    );
   });
 
   it("accepts zero price and duration, and a price beyond 32 bits", async () => {
     const t = await tenant();
-    expect(await createListing(t.owner, { name: "Free Estimate", price_cents: 0, duration_minutes: 0 })).toMatchObject({ price_cents: 0, duration_minutes: 0 });
-    expect((await createListing(t.owner, { name: "Whole House Repipe", price_cents: 12_345_678_901 })).price_cents).toBe(12_345_678_901);
+    expect(await createListing(t.owner, { name: "Free Estimate", price_cents: 0, duration_minutes: 0 })).toMatchObject({
+      price_cents: 0,
+      duration_minutes: 0,
+    });
+    expect(
+      (await createListing(t.owner, { name: "Whole House Repipe", price_cents: 12_345_678_901 })).price_cents,
+    ).toBe(12_345_678_901);
   });
 
   it("ignores unknown body fields", async () => {
@@ -173,14 +194,20 @@ describe("POST /api/service-listings", () => {
 
   it("answers 422 at body.price_cents for a negative price and stores nothing", async () => {
     const t = await tenant();
-    expect422(await t.owner.post(BASE, { name: "Negative", price_cents: -1 }), [{ loc: ["body", "price_cents"], type: "greater_than_equal" }]);
+    expect422(await t.owner.post(BASE, { name: "Negative", price_cents: -1 }), [
+      { loc: ["body", "price_cents"], type: "greater_than_equal" },
+    ]);
     expect((await list(t.owner)).total).toBe(0);
   });
 
   it("answers 422 at body.duration_minutes for a negative or too long duration", async () => {
     const t = await tenant();
-    expect422(await t.owner.post(BASE, { name: "Negative", duration_minutes: -5 }), [{ loc: ["body", "duration_minutes"], type: "greater_than_equal" }]);
-    expect422(await t.owner.post(BASE, { name: "Endless", duration_minutes: 100_001 }), [{ loc: ["body", "duration_minutes"], type: "less_than_equal" }]);
+    expect422(await t.owner.post(BASE, { name: "Negative", duration_minutes: -5 }), [
+      { loc: ["body", "duration_minutes"], type: "greater_than_equal" },
+    ]);
+    expect422(await t.owner.post(BASE, { name: "Endless", duration_minutes: 100_001 }), [
+      { loc: ["body", "duration_minutes"], type: "less_than_equal" },
+    ]);
     expect((await list(t.owner)).total).toBe(0);
   });
 
@@ -211,7 +238,9 @@ describe("POST /api/service-listings", () => {
 
   it("answers 422 for a malformed JSON body or a body that is not an object", async () => {
     const t = await tenant();
-    expect422(await t.owner.request("POST", BASE, { rawBody: '{"name": "Broken",' }), [{ loc: ["body"], type: "json_invalid" }]);
+    expect422(await t.owner.request("POST", BASE, { rawBody: '{"name": "Broken",' }), [
+      { loc: ["body"], type: "json_invalid" },
+    ]);
     expect422(await t.owner.request("POST", BASE), [{ loc: ["body"] }]);
     // Not an object: one entry at body, not a second "missing" for the required name.
     expect422(await t.owner.post(BASE, ["Drain Cleaning"]), [{ loc: ["body"], type: "model_attributes_type" }]);
@@ -267,7 +296,8 @@ describe("GET /api/service-listings", () => {
   it("orders by name A→Z, case-insensitive, ties by id, the same across pages", async () => {
     const t = await tenant();
     const created: Listing[] = [];
-    for (const name of ["bravo", "Alpha", "charlie", "ALPHA", "Delta"]) created.push(await createListing(t.owner, { name }));
+    for (const name of ["bravo", "Alpha", "charlie", "ALPHA", "Delta"])
+      created.push(await createListing(t.owner, { name }));
     const [bravo, alpha, charlie, upperAlpha, delta] = created as [Listing, Listing, Listing, Listing, Listing];
     const tied = [alpha, upperAlpha].sort((a, b) => (a.id < b.id ? -1 : 1));
     const expected = idsOf([...tied, bravo, charlie, delta]);
@@ -329,7 +359,11 @@ describe("GET /api/service-listings", () => {
     let heater: Listing;
     beforeAll(async () => {
       t = await tenant();
-      heater = await createListing(t.owner, { name: "Water Heater Install", description: "Tankless or tank, gas or electric", category: "Plumbing" });
+      heater = await createListing(t.owner, {
+        name: "Water Heater Install",
+        description: "Tankless or tank, gas or electric",
+        category: "Plumbing",
+      });
       await createListing(t.owner, { name: "Roof", description: "Shingle repair", category: "Exterior" });
       await createListing(t.owner, { name: "100% Satisfaction Check", category: "General" });
       await createListing(t.owner, { name: "Unavailable Plumbing Audit", category: "Plumbing", is_available: false });
@@ -346,9 +380,14 @@ describe("GET /api/service-listings", () => {
     });
 
     it("matches by category and combines with the filters", async () => {
-      expect(namesOf((await list(t.owner, "search=plumb")).items)).toEqual(["Unavailable Plumbing Audit", "Water Heater Install"]);
+      expect(namesOf((await list(t.owner, "search=plumb")).items)).toEqual([
+        "Unavailable Plumbing Audit",
+        "Water Heater Install",
+      ]);
       expect(namesOf((await list(t.owner, "search=plumb&is_available=true")).items)).toEqual(["Water Heater Install"]);
-      expect(namesOf((await list(t.owner, "search=plumb&is_available=false")).items)).toEqual(["Unavailable Plumbing Audit"]);
+      expect(namesOf((await list(t.owner, "search=plumb&is_available=false")).items)).toEqual([
+        "Unavailable Plumbing Audit",
+      ]);
       expect((await list(t.owner, "search=plumb&is_active=false")).total).toBe(0);
     });
 
@@ -359,7 +398,9 @@ describe("GET /api/service-listings", () => {
     });
 
     it("takes LIKE wildcards literally", async () => {
-      expect(namesOf((await list(t.owner, `search=${encodeURIComponent("%")}`)).items)).toEqual(["100% Satisfaction Check"]);
+      expect(namesOf((await list(t.owner, `search=${encodeURIComponent("%")}`)).items)).toEqual([
+        "100% Satisfaction Check",
+      ]);
       expect((await list(t.owner, `search=${encodeURIComponent("_")}`)).total).toBe(0);
     });
 
@@ -390,13 +431,16 @@ describe("GET /api/service-listings", () => {
 
   it("reports every bad query parameter at once", async () => {
     const t = await tenant();
-    expect422(await t.owner.get(`${BASE}?page=0&page_size=101&is_available=maybe&is_active=2&search=${"s".repeat(201)}`), [
-      { loc: ["query", "page"], type: "greater_than_equal" },
-      { loc: ["query", "page_size"], type: "less_than_equal" },
-      { loc: ["query", "is_available"], type: "bool_parsing" },
-      { loc: ["query", "is_active"], type: "bool_parsing" },
-      { loc: ["query", "search"], type: "string_too_long" },
-    ]);
+    expect422(
+      await t.owner.get(`${BASE}?page=0&page_size=101&is_available=maybe&is_active=2&search=${"s".repeat(201)}`),
+      [
+        { loc: ["query", "page"], type: "greater_than_equal" },
+        { loc: ["query", "page_size"], type: "less_than_equal" },
+        { loc: ["query", "is_available"], type: "bool_parsing" },
+        { loc: ["query", "is_active"], type: "bool_parsing" },
+        { loc: ["query", "search"], type: "string_too_long" },
+      ],
+    );
   });
 });
 
@@ -419,11 +463,16 @@ describe("GET /api/service-listings/{listing_id}", () => {
     expect(expectDetail(await t.owner.get(`${BASE}/${foreign.id}`), 404)).toBe("Service listing not found");
   });
 
-  it.each(["not-a-uuid", "12345", "00000000-0000-0000-0000-00000000000g"])("answers 422 at path.listing_id for %s", async (id) => {
-    const t = await tenant();
-    const [entry] = expect422(await t.owner.get(`${BASE}/${id}`), [{ loc: ["path", "listing_id"], type: "uuid_parsing" }]);
-    expect(entry).toMatchObject({ input: id });
-  });
+  it.each(["not-a-uuid", "12345", "00000000-0000-0000-0000-00000000000g"])(
+    "answers 422 at path.listing_id for %s",
+    async (id) => {
+      const t = await tenant();
+      const [entry] = expect422(await t.owner.get(`${BASE}/${id}`), [
+        { loc: ["path", "listing_id"], type: "uuid_parsing" },
+      ]);
+      expect(entry).toMatchObject({ input: id });
+    },
+  );
 });
 
 describe("PUT /api/service-listings/{listing_id}", () => {
@@ -442,7 +491,13 @@ describe("PUT /api/service-listings/{listing_id}", () => {
   it("renames (trimmed) and sets fields that were empty", async () => {
     const t = await tenant();
     const before = await createListing(t.owner, { name: "Bare" });
-    const res = await t.owner.put(`${BASE}/${before.id}`, { name: "  Furnished  ", description: "Now described", category: "HVAC", duration_minutes: 45, is_active: false });
+    const res = await t.owner.put(`${BASE}/${before.id}`, {
+      name: "  Furnished  ",
+      description: "Now described",
+      category: "HVAC",
+      duration_minutes: 45,
+      is_active: false,
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       name: "Furnished",
@@ -458,9 +513,21 @@ describe("PUT /api/service-listings/{listing_id}", () => {
   it("clears optional fields given as null, or blank text, and keeps the rest", async () => {
     const t = await tenant();
     const before = await createListing(t.owner, full);
-    const res = await t.owner.put(`${BASE}/${before.id}`, { description: null, price_cents: null, duration_minutes: null, category: "  " });
+    const res = await t.owner.put(`${BASE}/${before.id}`, {
+      description: null,
+      price_cents: null,
+      duration_minutes: null,
+      category: "  ",
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ ...before, description: null, category: null, price_cents: null, duration_minutes: null, updated_at: res.body.updated_at });
+    expect(res.body).toEqual({
+      ...before,
+      description: null,
+      category: null,
+      price_cents: null,
+      duration_minutes: null,
+      updated_at: res.body.updated_at,
+    });
     expect((await t.owner.get(`${BASE}/${before.id}`)).body).toEqual(res.body);
   });
 
@@ -490,12 +557,20 @@ describe("PUT /api/service-listings/{listing_id}", () => {
   it("reports every bad field at once", async () => {
     const t = await tenant();
     const before = await createListing(t.owner, full);
-    expect422(await t.owner.put(`${BASE}/${before.id}`, { name: 1, price_cents: -1, is_available: "perhaps", category: "c".repeat(101) }), [
-      { loc: ["body", "name"], type: "string_type" },
-      { loc: ["body", "price_cents"], type: "greater_than_equal" },
-      { loc: ["body", "is_available"], type: "bool_parsing" },
-      { loc: ["body", "category"], type: "string_too_long" },
-    ]);
+    expect422(
+      await t.owner.put(`${BASE}/${before.id}`, {
+        name: 1,
+        price_cents: -1,
+        is_available: "perhaps",
+        category: "c".repeat(101),
+      }),
+      [
+        { loc: ["body", "name"], type: "string_type" },
+        { loc: ["body", "price_cents"], type: "greater_than_equal" },
+        { loc: ["body", "is_available"], type: "bool_parsing" },
+        { loc: ["body", "category"], type: "string_too_long" },
+      ],
+    );
   });
 
   it("answers 404 for an unknown id and for another organization's listing, which stays", async () => {
@@ -511,8 +586,12 @@ describe("PUT /api/service-listings/{listing_id}", () => {
   it("answers 422 for a malformed id, a malformed body or no body", async () => {
     const t = await tenant();
     const before = await createListing(t.owner, full);
-    expect422(await t.owner.put(`${BASE}/not-a-uuid`, { name: "x" }), [{ loc: ["path", "listing_id"], type: "uuid_parsing" }]);
-    expect422(await t.owner.request("PUT", `${BASE}/${before.id}`, { rawBody: "{name: 1}" }), [{ loc: ["body"], type: "json_invalid" }]);
+    expect422(await t.owner.put(`${BASE}/not-a-uuid`, { name: "x" }), [
+      { loc: ["path", "listing_id"], type: "uuid_parsing" },
+    ]);
+    expect422(await t.owner.request("PUT", `${BASE}/${before.id}`, { rawBody: "{name: 1}" }), [
+      { loc: ["body"], type: "json_invalid" },
+    ]);
     expect422(await t.owner.request("PUT", `${BASE}/${before.id}`), [{ loc: ["body"] }]);
     expect((await t.owner.get(`${BASE}/${before.id}`)).body).toEqual(before);
   });

@@ -17,7 +17,9 @@ describe("quotes", () => {
 
   it("POST takes its fields as query parameters and leaves the quote pending", async () => {
     const { id } = await createRequest(t.owner);
-    const res = await t.owner.post(`/api/service-requests/${id}/quote?quote_amount_cents=25000&diagnostic_fee_cents=8900&notes=Parts%20included`);
+    const res = await t.owner.post(
+      `/api/service-requests/${id}/quote?quote_amount_cents=25000&diagnostic_fee_cents=8900&notes=Parts%20included`,
+    );
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       service_request_id: id,
@@ -28,7 +30,13 @@ describe("quotes", () => {
       updated_at: expect.any(String),
     });
     const request = await t.owner.get(`/api/service-requests/${id}`);
-    expect(request.body.quote).toEqual({ quote_amount_cents: 25000, diagnostic_fee_cents: 8900, notes: "Parts included", status: "pending", updated_at: res.body.updated_at });
+    expect(request.body.quote).toEqual({
+      quote_amount_cents: 25000,
+      diagnostic_fee_cents: 8900,
+      notes: "Parts included",
+      status: "pending",
+      updated_at: res.body.updated_at,
+    });
   });
 
   it("posting again replaces the amounts and resets the status to pending", async () => {
@@ -36,15 +44,24 @@ describe("quotes", () => {
     await t.owner.post(`/api/service-requests/${id}/quote?quote_amount_cents=100&diagnostic_fee_cents=50`);
     expect((await t.owner.put(`/api/service-requests/${id}/quote?status=approved`)).body.status).toBe("approved");
     const again = await t.owner.post(`/api/service-requests/${id}/quote?quote_amount_cents=0`);
-    expect(again.body).toMatchObject({ quote_amount_cents: 0, diagnostic_fee_cents: null, notes: null, status: "pending" });
+    expect(again.body).toMatchObject({
+      quote_amount_cents: 0,
+      diagnostic_fee_cents: null,
+      notes: null,
+      status: "pending",
+    });
   });
 
   it("422 for a missing, negative or malformed amount, a negative fee and long notes", async () => {
     const { id } = await createRequest(t.owner);
     const missing = await t.owner.post(`/api/service-requests/${id}/quote`);
     expect(missing.status).toBe(422);
-    expect(missing.body.detail).toEqual([expect.objectContaining({ loc: ["query", "quote_amount_cents"], type: "missing" })]);
-    const bad = await t.owner.post(`/api/service-requests/${id}/quote?quote_amount_cents=-1&diagnostic_fee_cents=-5&notes=${"n".repeat(1001)}`);
+    expect(missing.body.detail).toEqual([
+      expect.objectContaining({ loc: ["query", "quote_amount_cents"], type: "missing" }),
+    ]);
+    const bad = await t.owner.post(
+      `/api/service-requests/${id}/quote?quote_amount_cents=-1&diagnostic_fee_cents=-5&notes=${"n".repeat(1001)}`,
+    );
     expect(bad.status).toBe(422);
     expect(bad.body.detail.map((d: { loc: string[]; type: string }) => [d.loc, d.type])).toEqual([
       [["query", "quote_amount_cents"], "greater_than_equal"],
@@ -52,7 +69,9 @@ describe("quotes", () => {
       [["query", "notes"], "string_too_long"],
     ]);
     expect((await t.owner.post(`/api/service-requests/${id}/quote?quote_amount_cents=12.5`)).status).toBe(422);
-    expect((await t.owner.post(`/api/service-requests/${id}/quote?quote_amount_cents=1&notes=${"n".repeat(1000)}`)).status).toBe(200);
+    expect(
+      (await t.owner.post(`/api/service-requests/${id}/quote?quote_amount_cents=1&notes=${"n".repeat(1000)}`)).status,
+    ).toBe(200);
   });
 
   it("PUT sets approved, rejected or billed; anything else is 422", async () => {
@@ -95,11 +114,18 @@ describe("quotes", () => {
     expect(res.status).toBe(200);
     expect(res.body.total).toBe(2);
     expect(res.body.items.map((q: { service_request_id: string }) => q.service_request_id)).toEqual([ids[0], ids[2]]);
-    expect(res.body.items[0]).toMatchObject({ quote_amount_cents: 100, status: "pending", service_request: { id: ids[0], description: "Quoted 0" } });
+    expect(res.body.items[0]).toMatchObject({
+      quote_amount_cents: 100,
+      status: "pending",
+      service_request: { id: ids[0], description: "Quoted 0" },
+    });
     // Posting again makes it the newest pending quote.
     await tenant.owner.post(`/api/service-requests/${ids[0]}/quote?quote_amount_cents=150`);
     const reordered = await tenant.owner.get("/api/quotes/pending");
-    expect(reordered.body.items.map((q: { service_request_id: string }) => q.service_request_id)).toEqual([ids[2], ids[0]]);
+    expect(reordered.body.items.map((q: { service_request_id: string }) => q.service_request_id)).toEqual([
+      ids[2],
+      ids[0],
+    ]);
   });
 });
 
@@ -113,7 +139,14 @@ describe("emergencies", () => {
     const { id } = await createRequest(t.owner);
     const res = await t.owner.post(`/api/service-requests/${id}/emergency?emergency_type=gas&notes=Smell%20of%20gas`);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id, is_emergency: true, emergency_type: "gas", emergency_priority: 1, emergency_notes: "Smell of gas", emergency_at: expect.any(String) });
+    expect(res.body).toMatchObject({
+      id,
+      is_emergency: true,
+      emergency_type: "gas",
+      emergency_priority: 1,
+      emergency_notes: "Smell of gas",
+      emergency_at: expect.any(String),
+    });
   });
 
   it("422 for a missing or unknown type, a priority outside 1..10 and long notes", async () => {
@@ -121,14 +154,20 @@ describe("emergencies", () => {
     const missing = await t.owner.post(`/api/service-requests/${id}/emergency`);
     expect(missing.status).toBe(422);
     expect(locs(missing.body)).toEqual([["query", "emergency_type"]]);
-    const bad = await t.owner.post(`/api/service-requests/${id}/emergency?emergency_type=fire&emergency_priority=0&notes=${"n".repeat(501)}`);
+    const bad = await t.owner.post(
+      `/api/service-requests/${id}/emergency?emergency_type=fire&emergency_priority=0&notes=${"n".repeat(501)}`,
+    );
     expect(bad.body.detail.map((d: { loc: string[]; type: string }) => [d.loc, d.type])).toEqual([
       [["query", "emergency_type"], "enum"],
       [["query", "emergency_priority"], "greater_than_equal"],
       [["query", "notes"], "string_too_long"],
     ]);
-    expect((await t.owner.post(`/api/service-requests/${id}/emergency?emergency_type=water&emergency_priority=11`)).status).toBe(422);
-    expect((await t.owner.post(`/api/service-requests/${id}/emergency?emergency_type=water&emergency_priority=10`)).status).toBe(200);
+    expect(
+      (await t.owner.post(`/api/service-requests/${id}/emergency?emergency_type=water&emergency_priority=11`)).status,
+    ).toBe(422);
+    expect(
+      (await t.owner.post(`/api/service-requests/${id}/emergency?emergency_type=water&emergency_priority=10`)).status,
+    ).toBe(200);
     expect((await t.owner.post(`/api/service-requests/${UNKNOWN}/emergency?emergency_type=water`)).status).toBe(404);
   });
 
@@ -136,7 +175,9 @@ describe("emergencies", () => {
     const tenant = await newTenant(baseUrl, admin);
     const mark = async (priority: number) => {
       const { id } = await createRequest(tenant.owner);
-      await tenant.owner.post(`/api/service-requests/${id}/emergency?emergency_type=electrical&emergency_priority=${priority}`);
+      await tenant.owner.post(
+        `/api/service-requests/${id}/emergency?emergency_type=electrical&emergency_priority=${priority}`,
+      );
       return id;
     };
     const low = await mark(5);
@@ -155,7 +196,12 @@ describe("emergencies", () => {
 describe("GET /api/service-requests/stats", () => {
   it("counts open requests of the whole organization, not one page", async () => {
     const t = await newTenant(baseUrl, admin);
-    expect((await t.owner.get("/api/service-requests/stats")).body).toEqual({ open_total: 0, emergencies: 0, pending_quotes: 0, assigned: 0 });
+    expect((await t.owner.get("/api/service-requests/stats")).body).toEqual({
+      open_total: 0,
+      emergencies: 0,
+      pending_quotes: 0,
+      assigned: 0,
+    });
     const provider = await t.owner.post("/api/service-providers", { name: "Stats Tech" });
     for (let i = 0; i < 12; i++) await createRequest(t.owner);
     const emergency = await createRequest(t.owner);

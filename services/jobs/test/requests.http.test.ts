@@ -1,6 +1,14 @@
 import { DateTime } from "luxon";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { ApiClient, eventually, expectStatus, locs, newTenant, testAdmin, type Tenant } from "@voiceops/platform/testing";
+import {
+  ApiClient,
+  eventually,
+  expectStatus,
+  locs,
+  newTenant,
+  testAdmin,
+  type Tenant,
+} from "@voiceops/platform/testing";
 
 const baseUrl = inject("baseUrl");
 const admin = testAdmin();
@@ -17,7 +25,11 @@ describe("POST /api/service-requests", () => {
   });
 
   it("creates a request with the documented defaults", async () => {
-    const res = await t.owner.post("/api/service-requests", { description: "  Water heater out  ", address: "1 Main St", category: "plumbing" });
+    const res = await t.owner.post("/api/service-requests", {
+      description: "  Water heater out  ",
+      address: "1 Main St",
+      category: "plumbing",
+    });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
@@ -41,12 +53,21 @@ describe("POST /api/service-requests", () => {
   });
 
   it("takes priority, status and due_at", async () => {
-    const body = await createRequest(t.owner, { priority: "URGENT", status: "scheduled", due_at: "2030-01-02T15:04:05Z" });
+    const body = await createRequest(t.owner, {
+      priority: "URGENT",
+      status: "scheduled",
+      due_at: "2030-01-02T15:04:05Z",
+    });
     expect(body).toMatchObject({ priority: "URGENT", status: "scheduled", due_at: "2030-01-02T15:04:05.000Z" });
   });
 
   it("422 for every bad field at once", async () => {
-    const res = await t.owner.post("/api/service-requests", { priority: "medium", status: "open", due_at: "tomorrow", contact_id: "nope" });
+    const res = await t.owner.post("/api/service-requests", {
+      priority: "medium",
+      status: "open",
+      due_at: "tomorrow",
+      contact_id: "nope",
+    });
     expect(res.status).toBe(422);
     expect(locs(res.body)).toEqual([
       ["body", "contact_id"],
@@ -55,7 +76,9 @@ describe("POST /api/service-requests", () => {
       ["body", "status"],
       ["body", "due_at"],
     ]);
-    expect(res.body.detail.find((d: { loc: string[] }) => d.loc[1] === "priority").msg).toBe("Input should be 'LOW', 'MEDIUM', 'HIGH' or 'URGENT'");
+    expect(res.body.detail.find((d: { loc: string[] }) => d.loc[1] === "priority").msg).toBe(
+      "Input should be 'LOW', 'MEDIUM', 'HIGH' or 'URGENT'",
+    );
   });
 
   it("422 for a blank description", async () => {
@@ -74,7 +97,11 @@ describe("POST /api/service-requests", () => {
     const res = await t.owner.post("/api/service-requests", { description: "x", contact_id: foreign.body.id });
     expect(res.status).toBe(422);
     expect(res.body.detail).toEqual([expect.objectContaining({ loc: ["body", "contact_id"], type: "value_error" })]);
-    const unknown = await t.owner.post("/api/service-requests", { description: "x", contact_id: UNKNOWN, provider_id: UNKNOWN });
+    const unknown = await t.owner.post("/api/service-requests", {
+      description: "x",
+      contact_id: UNKNOWN,
+      provider_id: UNKNOWN,
+    });
     expect(unknown.status).toBe(422);
     expect(locs(unknown.body)).toEqual([
       ["body", "contact_id"],
@@ -94,7 +121,9 @@ describe("POST /api/service-requests", () => {
   });
 
   it("401 without a key", async () => {
-    expect((await new ApiClient(baseUrl, undefined).post("/api/service-requests", { description: "x" })).status).toBe(401);
+    expect((await new ApiClient(baseUrl, undefined).post("/api/service-requests", { description: "x" })).status).toBe(
+      401,
+    );
   });
 });
 
@@ -104,8 +133,13 @@ describe("GET /api/service-requests", () => {
   beforeAll(async () => {
     t = await newTenant(baseUrl, admin);
     contactId = (await t.owner.post("/api/contacts", { name: "Filter Contact" })).body.id;
-    for (let i = 0; i < 12; i++) await createRequest(t.owner, { description: `Job ${i}`, priority: i % 2 ? "HIGH" : "LOW" });
-    await createRequest(t.owner, { description: "Furnace NOISE in basement", contact_id: contactId, status: "completed" });
+    for (let i = 0; i < 12; i++)
+      await createRequest(t.owner, { description: `Job ${i}`, priority: i % 2 ? "HIGH" : "LOW" });
+    await createRequest(t.owner, {
+      description: "Furnace NOISE in basement",
+      contact_id: contactId,
+      status: "completed",
+    });
   });
 
   it("pages with a default size of 10, newest first, and the true total", async () => {
@@ -185,7 +219,14 @@ describe("PUT and DELETE /api/service-requests/{id}", () => {
     const created = await createRequest(t.owner, { address: "2 Elm St", category: "hvac", priority: "LOW" });
     const res = await t.owner.put(`/api/service-requests/${created.id}`, { status: "in_progress", address: null });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: created.id, status: "in_progress", address: null, category: "hvac", priority: "LOW", description: "Leaking tap" });
+    expect(res.body).toMatchObject({
+      id: created.id,
+      status: "in_progress",
+      address: null,
+      category: "hvac",
+      priority: "LOW",
+      description: "Leaking tap",
+    });
     expect(new Date(res.body.updated_at).getTime()).toBeGreaterThanOrEqual(new Date(created.updated_at).getTime());
   });
 
@@ -199,11 +240,19 @@ describe("PUT and DELETE /api/service-requests/{id}", () => {
     ]);
     const other = await newTenant(baseUrl, admin);
     const foreign = await other.owner.post("/api/contacts", { name: "Foreign" });
-    const link = await t.owner.put(`/api/service-requests/${created.id}`, { contact_id: foreign.body.id, category: "changed" });
+    const link = await t.owner.put(`/api/service-requests/${created.id}`, {
+      contact_id: foreign.body.id,
+      category: "changed",
+    });
     expect(link.status).toBe(422);
     expect(locs(link.body)).toEqual([["body", "contact_id"]]);
     const after = await t.owner.get(`/api/service-requests/${created.id}`);
-    expect(after.body).toMatchObject({ description: "Leaking tap", priority: "MEDIUM", category: null, contact_id: null });
+    expect(after.body).toMatchObject({
+      description: "Leaking tap",
+      priority: "MEDIUM",
+      category: null,
+      contact_id: null,
+    });
   });
 
   it("404 for unknown and other organizations' requests; 422 for malformed ids", async () => {
@@ -250,6 +299,10 @@ describe("links to deleted records", () => {
     const provider = await t.owner.post("/api/service-providers", { name: "Leaving Soon" });
     const request = await createRequest(t.owner, { provider_id: provider.body.id });
     expect((await t.owner.delete(`/api/service-providers/${provider.body.id}`)).status).toBe(204);
-    await eventually(async () => ((await t.owner.get(`/api/service-requests/${request.id}`)).body.provider_id === null ? true : undefined), 15_000);
+    await eventually(
+      async () =>
+        (await t.owner.get(`/api/service-requests/${request.id}`)).body.provider_id === null ? true : undefined,
+      15_000,
+    );
   });
 });

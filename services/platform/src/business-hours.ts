@@ -81,19 +81,29 @@ export function parseBusinessHours(value: unknown): { hours?: WeeklyHours; probl
           problems.push(problem([key, index, name], (field) => violation(field, "required", "")));
           ok = false;
         } else if (typeof text !== "string" || !HHMM.test(text) || (name === "start" && text === "24:00")) {
-          problems.push(problem([key, index, name], (field) => badFormat(field, "time", text, "expected a time HH:MM (00:00 to 23:59; 24:00 as an end)")));
+          problems.push(
+            problem([key, index, name], (field) =>
+              badFormat(field, "time", text, "expected a time HH:MM (00:00 to 23:59; 24:00 as an end)"),
+            ),
+          );
           ok = false;
         }
       }
       if (!ok) return;
       const interval = { start: fields.start as string, end: fields.end as string };
       if (minutesOf(interval.end) <= minutesOf(interval.start)) {
-        problems.push(problem([key, index, "end"], (field) => invalidValue(field, "end must be after start", interval.end)));
+        problems.push(
+          problem([key, index, "end"], (field) => invalidValue(field, "end must be after start", interval.end)),
+        );
         return;
       }
-      const clash = intervals.findIndex((other) => minutesOf(other.start) < minutesOf(interval.end) && minutesOf(interval.start) < minutesOf(other.end));
+      const clash = intervals.findIndex(
+        (other) => minutesOf(other.start) < minutesOf(interval.end) && minutesOf(interval.start) < minutesOf(other.end),
+      );
       if (clash >= 0) {
-        problems.push(problem([key, index], (field) => invalidValue(field, `overlaps interval ${clash} of the day`, interval)));
+        problems.push(
+          problem([key, index], (field) => invalidValue(field, `overlaps interval ${clash} of the day`, interval)),
+        );
         return;
       }
       intervals.push(interval);
@@ -128,7 +138,12 @@ export function openingIntervalsOn(hours: WeeklyHours, zone: string, date: strin
   const known = openingsMemo.get(key);
   if (known) return known;
   const day = DateTime.fromISO(date, { zone }).startOf("day");
-  const openings = day.isValid ? (hours[weekdayOf(day)] ?? []).map((interval) => ({ start: at(day, interval.start).toMillis(), end: at(day, interval.end).toMillis() })) : [];
+  const openings = day.isValid
+    ? (hours[weekdayOf(day)] ?? []).map((interval) => ({
+        start: at(day, interval.start).toMillis(),
+        end: at(day, interval.end).toMillis(),
+      }))
+    : [];
   if (openingsMemo.size >= OPENINGS_MEMO_SIZE) openingsMemo.clear();
   openingsMemo.set(key, openings);
   return openings;
@@ -138,12 +153,16 @@ export function openingIntervalsOn(hours: WeeklyHours, zone: string, date: strin
 export function isOpenAt(settings: { timezone: string; hours: Partial<WeeklyHours> }, instant: Date): boolean {
   const local = DateTime.fromJSDate(instant, { zone: settings.timezone });
   const day = local.startOf("day");
-  return (settings.hours[weekdayOf(local)] ?? []).some((interval) => local >= at(day, interval.start) && local < at(day, interval.end));
+  return (settings.hours[weekdayOf(local)] ?? []).some(
+    (interval) => local >= at(day, interval.start) && local < at(day, interval.end),
+  );
 }
 
 /** The compact spelling carried in call metadata: days in order, "08:00-17:00" intervals. */
 export function encodeBusinessHours(hours: WeeklyHours): string {
-  return WEEKDAYS.map((day) => (hours[day] ?? []).map((interval) => `${interval.start}-${interval.end}`).join(",")).join(";");
+  return WEEKDAYS.map((day) =>
+    (hours[day] ?? []).map((interval) => `${interval.start}-${interval.end}`).join(","),
+  ).join(";");
 }
 
 const decoded = new Map<string, WeeklyHours>();

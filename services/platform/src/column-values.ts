@@ -52,7 +52,13 @@ export const requiredText: ColumnOverride = (value, { path, violations }) => {
   return text ?? undefined;
 };
 
-function textValue(field: DescField, text: string, path: string, options: ColumnOptions<string>, violations: Violation[]): ColumnValue | undefined {
+function textValue(
+  field: DescField,
+  text: string,
+  path: string,
+  options: ColumnOptions<string>,
+  violations: Violation[],
+): ColumnValue | undefined {
   const rules = fieldRules(field);
   if (rules?.phone) {
     if (options.country === undefined) throw new Error(`column ${field.name} is a phone number: a country is needed`);
@@ -63,7 +69,13 @@ function textValue(field: DescField, text: string, path: string, options: Column
 }
 
 /** The column value of a field that holds a value: the rules its descriptor declares. */
-function presentValue(field: DescField, value: unknown, path: string, options: ColumnOptions<string>, violations: Violation[]): ColumnValue | undefined {
+function presentValue(
+  field: DescField,
+  value: unknown,
+  path: string,
+  options: ColumnOptions<string>,
+  violations: Violation[],
+): ColumnValue | undefined {
   switch (field.fieldKind) {
     case "list":
       if (field.listKind === "scalar" && field.scalar === ScalarType.STRING) return distinctLabels(value as string[]);
@@ -113,7 +125,8 @@ export function columnValues<V extends object>(
     if (override) result = override(value, { path, violations });
     else if (set) result = presentValue(field, value, path, options, violations);
     else if (field.fieldKind === "list") result = [];
-    else result = (declaredDefault(field) as ColumnValue | undefined) ?? (fieldRules(field)?.notNull ? undefined : null);
+    else
+      result = (declaredDefault(field) as ColumnValue | undefined) ?? (fieldRules(field)?.notNull ? undefined : null);
     if (result !== undefined) values[column] = result;
   }
   return { values: values as Partial<V>, violations };

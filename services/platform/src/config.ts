@@ -34,8 +34,10 @@ export function envInt(name: string, fallback: number, bounds: { min?: number; m
   if (raw === undefined || raw === "") return fallback;
   if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(name, `must be an integer, got "${raw}"`);
   const value = Number(raw);
-  if (bounds.min !== undefined && value < bounds.min) throw new ConfigError(name, `must be >= ${bounds.min}, got ${value}`);
-  if (bounds.max !== undefined && value > bounds.max) throw new ConfigError(name, `must be <= ${bounds.max}, got ${value}`);
+  if (bounds.min !== undefined && value < bounds.min)
+    throw new ConfigError(name, `must be >= ${bounds.min}, got ${value}`);
+  if (bounds.max !== undefined && value > bounds.max)
+    throw new ConfigError(name, `must be <= ${bounds.max}, got ${value}`);
   return value;
 }
 
@@ -101,7 +103,11 @@ export function readInfraConfig(env: Env): InfraConfig {
   readFastPath(env);
   const databaseUrl = envUrl("DATABASE_URL", ["postgres:", "postgresql:"], env);
   const natsPrefix = envString("NATS_PREFIX", defaultNatsPrefix(databaseUrl), env);
-  if (!NATS_PREFIX.test(natsPrefix)) throw new ConfigError("NATS_PREFIX", `must be a lower-case letter then up to 31 letters, digits or _, got "${natsPrefix}"`);
+  if (!NATS_PREFIX.test(natsPrefix))
+    throw new ConfigError(
+      "NATS_PREFIX",
+      `must be a lower-case letter then up to 31 letters, digits or _, got "${natsPrefix}"`,
+    );
   return {
     databaseUrl,
     natsPrefix,
@@ -110,7 +116,10 @@ export function readInfraConfig(env: Env): InfraConfig {
     dataDir: envString("DATA_DIR", "./.data", env),
     embeddedReadCache: envEnum("EMBEDDED_READ_CACHE", ["on", "off"], "on", env) === "on",
     logLevel: envEnum("LOG_LEVEL", ["fatal", "error", "warn", "info", "debug", "trace", "silent"], "info", env),
-    logFormat: envOptional("LOG_FORMAT", env) === undefined ? "auto" : envEnum("LOG_FORMAT", ["json", "pretty"] as const, "json", env),
+    logFormat:
+      envOptional("LOG_FORMAT", env) === undefined
+        ? "auto"
+        : envEnum("LOG_FORMAT", ["json", "pretty"] as const, "json", env),
     internalToken: envOptional("INTERNAL_TOKEN", env),
   };
 }

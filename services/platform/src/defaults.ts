@@ -6,7 +6,13 @@ import { enumFromJson, fieldRules } from "./proto-options.js";
 // server interceptors fill it into every request (gateway and direct gRPC callers alike);
 // handlers read it through `withDefaults`, which types it as present without repeating it.
 
-const LONG_TYPES = new Set([ScalarType.INT64, ScalarType.UINT64, ScalarType.SINT64, ScalarType.FIXED64, ScalarType.SFIXED64]);
+const LONG_TYPES = new Set([
+  ScalarType.INT64,
+  ScalarType.UINT64,
+  ScalarType.SINT64,
+  ScalarType.FIXED64,
+  ScalarType.SFIXED64,
+]);
 
 /** The declared default of a field as JSON (an enum by its JSON spelling), or undefined when it declares none. */
 export function declaredDefault(field: DescField): unknown {
@@ -41,7 +47,11 @@ export type Defaulted<T, K extends keyof T> = T & { [P in K]-?: Exclude<T[P], un
  * (a field without one is a programming error and throws), which fills it when absent. The
  * interceptors have normally filled it already; this keeps handlers free of a second copy.
  */
-export function withDefaults<T extends Message, K extends keyof T & string>(schema: GenMessage<T>, message: T, ...fields: K[]): Defaulted<T, K> {
+export function withDefaults<T extends Message, K extends keyof T & string>(
+  schema: GenMessage<T>,
+  message: T,
+  ...fields: K[]
+): Defaulted<T, K> {
   for (const name of fields) {
     const field = schema.field[name as keyof typeof schema.field] as DescField | undefined;
     const json = field ? declaredDefault(field) : undefined;

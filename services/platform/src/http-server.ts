@@ -32,8 +32,11 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
   }
   const [status, detail] = CLIENT_ERRORS[error.code ?? ""] ?? [400, "Bad request"];
   const body = JSON.stringify({ detail });
-  const reason = status === 431 ? "Request Header Fields Too Large" : status === 408 ? "Request Timeout" : "Bad Request";
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  const reason =
+    status === 431 ? "Request Header Fields Too Large" : status === 408 ? "Request Timeout" : "Bad Request";
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** Per connection: requests received and not yet answered, and whether an answer said close. */
@@ -139,7 +142,8 @@ export function dualProtocolServer(h1: http.Server, h2: http2.Http2Server): Drai
     // A connection that ends before its first bytes tell the protocol serves nothing.
     socket.on("end", fail);
     const sniff = () => {
-      for (let chunk = socket.read() as Buffer | null; chunk !== null; chunk = socket.read() as Buffer | null) first = Buffer.concat([first, chunk]);
+      for (let chunk = socket.read() as Buffer | null; chunk !== null; chunk = socket.read() as Buffer | null)
+        first = Buffer.concat([first, chunk]);
       const known = Math.min(first.length, HTTP2_PREFACE.length);
       const http2 = first.subarray(0, known).equals(HTTP2_PREFACE.subarray(0, known));
       // "P" may begin POST or PUT as well as the preface: wait for enough bytes to tell.

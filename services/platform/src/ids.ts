@@ -21,7 +21,8 @@ export function newId(): string {
   const now = Date.now();
   if (now > last.msecs) {
     // A new millisecond: the counter starts at a random 31-bit value.
-    last.seq = (((random[6] ?? 0) & 0x7f) << 24) | ((random[7] ?? 0) << 16) | ((random[8] ?? 0) << 8) | (random[9] ?? 0);
+    last.seq =
+      (((random[6] ?? 0) & 0x7f) << 24) | ((random[7] ?? 0) << 16) | ((random[8] ?? 0) << 8) | (random[9] ?? 0);
     last.msecs = now;
   } else {
     // The same millisecond (or the clock went back): the next counter value, overflowing into

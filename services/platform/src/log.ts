@@ -5,7 +5,18 @@ import { isDatabaseError } from "./db/database.js";
 export type { Logger };
 
 /** Fields of an error that are safe to log: they name what failed, never the data involved. */
-const SAFE_FIELDS = ["code", "severity", "constraint", "table", "column", "schema", "dataType", "routine", "syscall", "errno"] as const;
+const SAFE_FIELDS = [
+  "code",
+  "severity",
+  "constraint",
+  "table",
+  "column",
+  "schema",
+  "dataType",
+  "routine",
+  "syscall",
+  "errno",
+] as const;
 
 /**
  * An error as a log line shows it: its type, message, stack, code and the names of what failed.
@@ -16,7 +27,10 @@ const SAFE_FIELDS = ["code", "severity", "constraint", "table", "column", "schem
 export function serializeError(value: unknown, depth = 0): unknown {
   if (!(value instanceof Error) && (typeof value !== "object" || value === null)) return value;
   const error = value as Error & Record<string, unknown>;
-  const out: Record<string, unknown> = { type: error.constructor?.name ?? "Error", message: String(error.message ?? "") };
+  const out: Record<string, unknown> = {
+    type: error.constructor?.name ?? "Error",
+    message: String(error.message ?? ""),
+  };
   if (isDatabaseError(error)) {
     // Class 22 (data exception) messages end with the offending value: `... for type uuid: "abc"`.
     if (String(error.code).startsWith("22")) out.message = String(out.message).replace(/: ".*"$/s, ': "…"');
@@ -25,7 +39,8 @@ export function serializeError(value: unknown, depth = 0): unknown {
     const v = error[field];
     if (typeof v === "string" || typeof v === "number") out[field] = v;
   }
-  if (typeof error.stack === "string") out.stack = error.stack.replace(String(error.message ?? ""), String(out.message));
+  if (typeof error.stack === "string")
+    out.stack = error.stack.replace(String(error.message ?? ""), String(out.message));
   if (error.cause !== undefined && depth < 3) out.cause = serializeError(error.cause, depth + 1);
   return out;
 }
@@ -53,7 +68,12 @@ function prettyDestination(): pino.DestinationStream {
 }
 
 /** One logger per process (JSON, or pretty lines; see LogFormat); components take children of it. */
-export function createLogger(level: string, name = "voiceops", destination?: pino.DestinationStream, format: LogFormat = "json"): Logger {
+export function createLogger(
+  level: string,
+  name = "voiceops",
+  destination?: pino.DestinationStream,
+  format: LogFormat = "json",
+): Logger {
   const options: pino.LoggerOptions = {
     name,
     level,
@@ -63,5 +83,8 @@ export function createLogger(level: string, name = "voiceops", destination?: pin
   if (destination) return pino(options, destination);
   if (isPrettyLog(format)) return pino(options, prettyDestination());
   // pino flushes its own destinations synchronously on exit, a crash's included.
-  return pino(options, pino.destination({ dest: 1, sync: false, minLength: LOG_WRITE_BYTES, periodicFlush: LOG_FLUSH_MS }));
+  return pino(
+    options,
+    pino.destination({ dest: 1, sync: false, minLength: LOG_WRITE_BYTES, periodicFlush: LOG_FLUSH_MS }),
+  );
 }

@@ -6,7 +6,12 @@ import type { Logger } from "./log.js";
  * is logged (the first of a series, then every twentieth) and the task runs again at the next
  * interval. stop() waits for a run in progress.
  */
-export function runPeriodically(name: string, intervalMs: number, task: () => Promise<unknown>, logger: Logger): Subscription {
+export function runPeriodically(
+  name: string,
+  intervalMs: number,
+  task: () => Promise<unknown>,
+  logger: Logger,
+): Subscription {
   let stopped = false;
   let running: Promise<void> | undefined;
   let failures = 0;
@@ -21,7 +26,8 @@ export function runPeriodically(name: string, intervalMs: number, task: () => Pr
           },
           (error: unknown) => {
             failures++;
-            if (failures === 1 || failures % 20 === 0) logger.warn({ err: error, task: name, failures }, "periodic task failed; will retry");
+            if (failures === 1 || failures % 20 === 0)
+              logger.warn({ err: error, task: name, failures }, "periodic task failed; will retry");
           },
         )
         .finally(() => {

@@ -9,7 +9,8 @@ import { enumToJson } from "./proto-options.js";
 type AnyMessage = Record<string, unknown>;
 
 function writeSingular(field: DescField, value: unknown): unknown {
-  const kind = field.fieldKind === "list" ? field.listKind : field.fieldKind === "map" ? field.mapKind : field.fieldKind;
+  const kind =
+    field.fieldKind === "list" ? field.listKind : field.fieldKind === "map" ? field.mapKind : field.fieldKind;
   if (kind === "enum") return field.enum ? enumToJson(field.enum, value as number) : null;
   if (kind === "message") return field.message ? writeMessage(field.message, value as AnyMessage) : null;
   if (typeof value === "bigint") return Number(value);
@@ -31,7 +32,9 @@ export function writeMessage(desc: DescMessage, message: AnyMessage | undefined)
     if (field.fieldKind === "list") {
       out[field.name] = (value as unknown[]).map((item) => writeSingular(field, item));
     } else if (field.fieldKind === "map") {
-      out[field.name] = Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, writeSingular(field, v)]));
+      out[field.name] = Object.fromEntries(
+        Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, writeSingular(field, v)]),
+      );
     } else if (value === undefined || value === null) {
       out[field.name] = null;
     } else {

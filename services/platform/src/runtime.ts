@@ -12,12 +12,18 @@ import { tracedDatabase } from "./tracing/sql.js";
 import { tracingOn } from "./tracing/state.js";
 
 /** PostgreSQL when DATABASE_URL is set, else embedded PGlite under DATA_DIR. */
-export async function openDatabase(config: InfraConfig, options: { name: string; poolSize: number; logger: Logger; inMemory?: boolean }): Promise<Database> {
+export async function openDatabase(
+  config: InfraConfig,
+  options: { name: string; poolSize: number; logger: Logger; inMemory?: boolean },
+): Promise<Database> {
   const db = await openUntracedDatabase(config, options);
   return tracingOn() ? tracedDatabase(db) : db;
 }
 
-async function openUntracedDatabase(config: InfraConfig, options: { name: string; poolSize: number; logger: Logger; inMemory?: boolean }): Promise<Database> {
+async function openUntracedDatabase(
+  config: InfraConfig,
+  options: { name: string; poolSize: number; logger: Logger; inMemory?: boolean },
+): Promise<Database> {
   if (config.databaseUrl) {
     return createPostgresDatabase({
       url: config.databaseUrl,
@@ -26,7 +32,9 @@ async function openUntracedDatabase(config: InfraConfig, options: { name: string
       onError: (error) => options.logger.warn({ err: error }, "idle database connection lost"),
     });
   }
-  return createPgliteDatabase(options.inMemory ? undefined : join(config.dataDir, "pg"), { readCache: config.embeddedReadCache });
+  return createPgliteDatabase(options.inMemory ? undefined : join(config.dataDir, "pg"), {
+    readCache: config.embeddedReadCache,
+  });
 }
 
 /** NATS JetStream when NATS_URL is set, else the in-process bus. */
@@ -37,7 +45,13 @@ export function openBus(config: InfraConfig, options: { name: string; logger: Lo
 
 function openUntracedBus(config: InfraConfig, options: { name: string; logger: Logger }): EventBus {
   if (config.natsUrl)
-    return createNatsBus({ url: config.natsUrl, name: options.name, logger: options.logger, prefix: config.natsPrefix, retentionDays: config.eventRetentionDays });
+    return createNatsBus({
+      url: config.natsUrl,
+      name: options.name,
+      logger: options.logger,
+      prefix: config.natsPrefix,
+      retentionDays: config.eventRetentionDays,
+    });
   return createMemoryBus();
 }
 

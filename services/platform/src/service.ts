@@ -1,4 +1,12 @@
-import { Code, ConnectError, createRouterTransport, type ConnectRouter, type HandlerContext, type Interceptor, type Transport } from "@connectrpc/connect";
+import {
+  Code,
+  ConnectError,
+  createRouterTransport,
+  type ConnectRouter,
+  type HandlerContext,
+  type Interceptor,
+  type Transport,
+} from "@connectrpc/connect";
 import type { EventBus, Subscription } from "./bus/bus.js";
 import { systemClock, type Clock } from "./clock.js";
 import { DEFAULT_EVENT_RETENTION_DAYS } from "./config.js";
@@ -89,7 +97,8 @@ export function isServiceModule(value: unknown): value is ServiceModule {
     typeof module.routes === "function" &&
     (module.consumers === undefined || typeof module.consumers === "function") &&
     (module.background === undefined || typeof module.background === "function") &&
-    (module.churnTables === undefined || (Array.isArray(module.churnTables) && module.churnTables.every((table) => typeof table === "string")))
+    (module.churnTables === undefined ||
+      (Array.isArray(module.churnTables) && module.churnTables.every((table) => typeof table === "string")))
   );
 }
 
@@ -188,7 +197,12 @@ export interface RunningService {
  * The context a service's handlers and consumers run with: its events go to its outbox in the
  * writing transaction, and the relay is nudged after the commit.
  */
-export function createServiceContext(module: ServiceModule, runtime: Omit<ServiceRuntime, "host" | "port">, logger: Logger, relay: OutboxRelay): ServiceContext {
+export function createServiceContext(
+  module: ServiceModule,
+  runtime: Omit<ServiceRuntime, "host" | "port">,
+  logger: Logger,
+  relay: OutboxRelay,
+): ServiceContext {
   const { db, bus } = runtime;
   return {
     name: module.name,
@@ -226,11 +240,19 @@ export async function startService(module: ServiceModule, runtime: ServiceRuntim
   // Every write of events nudges the relay; its poll is for rows another replica committed or
   // a crash left claimed. On PGlite this process is the only writer, so a slow poll covers the
   // leases alone and the idle process does not write (and empty the read cache) every second.
-  const relay = new OutboxRelay({ db, bus, schema: module.schema, logger, idleMs: db.kind === "pglite" ? 30_000 : undefined });
+  const relay = new OutboxRelay({
+    db,
+    bus,
+    schema: module.schema,
+    logger,
+    idleMs: db.kind === "pglite" ? 30_000 : undefined,
+  });
   const context = createServiceContext(module, runtime, logger, relay);
   const subscriptions: Subscription[] = [];
   for (const consumer of module.consumers?.(context) ?? []) {
-    subscriptions.push(await startConsumer({ bus, db, schema: module.schema, logger, onEmitted: () => relay.nudge() }, consumer));
+    subscriptions.push(
+      await startConsumer({ bus, db, schema: module.schema, logger, onEmitted: () => relay.nudge() }, consumer),
+    );
   }
   const rpc = {
     name: module.name,
@@ -252,9 +274,19 @@ export async function startService(module: ServiceModule, runtime: ServiceRuntim
   const local = fastPath("local") ? localTransport(inProcess) : routerTransport(inProcess);
   runtime.peers.setLocal(module.name, server.url, local);
   relay.start();
-  const maintenance = maintainPeriodically(db, module.schema, [`${module.schema}.outbox`, ...(module.churnTables ?? [])], logger);
+  const maintenance = maintainPeriodically(
+    db,
+    module.schema,
+    [`${module.schema}.outbox`, ...(module.churnTables ?? [])],
+    logger,
+  );
   // By the system's time, not the service clock: event ids carry the system's time.
-  const ledger = pruneLedgerPeriodically(db, module.schema, runtime.eventRetentionDays ?? DEFAULT_EVENT_RETENTION_DAYS, logger);
+  const ledger = pruneLedgerPeriodically(
+    db,
+    module.schema,
+    runtime.eventRetentionDays ?? DEFAULT_EVENT_RETENTION_DAYS,
+    logger,
+  );
   const keys = pruneKeysPeriodically(db, ttlSeconds, logger);
   let draining = false;
   const background = await module.background?.(context);
@@ -287,8 +319,15 @@ export async function startService(module: ServiceModule, runtime: ServiceRuntim
  * the same interceptors as a call over the network; once the service has stopped, calls fail as
  * UNAVAILABLE, as they would over the network.
  */
-function routerTransport(options: { routes: (router: ConnectRouter) => void; interceptors: Interceptor[]; url: string; open: () => boolean }): Transport {
-  const transport = createRouterTransport(options.routes, { router: { interceptors: options.interceptors, acceptCompression: [] } });
+function routerTransport(options: {
+  routes: (router: ConnectRouter) => void;
+  interceptors: Interceptor[];
+  url: string;
+  open: () => boolean;
+}): Transport {
+  const transport = createRouterTransport(options.routes, {
+    router: { interceptors: options.interceptors, acceptCompression: [] },
+  });
   const stopped = () => new ConnectError(`service at ${options.url} has stopped`, Code.Unavailable);
   return {
     unary: (...args) => (options.open() ? transport.unary(...args) : Promise.reject(stopped())),

@@ -25,7 +25,11 @@ export function shutdownDelayMs(env: Record<string, string | undefined>): number
  * keep serving for the delay on SIGTERM (Kubernetes removes the endpoint meanwhile; Ctrl-C does
  * not wait), then stop: in-flight requests finish, connections close, exit 0.
  */
-export function onShutdown(logger: Logger, hooks: ShutdownHooks | (() => Promise<void>), options: ShutdownOptions): void {
+export function onShutdown(
+  logger: Logger,
+  hooks: ShutdownHooks | (() => Promise<void>),
+  options: ShutdownOptions,
+): void {
   const { drain, stop } = typeof hooks === "function" ? { drain: undefined, stop: hooks } : hooks;
   const { delayMs } = options;
   const timeoutMs = options.timeoutMs ?? 25_000;
@@ -68,8 +72,12 @@ export function runMain(main: () => Promise<unknown>): Promise<void> {
     (error: unknown) => {
       const code = (error as { code?: unknown })?.code;
       if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
-      else if (error instanceof Error && typeof code === "string") process.stderr.write(`start-up failed: ${error.message} (${code})\n`);
-      else process.stderr.write(`start-up failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      else if (error instanceof Error && typeof code === "string")
+        process.stderr.write(`start-up failed: ${error.message} (${code})\n`);
+      else
+        process.stderr.write(
+          `start-up failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+        );
       process.exit(1);
     },
   );

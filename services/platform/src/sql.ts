@@ -37,10 +37,17 @@ export function textSearch(search: string, params: unknown[], spec: TextSearch):
   params.push(likePattern(search));
   const p = `$${params.length}`;
   const alias = spec.alias ?? "";
-  const within = [...spec.columns.map((column) => `${alias}${column} ILIKE {p} ESCAPE '\\'`), ...(spec.alsoWithin ?? [])];
+  const within = [
+    ...spec.columns.map((column) => `${alias}${column} ILIKE {p} ESCAPE '\\'`),
+    ...(spec.alsoWithin ?? []),
+  ];
   const narrowing = indexedSearchPattern(search, params);
-  const options = [`(${alias}search_text ILIKE ${narrowing} ESCAPE '\\' AND (${within.join(" OR ")}))`, ...(spec.besides ?? [])];
-  if (spec.phoneDigits && looksLikePhone(search)) options.push(phoneDigitsMatch(`${alias}${spec.phoneDigits}`, search, params));
+  const options = [
+    `(${alias}search_text ILIKE ${narrowing} ESCAPE '\\' AND (${within.join(" OR ")}))`,
+    ...(spec.besides ?? []),
+  ];
+  if (spec.phoneDigits && looksLikePhone(search))
+    options.push(phoneDigitsMatch(`${alias}${spec.phoneDigits}`, search, params));
   return `(${options.join(" OR ").replaceAll("{p}", p)})`;
 }
 
@@ -76,7 +83,9 @@ function isDistinctPhone(search: string): boolean {
  * `param` holds the organization's id.
  */
 export function organizationFilter(search: string | undefined, param = "$1", alias = ""): string {
-  return search !== undefined && isDistinctPhone(search) ? `${alias}org_id::text = ${param}::uuid::text` : `${alias}org_id = ${param}`;
+  return search !== undefined && isDistinctPhone(search)
+    ? `${alias}org_id::text = ${param}::uuid::text`
+    : `${alias}org_id = ${param}`;
 }
 
 /**

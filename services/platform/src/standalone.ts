@@ -43,7 +43,18 @@ async function startStandalone(module: ServiceModule): Promise<void> {
   const logger = createLogger(infra.logLevel, module.name, undefined, infra.logFormat);
   const db = await openDatabase(infra, { name: module.name, poolSize, logger });
   const bus = openBus(infra, { name: module.name, logger });
-  const service = await startService(module, { db, bus, logger, internalToken, host, port, peers, objects, env, eventRetentionDays: infra.eventRetentionDays });
+  const service = await startService(module, {
+    db,
+    bus,
+    logger,
+    internalToken,
+    host,
+    port,
+    peers,
+    objects,
+    env,
+    eventRetentionDays: infra.eventRetentionDays,
+  });
   const ops = await startOpsServer({
     host,
     port: opsPort,

@@ -69,5 +69,8 @@ export function zoneOffsetMinutes(zone: string, ms: number): number {
   if (whole !== null) return whole;
   const quarter = Math.floor(ms / QUARTER_HOUR_MS);
   const quarterKey = `${zone}|${quarter}`;
-  return quarterOffsets.get(quarterKey) ?? remember(quarterOffsets, quarterKey, offsetFromIntl(zone, quarter * QUARTER_HOUR_MS));
+  return (
+    quarterOffsets.get(quarterKey) ??
+    remember(quarterOffsets, quarterKey, offsetFromIntl(zone, quarter * QUARTER_HOUR_MS))
+  );
 }

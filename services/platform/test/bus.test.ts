@@ -31,7 +31,9 @@ describe("in-process bus", () => {
         seen.push(message.id);
       },
     });
-    await expect(bus.publish({ subject: "crm.contact.created", id: "1", data: new Uint8Array() })).rejects.toThrow("consumer down");
+    await expect(bus.publish({ subject: "crm.contact.created", id: "1", data: new Uint8Array() })).rejects.toThrow(
+      "consumer down",
+    );
     down = false;
     await bus.publish({ subject: "crm.contact.created", id: "1", data: new Uint8Array() });
     await bus.publish({ subject: "jobs.service_request.created", id: "2", data: new Uint8Array() });
@@ -68,7 +70,12 @@ describe("in-process bus, several messages at once", () => {
 
   it("fails while a handler fails", async () => {
     const bus = createMemoryBus();
-    await bus.subscribe({ durable: "b", subject: "crm.>", handler: async () => undefined, batchHandler: async () => Promise.reject(new Error("consumer down")) });
+    await bus.subscribe({
+      durable: "b",
+      subject: "crm.>",
+      handler: async () => undefined,
+      batchHandler: async () => Promise.reject(new Error("consumer down")),
+    });
     await expect(bus.publishAll?.([message("crm.contact.created", "1")])).rejects.toThrow("consumer down");
     await bus.close();
   });

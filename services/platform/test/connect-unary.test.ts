@@ -37,9 +37,26 @@ import {
 
 const TOKEN = "connect-unary-test-token";
 const ORG = "018f0000-0000-7000-8000-0000000000aa";
-const headers = orgHeaders({ orgId: ORG, timezone: "UTC", country: "US", businessHours: DEFAULT_BUSINESS_HOURS, role: "owner", requestId: "test" }, TOKEN);
+const headers = orgHeaders(
+  {
+    orgId: ORG,
+    timezone: "UTC",
+    country: "US",
+    businessHours: DEFAULT_BUSINESS_HOURS,
+    role: "owner",
+    requestId: "test",
+  },
+  TOKEN,
+);
 const contact = (id: string, notes = "") =>
-  create(ContactSchema, { id, name: "Jane Doe", notes, status: ContactStatus.LEAD, createdAt: timestampFromDate(new Date()), updatedAt: timestampFromDate(new Date()) });
+  create(ContactSchema, {
+    id,
+    name: "Jane Doe",
+    notes,
+    status: ContactStatus.LEAD,
+    createdAt: timestampFromDate(new Date()),
+    updatedAt: timestampFromDate(new Date()),
+  });
 
 const id = (n: number) => `018f0000-0000-7000-8000-${String(n).padStart(12, "0")}`;
 // Contact ids the test service treats specially.
@@ -51,7 +68,8 @@ const LARGE = id(5);
 const HUGE = id(6);
 
 /** The fast path's client as serviceTransport makes it (FAST_PATH's rpc), whatever FAST_PATH says: the tests of its pool and pipelining. */
-const fastTransport = (url: string) => unavailableInTransit(connectUnaryTransport(url, { fallback: () => createGrpcTransport({ baseUrl: url }) }), "crm");
+const fastTransport = (url: string) =>
+  unavailableInTransit(connectUnaryTransport(url, { fallback: () => createGrpcTransport({ baseUrl: url }) }), "crm");
 
 /** The contact ids getContact was asked for. */
 const seen: string[] = [];
@@ -78,7 +96,12 @@ function start(port = 0): Promise<RpcServer> {
           if (req.contactId === BOOM) throw new Error("SELECT secret FROM somewhere");
           ctx.responseHeader.set("x-answer-header", "h");
           ctx.responseTrailer.set("x-answer-trailer", "t");
-          return { contact: contact(req.contactId, req.contactId === LARGE ? "n".repeat(3_000_000) : req.contactId === HUGE ? "n".repeat(12_000_000) : "") };
+          return {
+            contact: contact(
+              req.contactId,
+              req.contactId === LARGE ? "n".repeat(3_000_000) : req.contactId === HUGE ? "n".repeat(12_000_000) : "",
+            ),
+          };
         },
         async createContact(req: CreateContactRequest) {
           throw invalidArgument([invalidValue("contact.name", "is not a name", req.name)]);
@@ -100,7 +123,9 @@ afterEach(() => {
 describe("unary Connect over HTTP/1.1 between components", () => {
   it("answers with the message and the handler's response headers and trailers", async () => {
     const transport = serviceTransport(server.url, "crm");
-    const response = await transport.unary(CrmService.method.getContact, undefined, undefined, headers, { contactId: id(10) });
+    const response = await transport.unary(CrmService.method.getContact, undefined, undefined, headers, {
+      contactId: id(10),
+    });
     expect(response.message.contact?.id).toBe(id(10));
     expect(response.header.get("x-answer-header")).toBe("h");
     expect(response.trailer.get("x-answer-trailer")).toBe("t");
@@ -113,12 +138,18 @@ describe("unary Connect over HTTP/1.1 between components", () => {
     expect((invalid as ConnectError).code).toBe(Code.InvalidArgument);
     expect(violationsOf(invalid as ConnectError)).toMatchObject([{ field: "contact.name", message: "is not a name" }]);
     expect(isAnswered(invalid as ConnectError)).toBe(true);
-    const missing = (await crm.getContact({ contactId: MISSING }, { headers }).catch((error: unknown) => error)) as ConnectError;
+    const missing = (await crm
+      .getContact({ contactId: MISSING }, { headers })
+      .catch((error: unknown) => error)) as ConnectError;
     expect([missing.code, isAnswered(missing)]).toEqual([Code.NotFound, true]);
     // An unexpected failure is masked by the service: INTERNAL without the cause.
-    const internal = (await crm.getContact({ contactId: BOOM }, { headers }).catch((error: unknown) => error)) as ConnectError;
+    const internal = (await crm
+      .getContact({ contactId: BOOM }, { headers })
+      .catch((error: unknown) => error)) as ConnectError;
     expect([internal.code, internal.rawMessage, isAnswered(internal)]).toEqual([Code.Internal, "internal error", true]);
-    const anonymous = (await crm.getContact({ contactId: id(10) }, { headers: { ...headers, "x-internal-token": "wrong" } }).catch((error: unknown) => error)) as ConnectError;
+    const anonymous = (await crm
+      .getContact({ contactId: id(10) }, { headers: { ...headers, "x-internal-token": "wrong" } })
+      .catch((error: unknown) => error)) as ConnectError;
     expect(anonymous.code).toBe(Code.Unauthenticated);
   });
 
@@ -131,7 +162,9 @@ describe("unary Connect over HTTP/1.1 between components", () => {
   it("refuses a request past 16 MB: RESOURCE_EXHAUSTED over HTTP/1.1, a failed call over gRPC, and serves the next call", async () => {
     const name = "n".repeat(16 * 1024 * 1024 + 1);
     // The transports themselves: serviceTransport would make a refusal the service's code did not answer UNAVAILABLE.
-    const fastClient = connectUnaryTransport(server.url, { fallback: () => createGrpcTransport({ baseUrl: server.url }) });
+    const fastClient = connectUnaryTransport(server.url, {
+      fallback: () => createGrpcTransport({ baseUrl: server.url }),
+    });
     for (const transport of [fastClient, connectHttp1Transport(server.url)]) {
       const crm = createClient(CrmService, transport);
       const refused = (await crm.createContact({ name }, { headers }).catch((error: unknown) => error)) as ConnectError;
@@ -146,17 +179,24 @@ describe("unary Connect over HTTP/1.1 between components", () => {
 
   it("ends a call at its deadline or on abort, and the next call still goes through", async () => {
     const crm = createClient(CrmService, serviceTransport(server.url, "crm"));
-    const late = (await crm.getContact({ contactId: SLOW }, { headers, timeoutMs: 100 }).catch((error: unknown) => error)) as ConnectError;
+    const late = (await crm
+      .getContact({ contactId: SLOW }, { headers, timeoutMs: 100 })
+      .catch((error: unknown) => error)) as ConnectError;
     expect(late.code).toBe(Code.DeadlineExceeded);
     const controller = new AbortController();
-    const aborted = crm.getContact({ contactId: HOLD }, { headers, signal: controller.signal }).catch((error: unknown) => error);
+    const aborted = crm
+      .getContact({ contactId: HOLD }, { headers, signal: controller.signal })
+      .catch((error: unknown) => error);
     setTimeout(() => controller.abort(), 50);
     expect(((await aborted) as ConnectError).code).toBe(Code.Canceled);
     expect((await crm.getContact({ contactId: id(14) }, { headers })).contact?.id).toBe(id(14));
   });
 
   it("never sends metadata that would break the request's headers", async () => {
-    const crm = createClient(CrmService, connectUnaryTransport(server.url, { fallback: () => createGrpcTransport({ baseUrl: server.url }) }));
+    const crm = createClient(
+      CrmService,
+      connectUnaryTransport(server.url, { fallback: () => createGrpcTransport({ baseUrl: server.url }) }),
+    );
     const injected = (await crm
       .getContact({ contactId: id(10) }, { headers: { ...headers, "x-request-id": "a\r\nx-role: owner" } })
       .catch((error: unknown) => error)) as ConnectError;
@@ -191,12 +231,22 @@ describe("unary Connect over HTTP/1.1 between components", () => {
   it("sends the calls of one turn pipelined, 8 to a connection in one write, and matches each answer to its call", async () => {
     const proxy = await countingProxy(server.url);
     const crm = createClient(CrmService, fastTransport(proxy.url));
-    const answers = await Promise.all(Array.from({ length: 40 }, (_, n) => crm.getContact({ contactId: id(100 + n) }, { headers })));
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, n) => crm.getContact({ contactId: id(100 + n) }, { headers })),
+    );
     expect(answers.map((answer) => answer.contact?.id)).toEqual(Array.from({ length: 40 }, (_, n) => id(100 + n)));
     expect([proxy.connections, proxy.writes]).toEqual([5, 5]);
     // An error among them is that call's alone.
-    const mixed = await Promise.all([id(140), MISSING, id(141)].map((contactId) => crm.getContact({ contactId }, { headers }).catch((error: unknown) => error)));
-    expect(mixed.map((answer) => (answer instanceof ConnectError ? answer.code : (answer as { contact?: { id: string } }).contact?.id))).toEqual([id(140), Code.NotFound, id(141)]);
+    const mixed = await Promise.all(
+      [id(140), MISSING, id(141)].map((contactId) =>
+        crm.getContact({ contactId }, { headers }).catch((error: unknown) => error),
+      ),
+    );
+    expect(
+      mixed.map((answer) =>
+        answer instanceof ConnectError ? answer.code : (answer as { contact?: { id: string } }).contact?.id,
+      ),
+    ).toEqual([id(140), Code.NotFound, id(141)]);
     expect(proxy.connections).toBe(5);
     proxy.close();
   });
@@ -224,28 +274,39 @@ describe("unary Connect over HTTP/1.1 between components", () => {
   });
 
   it("reads an answer sent in chunks, and fails a call whose answer is followed by stray bytes or has a malformed header", async () => {
-    const body = Buffer.from(toBinary(GetContactResponseSchema, create(GetContactResponseSchema, { contact: contact(id(20)) })));
+    const body = Buffer.from(
+      toBinary(GetContactResponseSchema, create(GetContactResponseSchema, { contact: contact(id(20)) })),
+    );
     const head = "HTTP/1.1 200 OK\r\ncontent-type: application/proto\r\n";
     let answer = "";
     const raw = net.createServer((socket) => socket.on("data", () => socket.write(Buffer.from(answer, "latin1"))));
     await new Promise<void>((resolve) => raw.listen(0, "127.0.0.1", resolve));
     const url = `http://127.0.0.1:${(raw.address() as net.AddressInfo).port}`;
-    const crm = createClient(CrmService, connectUnaryTransport(url, { fallback: () => createGrpcTransport({ baseUrl: url }) }));
+    const crm = createClient(
+      CrmService,
+      connectUnaryTransport(url, { fallback: () => createGrpcTransport({ baseUrl: url }) }),
+    );
     const half = Math.floor(body.length / 2);
     answer = `${head}transfer-encoding: chunked\r\n\r\n${half.toString(16)}\r\n${body.subarray(0, half).toString("latin1")}\r\n${(body.length - half).toString(16)}\r\n${body.subarray(half).toString("latin1")}\r\n0\r\n\r\n`;
     expect((await crm.getContact({ contactId: id(20) }, { headers })).contact?.id).toBe(id(20));
     answer = `${head}content-length: ${body.length}\r\n\r\n${body.toString("latin1")}HTTP/1.1 200 OK\r\n`;
-    const stray = (await crm.getContact({ contactId: id(20) }, { headers, timeoutMs: 5_000 }).catch((error: unknown) => error)) as ConnectError;
+    const stray = (await crm
+      .getContact({ contactId: id(20) }, { headers, timeoutMs: 5_000 })
+      .catch((error: unknown) => error)) as ConnectError;
     expect([stray.code, stray.rawMessage]).toEqual([Code.Unavailable, "protocol error: bytes after the answer"]);
     // A header name with a space, a value with a control character: the call fails, the next goes through.
     for (const bad of ["x bad: 1", "x-bad: a\x01b"]) {
       answer = `${head}${bad}\r\ncontent-length: ${body.length}\r\n\r\n${body.toString("latin1")}`;
-      const malformed = (await crm.getContact({ contactId: id(20) }, { headers, timeoutMs: 5_000 }).catch((error: unknown) => error)) as ConnectError;
+      const malformed = (await crm
+        .getContact({ contactId: id(20) }, { headers, timeoutMs: 5_000 })
+        .catch((error: unknown) => error)) as ConnectError;
       expect([malformed.code, malformed.rawMessage]).toEqual([Code.Unavailable, "protocol error: bad header line"]);
     }
     answer = `${head}X-Mixed-Case: v\r\ncontent-length: ${body.length}\r\n\r\n${body.toString("latin1")}`;
     let seen: Headers | undefined;
-    expect((await crm.getContact({ contactId: id(20) }, { headers, onHeader: (header) => (seen = header) })).contact?.id).toBe(id(20));
+    expect(
+      (await crm.getContact({ contactId: id(20) }, { headers, onHeader: (header) => (seen = header) })).contact?.id,
+    ).toBe(id(20));
     expect([seen?.get("x-mixed-case"), seen?.get("content-type")]).toEqual(["v", "application/proto"]);
     raw.close();
   });
@@ -256,7 +317,9 @@ describe("unary Connect over HTTP/1.1 between components", () => {
     const crm = createClient(CrmService, serviceTransport(restarted.url, "crm"));
     expect((await crm.getContact({ contactId: id(10) }, { headers })).contact?.id).toBe(id(10));
     await restarted.close(1_000);
-    const down = (await crm.getContact({ contactId: id(10) }, { headers }).catch((error: unknown) => error)) as ConnectError;
+    const down = (await crm
+      .getContact({ contactId: id(10) }, { headers })
+      .catch((error: unknown) => error)) as ConnectError;
     expect([down.code, down.rawMessage]).toEqual([Code.Unavailable, "crm unavailable"]);
     const again = await start(port);
     expect((await crm.getContact({ contactId: id(11) }, { headers })).contact?.id).toBe(id(11));
@@ -286,7 +349,10 @@ describe("one port for both protocols", () => {
     ]) {
       const crm = createClient(CrmService, transport);
       expect((await crm.getContact({ contactId: id(12) }, { headers })).contact?.id).toBe(id(12));
-      expect(((await crm.getContact({ contactId: MISSING }, { headers }).catch((error: unknown) => error)) as ConnectError).code).toBe(Code.NotFound);
+      expect(
+        ((await crm.getContact({ contactId: MISSING }, { headers }).catch((error: unknown) => error)) as ConnectError)
+          .code,
+      ).toBe(Code.NotFound);
     }
   });
 
@@ -307,10 +373,14 @@ describe("one port for both protocols", () => {
     await new Promise<void>((resolve) => session.once("connect", () => resolve()));
     draining.drain();
     const status = await new Promise<{ status: number | undefined; connection: string | undefined }>((resolve) => {
-      const req = http.request(`${draining.url}/voiceops.crm.v1.CrmService/GetContact`, { method: "POST", headers: { ...headers, "content-type": "application/json" } }, (res) => {
-        res.resume();
-        resolve({ status: res.statusCode, connection: res.headers.connection });
-      });
+      const req = http.request(
+        `${draining.url}/voiceops.crm.v1.CrmService/GetContact`,
+        { method: "POST", headers: { ...headers, "content-type": "application/json" } },
+        (res) => {
+          res.resume();
+          resolve({ status: res.statusCode, connection: res.headers.connection });
+        },
+      );
       req.end(JSON.stringify({ contactId: id(13) }));
     });
     expect(status).toEqual({ status: 200, connection: "close" });
@@ -326,8 +396,14 @@ describe("one port for both protocols", () => {
     expect((await crm.getContact({ contactId: id(160) }, { headers })).contact?.id).toBe(id(160));
     draining.drain();
     // Node runs every pipelined request it has read but drops the answers after one saying close.
-    const answers = await Promise.all(Array.from({ length: 5 }, (_, n) => crm.getContact({ contactId: id(161 + n) }, { headers }).catch((error: unknown) => error)));
-    expect(answers.map((answer) => (answer as { contact?: { id: string } }).contact?.id)).toEqual(Array.from({ length: 5 }, (_, n) => id(161 + n)));
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, (_, n) =>
+        crm.getContact({ contactId: id(161 + n) }, { headers }).catch((error: unknown) => error),
+      ),
+    );
+    expect(answers.map((answer) => (answer as { contact?: { id: string } }).contact?.id)).toEqual(
+      Array.from({ length: 5 }, (_, n) => id(161 + n)),
+    );
     // The connection closed after the last answer: the next call opens another.
     expect((await crm.getContact({ contactId: id(166) }, { headers })).contact?.id).toBe(id(166));
     expect(proxy.connections).toBe(2);
@@ -344,10 +420,17 @@ describe("one port for both protocols", () => {
     socket.pause();
     const request = (contactId: string) => {
       const body = Buffer.from(toBinary(GetContactRequestSchema, create(GetContactRequestSchema, { contactId })));
-      const head = Object.entries({ ...headers, "content-type": "application/proto", "content-length": String(body.length) })
+      const head = Object.entries({
+        ...headers,
+        "content-type": "application/proto",
+        "content-length": String(body.length),
+      })
         .map(([name, value]) => `${name}: ${value}\r\n`)
         .join("");
-      return Buffer.concat([Buffer.from(`POST /voiceops.crm.v1.CrmService/GetContact HTTP/1.1\r\nhost: crm\r\n${head}\r\n`), body]);
+      return Buffer.concat([
+        Buffer.from(`POST /voiceops.crm.v1.CrmService/GetContact HTTP/1.1\r\nhost: crm\r\n${head}\r\n`),
+        body,
+      ]);
     };
     socket.write(request(HUGE));
     await sleep(300);
@@ -370,7 +453,9 @@ describe("one port for both protocols", () => {
 });
 
 /** A loopback proxy in front of a server that counts the connections made and the writes that reach it. */
-async function countingProxy(target: string): Promise<{ url: string; connections: number; writes: number; close(): void }> {
+async function countingProxy(
+  target: string,
+): Promise<{ url: string; connections: number; writes: number; close(): void }> {
   const port = Number(new URL(target).port);
   const sockets = new Set<net.Socket>();
   const counts = { connections: 0, writes: 0 };

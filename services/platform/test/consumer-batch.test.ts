@@ -1,7 +1,17 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
 import { ContactCreatedSchema, ContactDeletedSchema } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
-import { createLogger, handlerOf, newEvent, openDatabase, readInfraConfig, type Database, type DomainEvent, type EventConsumer, type StreamConsumer } from "../src/index.js";
+import {
+  createLogger,
+  handlerOf,
+  newEvent,
+  openDatabase,
+  readInfraConfig,
+  type Database,
+  type DomainEvent,
+  type EventConsumer,
+  type StreamConsumer,
+} from "../src/index.js";
 import { createMemoryBus } from "../src/bus/memory.js";
 import { migrate } from "../src/db/migrate.js";
 import { encodeEvent } from "../src/events/envelope.js";
@@ -27,20 +37,43 @@ describe("a consumer on the in-process bus", () => {
     schema: ContactCreatedSchema,
     async handle(event, tx) {
       if (event.payload.contact?.name === broken) throw new Error(`cannot apply ${broken}`);
-      if (leases) leases.push((await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema}.outbox WHERE claimed_until IS NOT NULL`)).rows[0]?.n ?? -1);
-      await tx.query(`INSERT INTO ${schema}.applied (event_id, name, tx) VALUES ($1, $2, txid_current())`, [event.id, event.payload.contact?.name ?? ""]);
+      if (leases)
+        leases.push(
+          (
+            await tx.query<{ n: number }>(
+              `SELECT count(*)::int AS n FROM ${schema}.outbox WHERE claimed_until IS NOT NULL`,
+            )
+          ).rows[0]?.n ?? -1,
+        );
+      await tx.query(`INSERT INTO ${schema}.applied (event_id, name, tx) VALUES ($1, $2, txid_current())`, [
+        event.id,
+        event.payload.contact?.name ?? "",
+      ]);
     },
   };
 
   const contactCreated = (name: string): DomainEvent =>
-    newEvent("00000000-0000-4000-8000-000000000001", "crm.contact.created", ContactCreatedSchema, create(ContactCreatedSchema, { contact: { name } }));
-  const applied = async () => (await db.query<{ event_id: string; name: string; tx: string }>(`SELECT event_id, name, tx::text AS tx FROM ${schema}.applied ORDER BY n`)).rows;
-  const outboxSize = async () => Number((await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema}.outbox`)).rows[0]?.n);
+    newEvent(
+      "00000000-0000-4000-8000-000000000001",
+      "crm.contact.created",
+      ContactCreatedSchema,
+      create(ContactCreatedSchema, { contact: { name } }),
+    );
+  const applied = async () =>
+    (
+      await db.query<{ event_id: string; name: string; tx: string }>(
+        `SELECT event_id, name, tx::text AS tx FROM ${schema}.applied ORDER BY n`,
+      )
+    ).rows;
+  const outboxSize = async () =>
+    Number((await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema}.outbox`)).rows[0]?.n);
 
   beforeAll(async () => {
     db = await openDatabase(readInfraConfig(testEnv()), { name: "batch-test", poolSize: 4, logger, inMemory: true });
     await migrate(db, schema, []);
-    await db.exec(`CREATE TABLE ${schema}.applied (n serial PRIMARY KEY, event_id uuid NOT NULL, name text NOT NULL, tx bigint NOT NULL)`);
+    await db.exec(
+      `CREATE TABLE ${schema}.applied (n serial PRIMARY KEY, event_id uuid NOT NULL, name text NOT NULL, tx bigint NOT NULL)`,
+    );
   });
   afterAll(async () => {
     await db?.exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
@@ -52,7 +85,9 @@ describe("a consumer on the in-process bus", () => {
     await db.exec(`TRUNCATE ${schema}.applied, ${schema}.outbox, ${schema}.processed_events`);
   });
 
-  async function withConsumer(fn: (relay: OutboxRelay, bus: ReturnType<typeof createMemoryBus>) => Promise<void>): Promise<void> {
+  async function withConsumer(
+    fn: (relay: OutboxRelay, bus: ReturnType<typeof createMemoryBus>) => Promise<void>,
+  ): Promise<void> {
     const bus = createMemoryBus();
     const subscription = await startConsumer({ bus, db, schema, logger, onEmitted: () => undefined }, consumer);
     try {
@@ -124,15 +159,24 @@ describe("a consumer on the in-process bus", () => {
           ContactCreatedSchema,
           async (event) => void calls.push(`one ${event.payload.contact?.name}`),
           async (events) => {
-            if (events.some((event) => event.payload.contact?.name === broken)) throw new Error(`cannot apply ${broken}`);
+            if (events.some((event) => event.payload.contact?.name === broken))
+              throw new Error(`cannot apply ${broken}`);
             calls.push(`all ${events.map((event) => event.payload.contact?.name).join(",")}`);
           },
         ),
-        "crm.contact.deleted": handlerOf(ContactDeletedSchema, async (event) => void calls.push(`deleted ${event.payload.contactId}`)),
+        "crm.contact.deleted": handlerOf(
+          ContactDeletedSchema,
+          async (event) => void calls.push(`deleted ${event.payload.contactId}`),
+        ),
       },
     };
     const deleted = (contactId: string): DomainEvent =>
-      newEvent("00000000-0000-4000-8000-000000000001", "crm.contact.deleted", ContactDeletedSchema, create(ContactDeletedSchema, { contactId }));
+      newEvent(
+        "00000000-0000-4000-8000-000000000001",
+        "crm.contact.deleted",
+        ContactDeletedSchema,
+        create(ContactDeletedSchema, { contactId }),
+      );
     const [a, b, c, d, e, f, g] = ["a", "b", "c", "d", "e", "f", "g"].map(contactCreated) as [
       DomainEvent,
       DomainEvent,
@@ -150,7 +194,18 @@ describe("a consumer on the in-process bus", () => {
       await bus.publish(message(b));
       calls.length = 0;
       // b was applied: a and c are one run once it is skipped; d stands alone between two others.
-      await bus.publishAll?.([message(a), message(b), message(c), message(x), message(y), message(d), message(z), message(e), message(f), message(g)]);
+      await bus.publishAll?.([
+        message(a),
+        message(b),
+        message(c),
+        message(x),
+        message(y),
+        message(d),
+        message(z),
+        message(e),
+        message(f),
+        message(g),
+      ]);
       expect(calls).toEqual(["all a,c", "deleted x", "deleted y", "one d", "deleted z", "all e,f,g"]);
       // A run that fails is not applied; the transaction and the rest of the batch go with it.
       calls.length = 0;

@@ -6,7 +6,14 @@ import { CrmService, GetContactResponseSchema } from "@voiceops/proto/voiceops/c
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_HEAD_BYTES, ResponseParser, type Answer } from "../src/fast-path/http1-response.js";
 import { readReplies } from "../src/fast-path/pglite-protocol.js";
-import { connectUnaryTransport, createLogger, DEFAULT_BUSINESS_HOURS, orgHeaders, type RpcServer, startRpcServer } from "../src/index.js";
+import {
+  connectUnaryTransport,
+  createLogger,
+  DEFAULT_BUSINESS_HOURS,
+  orgHeaders,
+  type RpcServer,
+  startRpcServer,
+} from "../src/index.js";
 
 // Fuzz tests of the parsers the fast path keeps (src/fast-path): the HTTP/1.1 answers of the
 // Connect client, the Connect server's request bodies, and the PGlite replies. Inputs are
@@ -31,11 +38,19 @@ function answerBytes(next: () => number, body: Buffer, status = 200): { wire: Bu
   const chunked = next() < 0.5;
   let head = `HTTP/1.1 ${status} OK\r\ncontent-type: application/proto\r\n`;
   for (let i = below(next, 4); i > 0; i--) head += `x-field-${i}: ${"v".repeat(below(next, 40))}\r\n`;
-  if (!chunked) return { wire: Buffer.concat([Buffer.from(`${head}content-length: ${body.length}\r\n\r\n`, "latin1"), body]), chunked };
+  if (!chunked)
+    return {
+      wire: Buffer.concat([Buffer.from(`${head}content-length: ${body.length}\r\n\r\n`, "latin1"), body]),
+      chunked,
+    };
   const parts: Buffer[] = [Buffer.from(`${head}transfer-encoding: chunked\r\n\r\n`, "latin1")];
   for (let at = 0; at < body.length; ) {
     const size = Math.min(body.length - at, 1 + below(next, 64));
-    parts.push(Buffer.from(`${size.toString(16)}${next() < 0.2 ? ";ext=1" : ""}\r\n`, "latin1"), body.subarray(at, at + size), Buffer.from("\r\n"));
+    parts.push(
+      Buffer.from(`${size.toString(16)}${next() < 0.2 ? ";ext=1" : ""}\r\n`, "latin1"),
+      body.subarray(at, at + size),
+      Buffer.from("\r\n"),
+    );
     at += size;
   }
   parts.push(Buffer.from("0\r\n\r\n"));
@@ -160,7 +175,10 @@ describe("the Connect client's HTTP/1.1 answer parser", () => {
   it("answers garbage with a protocol error or by waiting for more, never with another failure", () => {
     const next = random(4);
     for (let round = 0; round < 500; round++) {
-      const garbage = round % 2 === 0 ? bytes(next, below(next, 2_000)) : Buffer.concat([Buffer.from("HTTP/1.1 200 OK\r\n"), bytes(next, below(next, 500))]);
+      const garbage =
+        round % 2 === 0
+          ? bytes(next, below(next, 2_000))
+          : Buffer.concat([Buffer.from("HTTP/1.1 200 OK\r\n"), bytes(next, below(next, 500))]);
       const { error } = parse(cut(garbage, [below(next, garbage.length)]));
       if (error) expect(error.message).toMatch(PROTOCOL_ERROR);
     }
@@ -168,9 +186,20 @@ describe("the Connect client's HTTP/1.1 answer parser", () => {
 });
 
 const TOKEN = "fast-path-fuzz-token";
-const [C1, C2, C3] = [1, 2, 3].map((n) => `018f0000-0000-7000-8000-${String(n).padStart(12, "0")}`) as [string, string, string];
+const [C1, C2, C3] = [1, 2, 3].map((n) => `018f0000-0000-7000-8000-${String(n).padStart(12, "0")}`) as [
+  string,
+  string,
+  string,
+];
 const headers = orgHeaders(
-  { orgId: "018f0000-0000-7000-8000-0000000000aa", timezone: "UTC", country: "US", businessHours: DEFAULT_BUSINESS_HOURS, role: "owner", requestId: "fuzz" },
+  {
+    orgId: "018f0000-0000-7000-8000-0000000000aa",
+    timezone: "UTC",
+    country: "US",
+    businessHours: DEFAULT_BUSINESS_HOURS,
+    role: "owner",
+    requestId: "fuzz",
+  },
   TOKEN,
 );
 
@@ -198,7 +227,9 @@ describe("the fast path over real sockets", () => {
   afterAll(() => server.close(1_000));
 
   it("fails a call whose answer stops early (the connection closes mid-head, mid-body, mid-chunk) as UNAVAILABLE, then calls again", async () => {
-    const body = Buffer.from(toBinary(GetContactResponseSchema, create(GetContactResponseSchema, { contact: { id: C1, name: "Jane Doe" } })));
+    const body = Buffer.from(
+      toBinary(GetContactResponseSchema, create(GetContactResponseSchema, { contact: { id: C1, name: "Jane Doe" } })),
+    );
     const { wire: sized } = answerBytes(() => 0.9, body);
     const chunkedWire = Buffer.from(
       `HTTP/1.1 200 OK\r\ncontent-type: application/proto\r\ntransfer-encoding: chunked\r\n\r\n${body.length.toString(16)}\r\n${body.toString("latin1")}\r\n0\r\n\r\n`,
@@ -211,12 +242,17 @@ describe("the fast path over real sockets", () => {
     });
     await new Promise<void>((resolve) => raw.listen(0, "127.0.0.1", resolve));
     const url = `http://127.0.0.1:${(raw.address() as net.AddressInfo).port}`;
-    const crm = createClient(CrmService, connectUnaryTransport(url, { fallback: () => createGrpcTransport({ baseUrl: url }) }));
+    const crm = createClient(
+      CrmService,
+      connectUnaryTransport(url, { fallback: () => createGrpcTransport({ baseUrl: url }) }),
+    );
     try {
       for (const wire of [sized, chunkedWire]) {
         for (const at of [0, 5, 20, wire.indexOf("\r\n\r\n") + 2, wire.length - body.length + 3, wire.length - 3]) {
           reply = wire.subarray(0, at);
-          const failed = (await crm.getContact({ contactId: C1 }, { headers, timeoutMs: 5_000 }).catch((error: unknown) => error)) as ConnectError;
+          const failed = (await crm
+            .getContact({ contactId: C1 }, { headers, timeoutMs: 5_000 })
+            .catch((error: unknown) => error)) as ConnectError;
           expect(failed).toBeInstanceOf(ConnectError);
           expect(failed.code).toBe(Code.Unavailable);
         }
@@ -234,7 +270,12 @@ describe("the fast path over real sockets", () => {
       const garbage = bytes(next, below(next, 200));
       const response = await fetch(`${server.url}/voiceops.crm.v1.CrmService/GetContact`, {
         method: "POST",
-        headers: { "content-type": "application/proto", "connect-protocol-version": "1", "x-internal-token": TOKEN, ...headers },
+        headers: {
+          "content-type": "application/proto",
+          "connect-protocol-version": "1",
+          "x-internal-token": TOKEN,
+          ...headers,
+        },
         body: garbage,
       });
       const text = await response.text();
@@ -243,7 +284,10 @@ describe("the fast path over real sockets", () => {
         expect(JSON.parse(text)).toHaveProperty("code");
       }
     }
-    const crm = createClient(CrmService, connectUnaryTransport(server.url, { fallback: () => createGrpcTransport({ baseUrl: server.url }) }));
+    const crm = createClient(
+      CrmService,
+      connectUnaryTransport(server.url, { fallback: () => createGrpcTransport({ baseUrl: server.url }) }),
+    );
     expect((await crm.getContact({ contactId: C2 }, { headers })).contact?.id).toBe(C2);
   });
 
@@ -261,7 +305,10 @@ describe("the fast path over real sockets", () => {
         socket.resume();
       });
     }
-    const crm = createClient(CrmService, connectUnaryTransport(server.url, { fallback: () => createGrpcTransport({ baseUrl: server.url }) }));
+    const crm = createClient(
+      CrmService,
+      connectUnaryTransport(server.url, { fallback: () => createGrpcTransport({ baseUrl: server.url }) }),
+    );
     expect((await crm.getContact({ contactId: C3 }, { headers })).contact?.id).toBe(C3);
   });
 });

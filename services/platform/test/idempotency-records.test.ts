@@ -30,7 +30,12 @@ describe("idempotency keys", () => {
   const schema = `idem_${randomUUID().slice(0, 8)}`;
 
   beforeAll(async () => {
-    db = await openDatabase(readInfraConfig(testEnv()), { name: "idempotency-test", poolSize: 3, logger: createLogger("silent"), inMemory: true });
+    db = await openDatabase(readInfraConfig(testEnv()), {
+      name: "idempotency-test",
+      poolSize: 3,
+      logger: createLogger("silent"),
+      inMemory: true,
+    });
     await migrate(db, schema, []);
     await db.exec(`CREATE TABLE ${schema}.things (id uuid PRIMARY KEY)`);
   });
@@ -40,7 +45,8 @@ describe("idempotency keys", () => {
   });
 
   const claimOf = (orgId: string, key: string) => ({ orgId, key, attempt: newId() });
-  const things = async () => Number((await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema}.things`)).rows[0]?.n);
+  const things = async () =>
+    Number((await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema}.things`)).rows[0]?.n);
 
   /** A write under a claim, as ServiceContext.write makes it: the change and the mark in one transaction. */
   const writeUnder = (claim: { orgId: string; key: string; attempt: string }) =>
@@ -72,7 +78,12 @@ describe("idempotency keys", () => {
     expect(await claimKey(db, { ...first, fingerprint: "f", leaseSeconds: 0, ttlSeconds: 3600 })).toBeUndefined();
     await writeUnder(first);
     // Its process died before keeping the answer: a retry hears that, and runs nothing.
-    const existing = await claimKey(db, { ...claimOf(orgId, "k2"), fingerprint: "f", leaseSeconds: 60, ttlSeconds: 3600 });
+    const existing = await claimKey(db, {
+      ...claimOf(orgId, "k2"),
+      fingerprint: "f",
+      leaseSeconds: 60,
+      ttlSeconds: 3600,
+    });
     expect(existing).toMatchObject({ committed: true, running: false, answerCode: null });
     expect(await freeKey(db, first)).toBe(false);
   });
@@ -81,10 +92,20 @@ describe("idempotency keys", () => {
     const orgId = newId();
     const first = claimOf(orgId, "k3");
     await claimKey(db, { ...first, fingerprint: "f", leaseSeconds: 60, ttlSeconds: 3600 });
-    const running = await claimKey(db, { ...claimOf(orgId, "k3"), fingerprint: "f", leaseSeconds: 60, ttlSeconds: 3600 });
+    const running = await claimKey(db, {
+      ...claimOf(orgId, "k3"),
+      fingerprint: "f",
+      leaseSeconds: 60,
+      ttlSeconds: 3600,
+    });
     expect(running).toMatchObject({ running: true, answerCode: null });
     expect(await keepAnswer(db, first, 0, Buffer.from([1, 2, 3]))).toBe(true);
-    const kept = await claimKey(db, { ...claimOf(orgId, "k3"), fingerprint: "other", leaseSeconds: 60, ttlSeconds: 3600 });
+    const kept = await claimKey(db, {
+      ...claimOf(orgId, "k3"),
+      fingerprint: "other",
+      leaseSeconds: 60,
+      ttlSeconds: 3600,
+    });
     expect(kept).toMatchObject({ fingerprint: "f", committed: true, answerCode: 0 });
     expect(Buffer.from(kept?.answer ?? [])).toEqual(Buffer.from([1, 2, 3]));
   });
@@ -94,7 +115,9 @@ describe("idempotency keys", () => {
     const first = claimOf(orgId, "k4");
     await claimKey(db, { ...first, fingerprint: "f", leaseSeconds: 60, ttlSeconds: 3600 });
     expect(await freeKey(db, first)).toBe(true);
-    expect(await claimKey(db, { ...claimOf(orgId, "k4"), fingerprint: "g", leaseSeconds: 60, ttlSeconds: 3600 })).toBeUndefined();
+    expect(
+      await claimKey(db, { ...claimOf(orgId, "k4"), fingerprint: "g", leaseSeconds: 60, ttlSeconds: 3600 }),
+    ).toBeUndefined();
   });
 
   it("prunes expired keys but none a running attempt holds, and takes an expired key over as new", async () => {
@@ -104,12 +127,21 @@ describe("idempotency keys", () => {
     await keepAnswer(db, done, 0, Buffer.alloc(0));
     await claimKey(db, { ...claimOf(orgId, "running"), fingerprint: "f", leaseSeconds: 60, ttlSeconds: 0 });
     await pruneExpiredKeys(db);
-    const left = await db.query<{ key: string }>(`SELECT key FROM ${IDEMPOTENCY_TABLE_NAME} WHERE org_id = $1`, [orgId]);
+    const left = await db.query<{ key: string }>(`SELECT key FROM ${IDEMPOTENCY_TABLE_NAME} WHERE org_id = $1`, [
+      orgId,
+    ]);
     expect(left.rows.map((row) => row.key)).toEqual(["running"]);
     const other = claimOf(orgId, "again");
     await claimKey(db, { ...other, fingerprint: "f", leaseSeconds: 60, ttlSeconds: 0 });
     await keepAnswer(db, other, 0, Buffer.alloc(0));
-    expect(await claimKey(db, { ...claimOf(orgId, "again"), fingerprint: "new request", leaseSeconds: 60, ttlSeconds: 3600 })).toBeUndefined();
+    expect(
+      await claimKey(db, {
+        ...claimOf(orgId, "again"),
+        fingerprint: "new request",
+        leaseSeconds: 60,
+        ttlSeconds: 3600,
+      }),
+    ).toBeUndefined();
   });
 });
 
@@ -120,11 +152,14 @@ describe("Idempotency-Key values and fingerprints", () => {
     expect(parseIdempotencyKey("x".repeat(255))).toBe("x".repeat(255));
     expect(parseIdempotencyKey(`"${"x".repeat(255)}"`)).toBe("x".repeat(255));
     expect(parseIdempotencyKey('a"b')).toBe('a"b');
-    for (const bad of ["", '""', " ", "a b", "a\tb", "x".repeat(256), "caf\u00e9", "a\u0000b", "a\u007fb"]) expect(parseIdempotencyKey(bad)).toBeUndefined();
+    for (const bad of ["", '""', " ", "a b", "a\tb", "x".repeat(256), "caf\u00e9", "a\u0000b", "a\u007fb"])
+      expect(parseIdempotencyKey(bad)).toBeUndefined();
   });
 
   it("compares JSON bodies as values and everything else exactly", () => {
-    expect(canonicalJson(JSON.parse('{"b": [1, {"y": 2, "x": 1}], "a": null}'))).toBe('{"a":null,"b":[1,{"x":1,"y":2}]}');
+    expect(canonicalJson(JSON.parse('{"b": [1, {"y": 2, "x": 1}], "a": null}'))).toBe(
+      '{"a":null,"b":[1,{"x":1,"y":2}]}',
+    );
     const json = (body: unknown) => requestFingerprint("POST", "/api/contacts", { json: body });
     expect(json({ a: 1, b: 2 })).toBe(json({ b: 2, a: 1 }));
     expect(json({ a: 1 })).not.toBe(json({ a: "1" }));

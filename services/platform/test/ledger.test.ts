@@ -18,11 +18,17 @@ describe("pruning the ledger of processed events", () => {
 
   /** An event id made `ms` before now. */
   const madeAgo = (ms: number) => v7({ msecs: now.getTime() - ms });
-  const record = (consumer: string, ids: string[]) => db.query(`INSERT INTO ${schema}.processed_events (consumer, event_id) SELECT $1, unnest($2::uuid[])`, [consumer, ids]);
+  const record = (consumer: string, ids: string[]) =>
+    db.query(`INSERT INTO ${schema}.processed_events (consumer, event_id) SELECT $1, unnest($2::uuid[])`, [
+      consumer,
+      ids,
+    ]);
   const left = async () =>
-    (await db.query<{ consumer: string; event_id: string }>(`SELECT consumer, event_id FROM ${schema}.processed_events ORDER BY consumer, event_id`)).rows.map(
-      (r) => `${r.consumer} ${r.event_id}`,
-    );
+    (
+      await db.query<{ consumer: string; event_id: string }>(
+        `SELECT consumer, event_id FROM ${schema}.processed_events ORDER BY consumer, event_id`,
+      )
+    ).rows.map((r) => `${r.consumer} ${r.event_id}`);
 
   beforeAll(async () => {
     db = await openDatabase(readInfraConfig(testEnv()), { name: "ledger-test", poolSize: 2, logger, inMemory: true });

@@ -22,10 +22,22 @@ const PHONE = "+15550104242";
 const NAME = "Customer Jane Secretname";
 
 const databases: [string, () => Promise<Database>][] = [
-  ["embedded PostgreSQL (PGlite)", () => openDatabase(readInfraConfig(testEnv({ DATABASE_URL: "" })), { name: "log-test", poolSize: 1, logger: capture().logger, inMemory: true })],
+  [
+    "embedded PostgreSQL (PGlite)",
+    () =>
+      openDatabase(readInfraConfig(testEnv({ DATABASE_URL: "" })), {
+        name: "log-test",
+        poolSize: 1,
+        logger: capture().logger,
+        inMemory: true,
+      }),
+  ],
 ];
 if (process.env.DATABASE_URL) {
-  databases.push(["PostgreSQL", () => openDatabase(readInfraConfig(testEnv()), { name: "log-test", poolSize: 2, logger: capture().logger })]);
+  databases.push([
+    "PostgreSQL",
+    () => openDatabase(readInfraConfig(testEnv()), { name: "log-test", poolSize: 2, logger: capture().logger }),
+  ]);
 }
 
 describe.each(databases)("error logs on %s", (_name, open) => {
@@ -51,13 +63,20 @@ describe.each(databases)("error logs on %s", (_name, open) => {
   it("never contain the statement's parameters nor the failing row", async () => {
     const errors = [
       await failure(`INSERT INTO ${table} (phone, name) VALUES ($1, $2)`, [PHONE, NAME]), // unique violation: detail names the row
-      await failure(`INSERT INTO ${table} (phone, name, born) VALUES ($1, $2, $3)`, ["+15550109999", NAME, `${NAME} is not a date`]), // data exception quoting the value
+      await failure(`INSERT INTO ${table} (phone, name, born) VALUES ($1, $2, $3)`, [
+        "+15550109999",
+        NAME,
+        `${NAME} is not a date`,
+      ]), // data exception quoting the value
     ];
     const { lines, logger } = capture();
     for (const error of errors) {
       logger.error({ err: error }, "statement failed");
       // Wrapped, as a service answers it.
-      logger.error({ err: new ConnectError("internal error", Code.Internal, undefined, undefined, error) }, "rpc failed");
+      logger.error(
+        { err: new ConnectError("internal error", Code.Internal, undefined, undefined, error) },
+        "rpc failed",
+      );
     }
     expect(lines).toHaveLength(4);
     const text = lines.join("\n");

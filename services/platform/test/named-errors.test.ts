@@ -5,16 +5,27 @@ import { defineErrors, errorReason } from "../src/index.js";
 
 const errors = defineErrors("example", {
   THING_TAKEN: { code: Code.AlreadyExists, message: "The thing is taken" },
-  THING_FINISHED: { code: Code.FailedPrecondition, message: (status: string) => `The thing is ${status} and cannot change` },
+  THING_FINISHED: {
+    code: Code.FailedPrecondition,
+    message: (status: string) => `The thing is ${status} and cannot change`,
+  },
 });
 
 describe("defineErrors", () => {
   it("makes each named error with its code, its message and an ErrorInfo naming it", () => {
     const taken = errors.THING_TAKEN();
     expect(taken).toBeInstanceOf(ConnectError);
-    expect([taken.code, taken.rawMessage, errorReason(taken)]).toEqual([Code.AlreadyExists, "The thing is taken", "THING_TAKEN"]);
+    expect([taken.code, taken.rawMessage, errorReason(taken)]).toEqual([
+      Code.AlreadyExists,
+      "The thing is taken",
+      "THING_TAKEN",
+    ]);
     const finished = errors.THING_FINISHED("cancelled");
-    expect([finished.code, finished.rawMessage, errorReason(finished)]).toEqual([Code.FailedPrecondition, "The thing is cancelled and cannot change", "THING_FINISHED"]);
+    expect([finished.code, finished.rawMessage, errorReason(finished)]).toEqual([
+      Code.FailedPrecondition,
+      "The thing is cancelled and cannot change",
+      "THING_FINISHED",
+    ]);
   });
 
   it("keeps the name across a call, and names no other error", async () => {

@@ -4,7 +4,14 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { text } from "node:stream/consumers";
 import { afterAll, describe, expect, it } from "vitest";
-import { FileObjectStore, ManualClock, ObjectNotFoundError, ObjectTooLargeError, UrlSigner, assertObjectKey } from "../src/index.js";
+import {
+  FileObjectStore,
+  ManualClock,
+  ObjectNotFoundError,
+  ObjectTooLargeError,
+  UrlSigner,
+  assertObjectKey,
+} from "../src/index.js";
 
 const root = mkdtempSync(join(tmpdir(), "objects-test-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -17,10 +24,17 @@ function filesUnder(dir: string): string[] {
 
 describe("file object store", () => {
   const clock = new ManualClock("2026-03-01T12:00:00Z");
-  const store = new FileObjectStore({ root, signer: new UrlSigner("secret"), clock, publicUrl: () => "http://127.0.0.1:9999/" });
+  const store = new FileObjectStore({
+    root,
+    signer: new UrlSigner("secret"),
+    clock,
+    publicUrl: () => "http://127.0.0.1:9999/",
+  });
 
   it("streams an object in and out with its media type", async () => {
-    const { bytes } = await store.put("calls/org-1/a.wav", Readable.from([Buffer.from("RIFF"), Buffer.from("data")]), { contentType: "audio/wav" });
+    const { bytes } = await store.put("calls/org-1/a.wav", Readable.from([Buffer.from("RIFF"), Buffer.from("data")]), {
+      contentType: "audio/wav",
+    });
     expect(bytes).toBe(8);
     const object = await store.get("calls/org-1/a.wav");
     expect(object.contentType).toBe("audio/wav");
@@ -31,7 +45,9 @@ describe("file object store", () => {
   it("refuses an object over the limit and leaves nothing behind", async () => {
     const before = filesUnder(root).length;
     const body = Readable.from([Buffer.alloc(600), Buffer.alloc(600)]);
-    await expect(store.put("big/one.bin", body, { contentType: "application/octet-stream", maxBytes: 1000 })).rejects.toBeInstanceOf(ObjectTooLargeError);
+    await expect(
+      store.put("big/one.bin", body, { contentType: "application/octet-stream", maxBytes: 1000 }),
+    ).rejects.toBeInstanceOf(ObjectTooLargeError);
     await expect(store.get("big/one.bin")).rejects.toBeInstanceOf(ObjectNotFoundError);
     expect(filesUnder(root).length).toBe(before);
   });
@@ -50,7 +66,8 @@ describe("file object store", () => {
   });
 
   it("refuses keys that could leave the store", () => {
-    for (const key of ["../etc/passwd", "/abs", "a/../b", "a//b", "", "a/./b", "x\u0000y"]) expect(() => assertObjectKey(key), key).toThrow();
+    for (const key of ["../etc/passwd", "/abs", "a/../b", "a//b", "", "a/./b", "x\u0000y"])
+      expect(() => assertObjectKey(key), key).toThrow();
     expect(() => assertObjectKey("uploads/0192-ab/file_1.csv")).not.toThrow();
   });
 });

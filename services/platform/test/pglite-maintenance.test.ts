@@ -8,7 +8,8 @@ import { fastPath } from "../src/fast-path/index.js";
 // PGlite runs no autovacuum; a service vacuums its outbox (and tables like it) and analyzes its
 // grown tables itself.
 describe("maintaining tables on PGlite", () => {
-  const size = async (db: Database) => Number((await db.query<{ bytes: string }>("SELECT pg_relation_size('churn')::text AS bytes")).rows[0]?.bytes);
+  const size = async (db: Database) =>
+    Number((await db.query<{ bytes: string }>("SELECT pg_relation_size('churn')::text AS bytes")).rows[0]?.bytes);
   /** Writes and deletes 3,000 rows, as an outbox does with the events it publishes. */
   const churn = async (db: Database) => {
     await db.query("INSERT INTO churn (payload) SELECT repeat('x', 200) FROM generate_series(1, 3000)");
@@ -42,9 +43,20 @@ describe("maintaining tables on PGlite", () => {
 
   it("vacuums and analyzes at once and then periodically, keeping the prepared statements; not on PostgreSQL", async () => {
     await withTable(async (db) => {
-      const prepared = async () => (await db.query<{ name: string }>("SELECT name FROM pg_prepared_statements")).rows.map((row) => row.name);
-      const lastVacuum = async () => (await db.query<{ at: Date | null }>("SELECT last_vacuum AS at FROM pg_stat_user_tables WHERE relname = 'churn'")).rows[0]?.at ?? null;
-      const lastAnalyze = async () => (await db.query<{ at: Date | null }>("SELECT last_analyze AS at FROM pg_stat_user_tables WHERE relname = 'churn'")).rows[0]?.at ?? null;
+      const prepared = async () =>
+        (await db.query<{ name: string }>("SELECT name FROM pg_prepared_statements")).rows.map((row) => row.name);
+      const lastVacuum = async () =>
+        (
+          await db.query<{ at: Date | null }>(
+            "SELECT last_vacuum AS at FROM pg_stat_user_tables WHERE relname = 'churn'",
+          )
+        ).rows[0]?.at ?? null;
+      const lastAnalyze = async () =>
+        (
+          await db.query<{ at: Date | null }>(
+            "SELECT last_analyze AS at FROM pg_stat_user_tables WHERE relname = 'churn'",
+          )
+        ).rows[0]?.at ?? null;
       await db.query("INSERT INTO churn (payload) SELECT repeat('x', 200) FROM generate_series(1, 2000)");
       expect(await lastVacuum()).toBeNull();
       expect(await lastAnalyze()).toBeNull();
@@ -59,7 +71,9 @@ describe("maintaining tables on PGlite", () => {
       // Only the fast path prepares statements (PGlite's own query() runs each unnamed).
       if (fastPath("pglite")) expect(before.length).toBeGreaterThan(0);
       expect(await prepared()).toEqual(expect.arrayContaining(before));
-      expect(maintainPeriodically({ ...db, kind: "postgres" }, "public", ["churn"], createLogger("silent"))).toBeUndefined();
+      expect(
+        maintainPeriodically({ ...db, kind: "postgres" }, "public", ["churn"], createLogger("silent")),
+      ).toBeUndefined();
     });
   });
 
@@ -67,8 +81,19 @@ describe("maintaining tables on PGlite", () => {
     await withTable(async (db) => {
       await db.exec("CREATE SCHEMA other; CREATE TABLE other.grown (id int PRIMARY KEY, payload text)");
       const analyses = async (table: string) =>
-        Number((await db.query<{ n: number }>("SELECT analyze_count::int AS n FROM pg_stat_user_tables WHERE relname = $1", [table])).rows[0]?.n);
-      const fill = (from: number, to: number) => db.query("INSERT INTO churn (payload) SELECT repeat('x', 200) FROM generate_series($1::int, $2::int)", [from, to]);
+        Number(
+          (
+            await db.query<{ n: number }>(
+              "SELECT analyze_count::int AS n FROM pg_stat_user_tables WHERE relname = $1",
+              [table],
+            )
+          ).rows[0]?.n,
+        );
+      const fill = (from: number, to: number) =>
+        db.query("INSERT INTO churn (payload) SELECT repeat('x', 200) FROM generate_series($1::int, $2::int)", [
+          from,
+          to,
+        ]);
       // Small tables (under ten pages) are left alone.
       await fill(1, 100);
       expect(await analyzeGrownTables(db, "public")).toEqual([]);
@@ -76,7 +101,9 @@ describe("maintaining tables on PGlite", () => {
       expect(await analyzeGrownTables(db, "public")).toEqual(["public.churn"]);
       expect(await analyses("churn")).toBe(1);
       // Statistics now: the planner knows the rows.
-      const known = await db.query<{ tuples: number }>("SELECT reltuples::int AS tuples FROM pg_class WHERE relname = 'churn'");
+      const known = await db.query<{ tuples: number }>(
+        "SELECT reltuples::int AS tuples FROM pg_class WHERE relname = 'churn'",
+      );
       expect(known.rows[0]?.tuples).toBe(2000);
       // Not again until it grows by a fifth; another schema's table is not this service's.
       await fill(2001, 2200);
@@ -91,10 +118,17 @@ describe("maintaining tables on PGlite", () => {
 
   it("makes a prepared statement's kept plan follow its table's growth", async () => {
     await withTable(async (db) => {
-      await db.exec("CREATE TABLE big (k int PRIMARY KEY, payload text); INSERT INTO big SELECT i, 'x' FROM generate_series(1, 20) AS i");
+      await db.exec(
+        "CREATE TABLE big (k int PRIMARY KEY, payload text); INSERT INTO big SELECT i, 'x' FROM generate_series(1, 20) AS i",
+      );
       // A batch joined against the table, as a generic plan keeps it (the batch's size unknown).
-      await db.exec("SET plan_cache_mode = force_generic_plan; PREPARE probe(jsonb) AS SELECT b.* FROM jsonb_to_recordset($1) AS i(k int) JOIN big AS b USING (k)");
-      const plan = async () => (await db.query<Record<string, string>>("EXPLAIN EXECUTE probe('[]')")).rows.map((row) => Object.values(row)[0]).join("\n");
+      await db.exec(
+        "SET plan_cache_mode = force_generic_plan; PREPARE probe(jsonb) AS SELECT b.* FROM jsonb_to_recordset($1) AS i(k int) JOIN big AS b USING (k)",
+      );
+      const plan = async () =>
+        (await db.query<Record<string, string>>("EXPLAIN EXECUTE probe('[]')")).rows
+          .map((row) => Object.values(row)[0])
+          .join("\n");
       expect(await plan()).toMatch(/Seq Scan on big/);
       await db.query("INSERT INTO big SELECT i, repeat('x', 100) FROM generate_series(21, 50000) AS i");
       // Grown 2,500 times over, and still read whole for every batch.

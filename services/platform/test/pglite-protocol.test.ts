@@ -5,7 +5,11 @@ import { bindExecuteSync } from "../src/fast-path/pglite-protocol.js";
 // The messages written in one buffer are byte for byte those PGlite's own serializer writes.
 describe("bindExecuteSync", () => {
   const pglite = (statement: string, values: (string | null)[]) =>
-    Buffer.concat([protocol.serialize.bind({ statement, values }), protocol.serialize.execute({}), protocol.serialize.sync()]);
+    Buffer.concat([
+      protocol.serialize.bind({ statement, values }),
+      protocol.serialize.execute({}),
+      protocol.serialize.sync(),
+    ]);
 
   it.each([
     ["no parameters", "voiceops_1", []],

@@ -66,7 +66,27 @@ describe("statements prepared once on PGlite", () => {
         new Uint8Array([0, 1, 254, 255]),
         "z",
       ],
-      [2, "second", null, null, null, null, null, false, null, null, null, null, null, null, null, [], null, null, null],
+      [
+        2,
+        "second",
+        null,
+        null,
+        null,
+        null,
+        null,
+        false,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        [],
+        null,
+        null,
+        null,
+      ],
     ];
     for (const row of values) expect((await db.query(insertThing, row)).rowCount).toBe(1);
     // Year 1 through our timestamptz parser, and a far date.
@@ -80,7 +100,15 @@ describe("statements prepared once on PGlite", () => {
       expect(result.rowCount).toBe(2);
     }
     const [first, second] = (await db.query<Record<string, unknown>>(sql, [[1, 2]])).rows;
-    expect(first).toMatchObject({ small: 7, big: 42, huge: 9007199254740993n, price: "12.50", ratio: 0.25, flag: true, day: new Date("2026-11-22T00:00:00Z") });
+    expect(first).toMatchObject({
+      small: 7,
+      big: 42,
+      huge: 9007199254740993n,
+      price: "12.50",
+      ratio: 0.25,
+      flag: true,
+      day: new Date("2026-11-22T00:00:00Z"),
+    });
     expect(first?.at).toEqual(new Date("2026-11-22T10:11:12.345Z"));
     expect(first?.doc).toEqual({ a: [1, "x"] });
     expect(first?.docb).toEqual({ b: { c: null } });
@@ -163,7 +191,9 @@ describe("statements prepared once on PGlite", () => {
     // A failed statement aborts the transaction: the next one says so, and nothing is kept.
     const aborted = db.transaction(async (tx) => {
       await tx.query("INSERT INTO things (id, name) VALUES ($1, $2)", [32, "thirty-two"]);
-      const duplicate = await tx.query("INSERT INTO things (id, name) VALUES ($1, $2)", [33, "thirty"]).catch((e: unknown) => e);
+      const duplicate = await tx
+        .query("INSERT INTO things (id, name) VALUES ($1, $2)", [33, "thirty"])
+        .catch((e: unknown) => e);
       expect(pgErrorCode(duplicate)).toBe("23505");
       await tx.query("SELECT name FROM things WHERE id = $1", [32]);
     });
@@ -196,7 +226,8 @@ describe("statements prepared once on PGlite", () => {
   it("sends BEGIN with a transaction's first statement and COMMIT as one call; none for an empty one", async () => {
     // Statements go through the raw stream, COMMIT through the parsed one: count both.
     const calls: string[] = [];
-    const call = (message: Uint8Array) => calls.push(new TextDecoder().decode(message).includes("BEGIN") ? "begin+statement" : "call");
+    const call = (message: Uint8Array) =>
+      calls.push(new TextDecoder().decode(message).includes("BEGIN") ? "begin+statement" : "call");
     const original = pglite.execProtocolStream.bind(pglite);
     const originalRaw = pglite.execProtocolRawStream.bind(pglite);
     pglite.execProtocolStream = (message, options) => {
@@ -287,7 +318,12 @@ describe("statements prepared once on PGlite", () => {
 
   it("keeps at most its capacity of statements prepared, closing the least recently used", async () => {
     const statements = new PgliteStatements(pglite, 3);
-    const prepared = async () => (await pglite.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name LIKE 'voiceops_%'")).rows[0]?.n;
+    const prepared = async () =>
+      (
+        await pglite.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name LIKE 'voiceops_%'",
+        )
+      ).rows[0]?.n;
     const before = await prepared();
     for (let i = 0; i < 10; i++) {
       expect((await statements.run(`SELECT $1::int + ${i} AS n`, [1])).rows).toEqual([{ n: 1 + i }]);

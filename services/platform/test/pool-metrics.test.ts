@@ -6,7 +6,11 @@ import { testEnv } from "../src/testing/index.js";
 
 describe.runIf(process.env.DATABASE_URL)("PostgreSQL pool gauges", () => {
   it("report the connections and the queries waiting for one, until the pool closes", async () => {
-    const db = await openDatabase(readInfraConfig(testEnv()), { name: "pool-metrics-test", poolSize: 1, logger: createLogger("silent") });
+    const db = await openDatabase(readInfraConfig(testEnv()), {
+      name: "pool-metrics-test",
+      poolSize: 1,
+      logger: createLogger("silent"),
+    });
     const sample = async (metric: string) => {
       const values = (await registry.getSingleMetric(metric)?.get())?.values ?? [];
       return values.find((v) => String(v.labels.pool).startsWith("pool-metrics-test"))?.value;

@@ -14,7 +14,11 @@ let db: Database;
 const read = `SELECT id, name, raw, tags, doc FROM items WHERE id = $1`;
 const cacheable = { cacheable: true };
 
-async function nameOf(target: Pick<Database, "query">, id = 1, options: QueryOptions = cacheable): Promise<string | undefined> {
+async function nameOf(
+  target: Pick<Database, "query">,
+  id = 1,
+  options: QueryOptions = cacheable,
+): Promise<string | undefined> {
   return (await target.query<{ name: string }>(read, [id], options)).rows[0]?.name;
 }
 
@@ -36,7 +40,9 @@ afterAll(async () => {
 
 beforeEach(async () => {
   await db.query("DELETE FROM items");
-  await db.query("INSERT INTO items VALUES (1, 'first', '\\x0102', '{a,b}', '{\"k\": [1]}'), (2, 'second', NULL, NULL, NULL)");
+  await db.query(
+    "INSERT INTO items VALUES (1, 'first', '\\x0102', '{a,b}', '{\"k\": [1]}'), (2, 'second', NULL, NULL, NULL)",
+  );
 });
 
 describe("the read cache of embedded PGlite", () => {
@@ -105,8 +111,16 @@ describe("the read cache of embedded PGlite", () => {
   });
 
   it("hands out frozen results (callers share them), byte arrays as they are", async () => {
-    const first = await db.query<{ name: string; raw: Uint8Array; tags: string[]; doc: { k: number[] } }>(read, [1], cacheable);
-    const again = await db.query<{ name: string; raw: Uint8Array; tags: string[]; doc: { k: number[] } }>(read, [1], cacheable);
+    const first = await db.query<{ name: string; raw: Uint8Array; tags: string[]; doc: { k: number[] } }>(
+      read,
+      [1],
+      cacheable,
+    );
+    const again = await db.query<{ name: string; raw: Uint8Array; tags: string[]; doc: { k: number[] } }>(
+      read,
+      [1],
+      cacheable,
+    );
     expect(again).toBe(first);
     const row = first.rows[0];
     if (!row) throw new Error("no row");
@@ -178,7 +192,14 @@ describe("ReadCache", () => {
     const cache = new ReadCache();
     let runs = 0;
     let release: () => void = () => undefined;
-    const slowRead = cache.read("q", [], () => new Promise<QueryResult<unknown>>((resolve) => (release = () => resolve({ rows: [{ run: ++runs }], rowCount: 1 }))));
+    const slowRead = cache.read(
+      "q",
+      [],
+      () =>
+        new Promise<QueryResult<unknown>>(
+          (resolve) => (release = () => resolve({ rows: [{ run: ++runs }], rowCount: 1 })),
+        ),
+    );
     // The write is issued and ends while the read is still running: the read's result is older.
     await cache.write(async () => "done");
     release();

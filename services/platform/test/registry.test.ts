@@ -11,7 +11,10 @@ describe("serviceAddresses (where a process finds every registered service)", ()
   });
 
   it("fills SERVICE_ADDR_TEMPLATE with each name and port; <NAME>_SERVICE_ADDR wins for its service", () => {
-    const addresses = serviceAddresses({ SERVICE_ADDR_TEMPLATE: "http://{name}.voiceops.svc:{port}", CRM_SERVICE_ADDR: "http://10.0.0.7:9000" });
+    const addresses = serviceAddresses({
+      SERVICE_ADDR_TEMPLATE: "http://{name}.voiceops.svc:{port}",
+      CRM_SERVICE_ADDR: "http://10.0.0.7:9000",
+    });
     expect(addresses.get("crm")).toBe("http://10.0.0.7:9000");
     expect(addresses.get("comms")).toBe("http://comms.voiceops.svc:50064");
   });
@@ -27,7 +30,13 @@ describe("isServiceModule (what the embedded launcher accepts as a service)", ()
 
   it("accepts a module with or without its optional parts, and refuses one whose churn tables are not names", () => {
     expect(isServiceModule(module)).toBe(true);
-    expect(isServiceModule({ ...module, churnTables: ["crm.contact_count_changes"], background: async () => ({ stop: async () => undefined }) })).toBe(true);
+    expect(
+      isServiceModule({
+        ...module,
+        churnTables: ["crm.contact_count_changes"],
+        background: async () => ({ stop: async () => undefined }),
+      }),
+    ).toBe(true);
     expect(isServiceModule({ ...module, churnTables: "crm.contact_count_changes" })).toBe(false);
     expect(isServiceModule({ ...module, churnTables: [42] })).toBe(false);
     expect(isServiceModule({ ...module, routes: undefined })).toBe(false);

@@ -15,7 +15,11 @@ describe.skipIf(!process.env.DATABASE_URL)("outbox relay on PostgreSQL", () => {
   let db: Database;
   beforeAll(async () => {
     // A request pool of one connection, so one open transaction leaves it nothing.
-    db = await openDatabase(readInfraConfig(testEnv()), { name: "relay-test", poolSize: 1, logger: createLogger("silent") });
+    db = await openDatabase(readInfraConfig(testEnv()), {
+      name: "relay-test",
+      poolSize: 1,
+      logger: createLogger("silent"),
+    });
     await migrate(db, schema, []);
   });
   afterAll(async () => {
@@ -28,11 +32,22 @@ describe.skipIf(!process.env.DATABASE_URL)("outbox relay on PostgreSQL", () => {
     const relay = new OutboxRelay({ db, bus, schema, logger: createLogger("silent"), idleMs: 50 });
     const id = randomUUID();
     const received = new Promise<string>((resolve) => {
-      void bus.subscribe({ durable: "relay-test", subject: "crm.contact.created", handler: async (message) => resolve(message.id) });
+      void bus.subscribe({
+        durable: "relay-test",
+        subject: "crm.contact.created",
+        handler: async (message) => resolve(message.id),
+      });
     });
     await db.transaction(async (tx) =>
       enqueueEvents(tx, schema, [
-        { id, orgId: randomUUID(), type: "crm.contact.created", occurredAt: new Date(), schema: ContactCreatedSchema, payload: create(ContactCreatedSchema, {}) },
+        {
+          id,
+          orgId: randomUUID(),
+          type: "crm.contact.created",
+          occurredAt: new Date(),
+          schema: ContactCreatedSchema,
+          payload: create(ContactCreatedSchema, {}),
+        },
       ]),
     );
     try {

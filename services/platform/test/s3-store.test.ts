@@ -1,7 +1,15 @@
 import { Readable } from "node:stream";
 import { text } from "node:stream/consumers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConfigError, ManualClock, ObjectNotFoundError, ObjectTooLargeError, openObjectStore, S3ObjectStore, systemClock } from "../src/index.js";
+import {
+  ConfigError,
+  ManualClock,
+  ObjectNotFoundError,
+  ObjectTooLargeError,
+  openObjectStore,
+  S3ObjectStore,
+  systemClock,
+} from "../src/index.js";
 import { startTestS3Server, type TestS3Server } from "../src/testing/index.js";
 
 // The S3 object store against a real S3-compatible server on loopback, which checks SigV4
@@ -12,7 +20,10 @@ let store: S3ObjectStore;
 
 beforeAll(async () => {
   s3 = await startTestS3Server();
-  store = openObjectStore({ dataDir: "/nonexistent", internalToken: "t", clock: systemClock }, s3.env("tenant-a")) as S3ObjectStore;
+  store = openObjectStore(
+    { dataDir: "/nonexistent", internalToken: "t", clock: systemClock },
+    s3.env("tenant-a"),
+  ) as S3ObjectStore;
 });
 afterAll(async () => {
   await store?.close();
@@ -25,20 +36,28 @@ describe("S3 object store", () => {
   });
 
   it("streams an object in and out with its media type, under the prefix", async () => {
-    const { bytes } = await store.put("calls/org-1/a.wav", Readable.from([Buffer.from("RIFF"), Buffer.from("data")]), { contentType: "audio/wav" });
+    const { bytes } = await store.put("calls/org-1/a.wav", Readable.from([Buffer.from("RIFF"), Buffer.from("data")]), {
+      contentType: "audio/wav",
+    });
     expect(bytes).toBe(8);
     const object = await store.get("calls/org-1/a.wav");
     expect(object.contentType).toBe("audio/wav");
     expect(object.bytes).toBe(8);
     expect(await text(object.body)).toBe("RIFFdata");
-    const other = openObjectStore({ dataDir: "/nonexistent", internalToken: "t", clock: systemClock }, s3.env("tenant-b"));
+    const other = openObjectStore(
+      { dataDir: "/nonexistent", internalToken: "t", clock: systemClock },
+      s3.env("tenant-b"),
+    );
     await expect(other.get("calls/org-1/a.wav")).rejects.toBeInstanceOf(ObjectNotFoundError);
   });
 
   it("uploads an object larger than one part in parts", async () => {
     const part = Buffer.alloc(1024 * 1024, 7);
     const chunks = Array.from({ length: 6 }, () => part);
-    const { bytes } = await store.put("big/six-mb.bin", Readable.from(chunks), { contentType: "application/octet-stream", maxBytes: 10 * 1024 * 1024 });
+    const { bytes } = await store.put("big/six-mb.bin", Readable.from(chunks), {
+      contentType: "application/octet-stream",
+      maxBytes: 10 * 1024 * 1024,
+    });
     expect(bytes).toBe(6 * 1024 * 1024);
     const object = await store.get("big/six-mb.bin");
     let total = 0;
@@ -48,12 +67,18 @@ describe("S3 object store", () => {
 
   it("refuses an object over the limit and leaves nothing behind, small or multipart", async () => {
     await expect(
-      store.put("big/small.bin", Readable.from([Buffer.alloc(600), Buffer.alloc(600)]), { contentType: "application/octet-stream", maxBytes: 1000 }),
+      store.put("big/small.bin", Readable.from([Buffer.alloc(600), Buffer.alloc(600)]), {
+        contentType: "application/octet-stream",
+        maxBytes: 1000,
+      }),
     ).rejects.toBeInstanceOf(ObjectTooLargeError);
     await expect(store.get("big/small.bin")).rejects.toBeInstanceOf(ObjectNotFoundError);
     const part = Buffer.alloc(1024 * 1024, 1);
     await expect(
-      store.put("big/over.bin", Readable.from(Array.from({ length: 8 }, () => part)), { contentType: "application/octet-stream", maxBytes: 6 * 1024 * 1024 }),
+      store.put("big/over.bin", Readable.from(Array.from({ length: 8 }, () => part)), {
+        contentType: "application/octet-stream",
+        maxBytes: 6 * 1024 * 1024,
+      }),
     ).rejects.toBeInstanceOf(ObjectTooLargeError);
     await expect(store.get("big/over.bin")).rejects.toBeInstanceOf(ObjectNotFoundError);
   });
@@ -66,7 +91,9 @@ describe("S3 object store", () => {
   });
 
   it("presigns a URL that downloads the bytes, until it expires; a tampered URL is refused", async () => {
-    await store.put("calls/org-1/signed.mp3", Readable.from([Buffer.from("ID3 audio bytes")]), { contentType: "audio/mpeg" });
+    await store.put("calls/org-1/signed.mp3", Readable.from([Buffer.from("ID3 audio bytes")]), {
+      contentType: "audio/mpeg",
+    });
     const { url, expiresAt } = await store.signedUrl("calls/org-1/signed.mp3", 900);
     expect(Math.abs(expiresAt.getTime() - (Date.now() + 900_000))).toBeLessThan(60_000);
     const ok = await fetch(url);
@@ -105,7 +132,11 @@ describe("S3 object store", () => {
     const settings = { dataDir: "/x", internalToken: "t", clock: systemClock };
     expect(() => openObjectStore(settings, { OBJECT_STORE_URL: "s3://B_ad" })).toThrow(ConfigError);
     expect(() => openObjectStore(settings, { OBJECT_STORE_URL: "http://bucket" })).toThrow(ConfigError);
-    expect(() => openObjectStore(settings, { OBJECT_STORE_URL: "s3://bucket", AWS_ACCESS_KEY_ID: "only-one" })).toThrow(/AWS_SECRET_ACCESS_KEY/);
-    expect(() => openObjectStore(settings, { OBJECT_STORE_URL: "s3://bucket", S3_ENDPOINT: "ftp://x" })).toThrow(/S3_ENDPOINT/);
+    expect(() => openObjectStore(settings, { OBJECT_STORE_URL: "s3://bucket", AWS_ACCESS_KEY_ID: "only-one" })).toThrow(
+      /AWS_SECRET_ACCESS_KEY/,
+    );
+    expect(() => openObjectStore(settings, { OBJECT_STORE_URL: "s3://bucket", S3_ENDPOINT: "ftp://x" })).toThrow(
+      /S3_ENDPOINT/,
+    );
   });
 });

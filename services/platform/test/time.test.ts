@@ -7,21 +7,29 @@ const at = (iso: string) => new Date(iso);
 describe("endOfLocalDay", () => {
   it("ends today at the next local midnight", () => {
     // 2026-11-21 20:00 in Chicago is 02:00 UTC on the 22nd; the local day ends at 06:00 UTC.
-    expect(endOfLocalDay("America/Chicago", 0, at("2026-11-22T02:00:00Z")).toISOString()).toBe("2026-11-22T06:00:00.000Z");
+    expect(endOfLocalDay("America/Chicago", 0, at("2026-11-22T02:00:00Z")).toISOString()).toBe(
+      "2026-11-22T06:00:00.000Z",
+    );
   });
 
   it("counts N more local days", () => {
-    expect(endOfLocalDay("America/Chicago", 2, at("2026-11-22T02:00:00Z")).toISOString()).toBe("2026-11-24T06:00:00.000Z");
+    expect(endOfLocalDay("America/Chicago", 2, at("2026-11-22T02:00:00Z")).toISOString()).toBe(
+      "2026-11-24T06:00:00.000Z",
+    );
   });
 
   it("follows the spring-forward day, which has 23 hours", () => {
     // 2026-03-08: Chicago moves from CST (-6) to CDT (-5). The 8th ends at 05:00 UTC on the 9th.
-    expect(endOfLocalDay("America/Chicago", 0, at("2026-03-08T12:00:00Z")).toISOString()).toBe("2026-03-09T05:00:00.000Z");
+    expect(endOfLocalDay("America/Chicago", 0, at("2026-03-08T12:00:00Z")).toISOString()).toBe(
+      "2026-03-09T05:00:00.000Z",
+    );
   });
 
   it("follows the fall-back day, which has 25 hours", () => {
     // 2026-11-01: Chicago moves from CDT (-5) back to CST (-6). The 1st ends at 06:00 UTC on the 2nd.
-    expect(endOfLocalDay("America/Chicago", 0, at("2026-11-01T12:00:00Z")).toISOString()).toBe("2026-11-02T06:00:00.000Z");
+    expect(endOfLocalDay("America/Chicago", 0, at("2026-11-01T12:00:00Z")).toISOString()).toBe(
+      "2026-11-02T06:00:00.000Z",
+    );
   });
 
   it("uses the organization's zone, not the server's", () => {
@@ -35,8 +43,19 @@ describe("endOfLocalDay", () => {
 
 describe("isCalendarDate (the date field rule)", () => {
   it("takes real YYYY-MM-DD dates only", () => {
-    for (const text of ["2026-11-21", "2024-02-29", "0001-01-01", "9999-12-31"]) expect(isCalendarDate(text), text).toBe(true);
-    for (const text of ["2026-02-29", "2026-13-01", "2026-11-31", "0000-01-01", "2026-1-5", "2026-11-21T00:00:00Z", "", "tomorrow"]) expect(isCalendarDate(text), text).toBe(false);
+    for (const text of ["2026-11-21", "2024-02-29", "0001-01-01", "9999-12-31"])
+      expect(isCalendarDate(text), text).toBe(true);
+    for (const text of [
+      "2026-02-29",
+      "2026-13-01",
+      "2026-11-31",
+      "0000-01-01",
+      "2026-1-5",
+      "2026-11-21T00:00:00Z",
+      "",
+      "tomorrow",
+    ])
+      expect(isCalendarDate(text), text).toBe(false);
   });
 });
 
@@ -44,7 +63,14 @@ describe("zoneOffsetMinutes", () => {
   it("agrees with the zone database at every quarter hour of a year, transition days included", () => {
     // Whole-hour DST (New York, Chicago), a half-hour DST (Lord Howe), a 45-minute zone without DST
     // (Kathmandu), a southern-hemisphere DST (Santiago) and UTC.
-    const zones = ["America/New_York", "America/Chicago", "Australia/Lord_Howe", "Asia/Kathmandu", "America/Santiago", "UTC"];
+    const zones = [
+      "America/New_York",
+      "America/Chicago",
+      "Australia/Lord_Howe",
+      "Asia/Kathmandu",
+      "America/Santiago",
+      "UTC",
+    ];
     const from = Date.parse("2026-01-01T00:00:00Z");
     const to = Date.parse("2027-01-01T00:00:00Z");
     for (const zone of zones) {

@@ -59,7 +59,8 @@ describe("transactions", () => {
   let db: Database;
   let counter: Awaited<ReturnType<typeof roundTripCounter>> | undefined;
 
-  const names = async () => (await db.query<{ name: string }>(`SELECT name FROM ${schema}.items ORDER BY id`)).rows.map((row) => row.name);
+  const names = async () =>
+    (await db.query<{ name: string }>(`SELECT name FROM ${schema}.items ORDER BY id`)).rows.map((row) => row.name);
   const insertItem = `INSERT INTO ${schema}.items (id, name) VALUES ($1, $2) RETURNING id, name`;
   const insertNote = `INSERT INTO ${schema}.notes (item_id, note) VALUES ($1, $2)`;
 
@@ -94,7 +95,9 @@ describe("transactions", () => {
       { id: 2, name: "two" },
     ]);
     expect(await names()).toEqual(["one", "two"]);
-    expect((await db.query(`SELECT item_id, note FROM ${schema}.notes`)).rows).toEqual([{ item_id: 1, note: "first note" }]);
+    expect((await db.query(`SELECT item_id, note FROM ${schema}.notes`)).rows).toEqual([
+      { item_id: 1, note: "first note" },
+    ]);
   });
 
   it("rolls back everything when a statement left for the commit fails, and says why", async () => {
@@ -118,7 +121,9 @@ describe("transactions", () => {
       await tx.query(insertItem, [1, "one again"], { prepared: true });
     });
     await expect(failed).rejects.toMatchObject({ code: "23505" });
-    expect((await db.query(`SELECT count(*)::int AS n FROM ${schema}.notes WHERE note = 'never'`)).rows).toEqual([{ n: 0 }]);
+    expect((await db.query(`SELECT count(*)::int AS n FROM ${schema}.notes WHERE note = 'never'`)).rows).toEqual([
+      { n: 0 },
+    ]);
   });
 
   it("refuses to commit a transaction whose failed statement the caller caught", async () => {
@@ -142,25 +147,30 @@ describe("transactions", () => {
     expect(await names()).toEqual(["one", "two", "three", "five"]);
   });
 
-  it.runIf(process.env.DATABASE_URL)("takes a round trip for BEGIN, each statement and COMMIT, and none for a transaction that runs nothing", async () => {
-    const write = (id: number) =>
-      db.transaction(async (tx) => {
-        const inserted = await tx.query(insertItem, [id, `item ${id}`], { prepared: true });
-        tx.atCommit({ sql: insertNote, params: [id, `note ${id}`], options: { prepared: true } });
-        return inserted.rows;
-      });
-    await write(10);
-    const before = counter!.readyCount();
-    expect(await write(11)).toEqual([{ id: 11, name: "item 11" }]);
-    expect(counter!.readyCount() - before).toBe(4);
-    // A transaction that runs nothing sends nothing.
-    await db.transaction(async () => undefined);
-    expect(counter!.readyCount() - before).toBe(4);
-  });
+  it.runIf(process.env.DATABASE_URL)(
+    "takes a round trip for BEGIN, each statement and COMMIT, and none for a transaction that runs nothing",
+    async () => {
+      const write = (id: number) =>
+        db.transaction(async (tx) => {
+          const inserted = await tx.query(insertItem, [id, `item ${id}`], { prepared: true });
+          tx.atCommit({ sql: insertNote, params: [id, `note ${id}`], options: { prepared: true } });
+          return inserted.rows;
+        });
+      await write(10);
+      const before = counter!.readyCount();
+      expect(await write(11)).toEqual([{ id: 11, name: "item 11" }]);
+      expect(counter!.readyCount() - before).toBe(4);
+      // A transaction that runs nothing sends nothing.
+      await db.transaction(async () => undefined);
+      expect(counter!.readyCount() - before).toBe(4);
+    },
+  );
 
   it("runs a statement left for the commit unnamed after PostgreSQL refused its prepared form", async () => {
     const note = `INSERT INTO ${schema}.notes (item_id, note) SELECT id, $2 FROM ${schema}.items WHERE id = $1 RETURNING *`;
-    await db.transaction(async (tx) => void tx.atCommit({ sql: note, params: [2, "before"], options: { prepared: true } }));
+    await db.transaction(
+      async (tx) => void tx.atCommit({ sql: note, params: [2, "before"], options: { prepared: true } }),
+    );
     await db.exec(`ALTER TABLE ${schema}.notes ADD COLUMN added text NOT NULL DEFAULT 'new'`);
     const first = await db
       .transaction(async (tx) => void tx.atCommit({ sql: note, params: [2, "refused"], options: { prepared: true } }))
@@ -171,8 +181,12 @@ describe("transactions", () => {
     // PGlite prepares the statement again at once; PostgreSQL's refusal aborts the transaction.
     if (db.kind === "postgres") expect(first).toBe("0A000");
     else expect(first).toBe("committed");
-    await db.transaction(async (tx) => void tx.atCommit({ sql: note, params: [2, "after"], options: { prepared: true } }));
-    const notes = (await db.query<{ note: string }>(`SELECT note FROM ${schema}.notes WHERE item_id = 2 ORDER BY note`)).rows.map((row) => row.note);
+    await db.transaction(
+      async (tx) => void tx.atCommit({ sql: note, params: [2, "after"], options: { prepared: true } }),
+    );
+    const notes = (
+      await db.query<{ note: string }>(`SELECT note FROM ${schema}.notes WHERE item_id = 2 ORDER BY note`)
+    ).rows.map((row) => row.note);
     expect(notes).toEqual(db.kind === "postgres" ? ["after", "before"] : ["after", "before", "refused"]);
   });
 
@@ -186,19 +200,35 @@ describe("transactions", () => {
         if (fail) throw new Error(`item ${id} refused`);
         return inserted.rows[0]?.id;
       });
-    const settled = await Promise.allSettled([write(20, "note 20"), write(21, "first note"), write(22, "note 22"), write(23, "note 23", true), write(24, "note 24")]);
+    const settled = await Promise.allSettled([
+      write(20, "note 20"),
+      write(21, "first note"),
+      write(22, "note 22"),
+      write(23, "note 23", true),
+      write(24, "note 24"),
+    ]);
     expect(
-      settled.map((result) => (result.status === "fulfilled" ? result.value : ((result.reason as { code?: string; message: string }).code ?? (result.reason as Error).message))),
+      settled.map((result) =>
+        result.status === "fulfilled"
+          ? result.value
+          : ((result.reason as { code?: string; message: string }).code ?? (result.reason as Error).message),
+      ),
     ).toEqual([20, "23505", 22, "item 23 refused", 24]);
-    const kept = await db.query<{ id: number }>(`SELECT i.id FROM ${schema}.items i JOIN ${schema}.notes n ON n.item_id = i.id WHERE i.id >= 20 ORDER BY i.id`);
+    const kept = await db.query<{ id: number }>(
+      `SELECT i.id FROM ${schema}.items i JOIN ${schema}.notes n ON n.item_id = i.id WHERE i.id >= 20 ORDER BY i.id`,
+    );
     expect(kept.rows.map((row) => row.id)).toEqual([20, 22, 24]);
-    expect((await db.query(`SELECT count(*)::int AS n FROM ${schema}.items WHERE id IN (21, 23)`)).rows).toEqual([{ n: 0 }]);
+    expect((await db.query(`SELECT count(*)::int AS n FROM ${schema}.items WHERE id IN (21, 23)`)).rows).toEqual([
+      { n: 0 },
+    ]);
   });
 
   it("finishes a transaction that waits for the answer to one issued before it in the same turn", async () => {
     // On PGlite both run in one batch, whose answers are held until it ends: the second would
     // wait for ever if the batch kept holding them past its turn.
-    const first = db.transaction(async (tx) => (await tx.query<{ id: number }>(insertItem, [30, "item 30"], { prepared: true })).rows[0]?.id);
+    const first = db.transaction(
+      async (tx) => (await tx.query<{ id: number }>(insertItem, [30, "item 30"], { prepared: true })).rows[0]?.id,
+    );
     const second = db.transaction(async (tx) => {
       const id = await first;
       return (await tx.query<{ id: number }>(insertItem, [Number(id) + 1, "item 31"], { prepared: true })).rows[0]?.id;

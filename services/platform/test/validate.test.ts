@@ -1,6 +1,10 @@
 import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
-import { BulkDeleteContactsRequestSchema, ListContactsRequestSchema, SearchContactsRequestSchema } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
+import {
+  BulkDeleteContactsRequestSchema,
+  ListContactsRequestSchema,
+  SearchContactsRequestSchema,
+} from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 import { applyDefaults } from "../src/defaults.js";
 import { validateMessage } from "../src/validation/validate.js";
 import { invalidArgument, violationsOf } from "../src/validation/violations.js";
@@ -20,15 +24,25 @@ describe("validateMessage", () => {
   });
 
   it("reports a missing required field", () => {
-    const violations = validateMessage(SearchContactsRequestSchema, create(SearchContactsRequestSchema) as never, { country: "US" });
+    const violations = validateMessage(SearchContactsRequestSchema, create(SearchContactsRequestSchema) as never, {
+      country: "US",
+    });
     expect(violations).toEqual([expect.objectContaining({ field: "q", rule: "required", message: "" })]);
   });
 
   it("checks every element of a repeated field and its size", () => {
     const ids = ["018f0000-0000-7000-8000-000000000000", "nope"];
-    const violations = validateMessage(BulkDeleteContactsRequestSchema, create(BulkDeleteContactsRequestSchema, { ids }) as never, { country: "US" });
+    const violations = validateMessage(
+      BulkDeleteContactsRequestSchema,
+      create(BulkDeleteContactsRequestSchema, { ids }) as never,
+      { country: "US" },
+    );
     expect(violations.map((v) => [v.field, v.rule, v.context])).toEqual([["ids.1", "format", { format: "uuid" }]]);
-    const tooMany = validateMessage(BulkDeleteContactsRequestSchema, create(BulkDeleteContactsRequestSchema, { ids: Array(501).fill(ids[0]) }) as never, { country: "US" });
+    const tooMany = validateMessage(
+      BulkDeleteContactsRequestSchema,
+      create(BulkDeleteContactsRequestSchema, { ids: Array(501).fill(ids[0]) }) as never,
+      { country: "US" },
+    );
     expect(tooMany.map((v) => [v.rule, v.context])).toEqual([["max_items", { max_items: 500, actual_items: 501 }]]);
   });
 
@@ -43,13 +57,43 @@ describe("validateMessage", () => {
 
 describe("violations travel as error details", () => {
   it("round-trips through a ConnectError", () => {
-    const error = invalidArgument([{ field: "contact_id", rule: "not_found", message: "contact not found", input: "x", context: { entity: "contact" } }]);
-    expect(violationsOf(error)).toEqual([{ field: "contact_id", rule: "not_found", message: "contact not found", input: "x", context: { entity: "contact" } }]);
+    const error = invalidArgument([
+      {
+        field: "contact_id",
+        rule: "not_found",
+        message: "contact not found",
+        input: "x",
+        context: { entity: "contact" },
+      },
+    ]);
+    expect(violationsOf(error)).toEqual([
+      {
+        field: "contact_id",
+        rule: "not_found",
+        message: "contact not found",
+        input: "x",
+        context: { entity: "contact" },
+      },
+    ]);
     expect(error.rawMessage).toBe("contact_id: contact not found");
   });
 
   it("carries every rule of the closed set", () => {
-    const rules = ["required", "type", "min_length", "max_length", "min_items", "max_items", "gte", "lte", "enum", "format", "no_nul", "not_found", "invalid"] as const;
+    const rules = [
+      "required",
+      "type",
+      "min_length",
+      "max_length",
+      "min_items",
+      "max_items",
+      "gte",
+      "lte",
+      "enum",
+      "format",
+      "no_nul",
+      "not_found",
+      "invalid",
+    ] as const;
     const error = invalidArgument(rules.map((rule) => ({ field: "f", rule, message: "" })));
     expect(violationsOf(error).map((v) => v.rule)).toEqual(rules);
   });

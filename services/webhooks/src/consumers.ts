@@ -1,5 +1,12 @@
 import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
-import { type ReceivedEvent, type StreamConsumer, type TypedHandler, WEBHOOK_EVENT_SOURCES, type WebhookEventSource, writeMessage } from "@voiceops/platform";
+import {
+  type ReceivedEvent,
+  type StreamConsumer,
+  type TypedHandler,
+  WEBHOOK_EVENT_SOURCES,
+  type WebhookEventSource,
+  writeMessage,
+} from "@voiceops/platform";
 import type { DeliveryStore, RecordedEvent } from "./store/deliveries.js";
 
 /** The streams whose events become webhooks: one durable consumer each, shared by every replica. */
@@ -25,19 +32,32 @@ function dataOf(source: WebhookEventSource, payload: MessageShape<DescMessage>):
  */
 export function webhookConsumers(deliveries: DeliveryStore, now: () => Date, onRecorded: () => void): StreamConsumer[] {
   const sourceBySubject = new Map(WEBHOOK_EVENT_SOURCES.map((source) => [source.subject, source]));
-  const recordAll = async (events: ReceivedEvent<DescMessage>[], tx: Parameters<TypedHandler<DescMessage>["handle"]>[1]) => {
+  const recordAll = async (
+    events: ReceivedEvent<DescMessage>[],
+    tx: Parameters<TypedHandler<DescMessage>["handle"]>[1],
+  ) => {
     const recorded: RecordedEvent[] = [];
     for (const event of events) {
       const source = sourceBySubject.get(event.type);
       if (!source) continue;
-      recorded.push({ id: event.id, orgId: event.orgId, type: source.type, body: eventBody(source.type, event.occurredAt, dataOf(source, event.payload)), at: event.occurredAt });
+      recorded.push({
+        id: event.id,
+        orgId: event.orgId,
+        type: source.type,
+        body: eventBody(source.type, event.occurredAt, dataOf(source, event.payload)),
+        at: event.occurredAt,
+      });
     }
     if ((await deliveries.record(tx, recorded, now())) > 0) onRecorded();
   };
   return STREAMS.map((stream) => {
     const handlers: Record<string, TypedHandler<DescMessage>> = {};
     for (const source of WEBHOOK_EVENT_SOURCES.filter((entry) => entry.subject.startsWith(`${stream}.`))) {
-      handlers[source.subject] = { schema: source.schema, handle: (event, tx) => recordAll([event], tx), handleAll: recordAll };
+      handlers[source.subject] = {
+        schema: source.schema,
+        handle: (event, tx) => recordAll([event], tx),
+        handleAll: recordAll,
+      };
     }
     return { durable: `webhooks-${stream}`, subject: `${stream}.>`, handlers };
   });

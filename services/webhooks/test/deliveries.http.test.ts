@@ -1,6 +1,13 @@
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, expect422, expectStatus, tenantFactory, UNKNOWN_ID, type Tenant } from "@voiceops/platform/testing";
+import {
+  eventually,
+  expect422,
+  expectStatus,
+  tenantFactory,
+  UNKNOWN_ID,
+  type Tenant,
+} from "@voiceops/platform/testing";
 import { type Received, Receiver } from "./receiver.js";
 
 // Deliveries to a receiver on 127.0.0.1 that verifies them with the official standardwebhooks
@@ -26,7 +33,10 @@ function verified(secret: string, request: Received): Body {
 }
 
 async function endpoint(t: Tenant, url: string, eventTypes?: string[]): Promise<{ id: string; secret: string }> {
-  return expectStatus(await t.owner.post("/api/webhooks", { url, ...(eventTypes ? { event_types: eventTypes } : {}) }), 201);
+  return expectStatus(
+    await t.owner.post("/api/webhooks", { url, ...(eventTypes ? { event_types: eventTypes } : {}) }),
+    201,
+  );
 }
 
 async function newContact(t: Tenant, name: string): Promise<{ id: string }> {
@@ -54,7 +64,10 @@ describe("webhook deliveries", () => {
     expect(request.headers["webhook-id"]).toMatch(/^[0-9a-f-]{36}$/);
     const deliveries = expectStatus(await t.owner.get(`/api/webhooks/${hook.id}/deliveries`), 200);
     expect(deliveries.total).toBe(1);
-    expect(deliveries.items[0]).toMatchObject({ event_id: request.headers["webhook-id"], event_type: "contact.created" });
+    expect(deliveries.items[0]).toMatchObject({
+      event_id: request.headers["webhook-id"],
+      event_type: "contact.created",
+    });
   });
 
   it("delivers only the types an endpoint subscribed to; deletions carry {id}", async () => {
@@ -65,10 +78,17 @@ describe("webhook deliveries", () => {
     expect((await t.owner.delete(`/api/contacts/${contact.id}`)).status).toBe(204);
     // Events of one stream are recorded in order: once "everything" has the deletion, both
     // endpoints' deliveries of the creation and the deletion exist.
-    await eventually(async () => receiver.received.find((r) => r.path === "/everything" && JSON.parse(r.body).type === "contact.deleted"), WAIT_MS);
+    await eventually(
+      async () =>
+        receiver.received.find((r) => r.path === "/everything" && JSON.parse(r.body).type === "contact.deleted"),
+      WAIT_MS,
+    );
     const filtered = expectStatus(await t.owner.get(`/api/webhooks/${leadsOnly.id}/deliveries`), 200);
     expect(filtered.items.map((item: { event_type: string }) => item.event_type)).toEqual(["contact.deleted"]);
-    const all = expectStatus(await t.owner.get(`/api/webhooks/${everything.id}/deliveries?event_type=contact.created`), 200);
+    const all = expectStatus(
+      await t.owner.get(`/api/webhooks/${everything.id}/deliveries?event_type=contact.created`),
+      200,
+    );
     expect(all.total).toBe(1);
     const deletion = await eventually(async () => receiver.received.find((r) => r.path === "/leads-only"), WAIT_MS);
     expect(verified(leadsOnly.secret, deletion).data).toEqual({ id: contact.id });
@@ -112,7 +132,8 @@ describe("webhook deliveries", () => {
     const t = await tenant();
     const path = "/big-failure";
     const previous = receiver.answer;
-    receiver.answer = (request, index) => (request.path === path ? { status: 500, body: "y".repeat(10_000) } : previous(request, index));
+    receiver.answer = (request, index) =>
+      request.path === path ? { status: 500, body: "y".repeat(10_000) } : previous(request, index);
     const hook = await endpoint(t, receiver.url(path), ["contact.created"]);
     await newContact(t, "Big Body");
     const log = await eventually(async () => {
@@ -181,7 +202,8 @@ describe("webhook deliveries", () => {
     const path = "/tested";
     let failing = true;
     const previous = receiver.answer;
-    receiver.answer = (request, index) => (request.path === path ? { status: failing ? 500 : 200 } : previous(request, index));
+    receiver.answer = (request, index) =>
+      request.path === path ? { status: failing ? 500 : 200 } : previous(request, index);
     const hook = await endpoint(t, receiver.url(path), ["lead.created"]);
     const test = expectStatus(await t.owner.post(`/api/webhooks/${hook.id}/test`, {}), 202);
     const first = await eventually(async () => receiver.received.find((r) => r.path === path), WAIT_MS);
@@ -194,7 +216,10 @@ describe("webhook deliveries", () => {
       return read.status === "exhausted" ? read : undefined;
     }, WAIT_MS);
     failing = false;
-    const recovered = expectStatus(await t.owner.post(`/api/webhooks/${hook.id}/recover`, { since: new Date(Date.now() - 3_600_000).toISOString() }), 202);
+    const recovered = expectStatus(
+      await t.owner.post(`/api/webhooks/${hook.id}/recover`, { since: new Date(Date.now() - 3_600_000).toISOString() }),
+      202,
+    );
     expect(recovered.queued).toBe(1);
     const succeeded = await eventually(async () => {
       const read = expectStatus(await t.owner.get(`/api/webhooks/${hook.id}/deliveries/${test.delivery_id}`), 200);
@@ -202,13 +227,18 @@ describe("webhook deliveries", () => {
     }, WAIT_MS);
     expect(succeeded.attempts).toBe(5);
     expect(succeeded.attempts_log).toHaveLength(5);
-    const resent = expectStatus(await t.owner.post(`/api/webhooks/${hook.id}/deliveries/${test.delivery_id}/resend`, {}), 202);
+    const resent = expectStatus(
+      await t.owner.post(`/api/webhooks/${hook.id}/deliveries/${test.delivery_id}/resend`, {}),
+      202,
+    );
     expect(resent.delivery_id).toBe(test.delivery_id);
     await eventually(async () => {
       const read = expectStatus(await t.owner.get(`/api/webhooks/${hook.id}/deliveries/${test.delivery_id}`), 200);
       return read.attempts === 6 ? read : undefined;
     }, WAIT_MS);
-    expect(receiver.received.filter((r) => r.path === path).every((r) => r.headers["webhook-id"] === test.event_id)).toBe(true);
+    expect(
+      receiver.received.filter((r) => r.path === path).every((r) => r.headers["webhook-id"] === test.event_id),
+    ).toBe(true);
     receiver.answer = previous;
   });
 
@@ -220,7 +250,9 @@ describe("webhook deliveries", () => {
     expect((await t.owner.post(`/api/webhooks/${hook.id}/deliveries/${UNKNOWN_ID}/resend`, {})).status).toBe(404);
     expect422(await t.owner.get(`/api/webhooks/${hook.id}/deliveries?status=lost`), [{ loc: ["query", "status"] }]);
     expect422(await t.owner.post(`/api/webhooks/${hook.id}/recover`, {}), [{ loc: ["body", "since"] }]);
-    expect422(await t.owner.post(`/api/webhooks/${hook.id}/recover`, { since: "yesterday" }), [{ loc: ["body", "since"] }]);
+    expect422(await t.owner.post(`/api/webhooks/${hook.id}/recover`, { since: "yesterday" }), [
+      { loc: ["body", "since"] },
+    ]);
     expect((await t.member.post(`/api/webhooks/${hook.id}/test`, {})).status).toBe(403);
   });
 });

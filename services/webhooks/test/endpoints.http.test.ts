@@ -6,7 +6,16 @@ import { Receiver } from "./receiver.js";
 // pages, change, delete, rotate; roles and bad input.
 
 const tenant = tenantFactory();
-const ENDPOINT_KEYS = ["created_at", "description", "disabled_reason", "enabled", "event_types", "id", "updated_at", "url"];
+const ENDPOINT_KEYS = [
+  "created_at",
+  "description",
+  "disabled_reason",
+  "enabled",
+  "event_types",
+  "id",
+  "updated_at",
+  "url",
+];
 
 describe("webhook endpoints", () => {
   let t: Tenant;
@@ -19,10 +28,19 @@ describe("webhook endpoints", () => {
   afterAll(() => receiver.stop());
 
   it("creates an endpoint with a whsec_ secret shown only in the answer", async () => {
-    const created = expectStatus(await t.owner.post("/api/webhooks", { url: receiver.url(), description: "CRM sync" }), 201);
+    const created = expectStatus(
+      await t.owner.post("/api/webhooks", { url: receiver.url(), description: "CRM sync" }),
+      201,
+    );
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
     expect(Buffer.from(created.secret.slice("whsec_".length), "base64")).toHaveLength(32);
-    expect(created).toMatchObject({ url: receiver.url(), description: "CRM sync", event_types: ["*"], enabled: true, disabled_reason: null });
+    expect(created).toMatchObject({
+      url: receiver.url(),
+      description: "CRM sync",
+      event_types: ["*"],
+      enabled: true,
+      disabled_reason: null,
+    });
     const read = expectStatus(await t.owner.get(`/api/webhooks/${created.id}`), 200);
     expect(Object.keys(read).sort()).toEqual(ENDPOINT_KEYS);
     const listed = expectStatus(await t.owner.get("/api/webhooks"), 200);
@@ -31,8 +49,14 @@ describe("webhook endpoints", () => {
 
   it("lists with filters and pages, newest first", async () => {
     const own = await tenant();
-    const a = expectStatus(await own.owner.post("/api/webhooks", { url: receiver.url("/a"), event_types: ["contact.created"] }), 201);
-    const b = expectStatus(await own.owner.post("/api/webhooks", { url: receiver.url("/b"), event_types: ["lead.created", "lead.updated"] }), 201);
+    const a = expectStatus(
+      await own.owner.post("/api/webhooks", { url: receiver.url("/a"), event_types: ["contact.created"] }),
+      201,
+    );
+    const b = expectStatus(
+      await own.owner.post("/api/webhooks", { url: receiver.url("/b"), event_types: ["lead.created", "lead.updated"] }),
+      201,
+    );
     const c = expectStatus(await own.owner.post("/api/webhooks", { url: receiver.url("/c") }), 201);
     expectStatus(await own.owner.request("PATCH", `/api/webhooks/${c.id}`, { body: { enabled: false } }), 200);
     const all = expectStatus(await own.owner.get("/api/webhooks"), 200);
@@ -49,10 +73,30 @@ describe("webhook endpoints", () => {
 
   it("changes fields; disabling by hand says manual, enabling clears it", async () => {
     const created = expectStatus(await t.owner.post("/api/webhooks", { url: receiver.url() }), 201);
-    const disabled = expectStatus(await t.owner.request("PATCH", `/api/webhooks/${created.id}`, { body: { enabled: false, description: "paused" } }), 200);
-    expect(disabled).toMatchObject({ enabled: false, disabled_reason: "manual", description: "paused", url: receiver.url() });
-    const enabled = expectStatus(await t.owner.request("PATCH", `/api/webhooks/${created.id}`, { body: { enabled: true, event_types: ["lead.created"] } }), 200);
-    expect(enabled).toMatchObject({ enabled: true, disabled_reason: null, event_types: ["lead.created"], description: "paused" });
+    const disabled = expectStatus(
+      await t.owner.request("PATCH", `/api/webhooks/${created.id}`, {
+        body: { enabled: false, description: "paused" },
+      }),
+      200,
+    );
+    expect(disabled).toMatchObject({
+      enabled: false,
+      disabled_reason: "manual",
+      description: "paused",
+      url: receiver.url(),
+    });
+    const enabled = expectStatus(
+      await t.owner.request("PATCH", `/api/webhooks/${created.id}`, {
+        body: { enabled: true, event_types: ["lead.created"] },
+      }),
+      200,
+    );
+    expect(enabled).toMatchObject({
+      enabled: true,
+      disabled_reason: null,
+      event_types: ["lead.created"],
+      description: "paused",
+    });
   });
 
   it("deletes an endpoint", async () => {
@@ -86,11 +130,18 @@ describe("webhook endpoints", () => {
     expect422(await own.owner.post("/api/webhooks", {}), [{ loc: ["body", "url"] }]);
     expect422(await own.owner.post("/api/webhooks", { url: "ftp://example.com/x" }), [{ loc: ["body", "url"] }]);
     expect422(await own.owner.post("/api/webhooks", { url: "not a url" }), [{ loc: ["body", "url"] }]);
-    expect422(await own.owner.post("/api/webhooks", { url: "http://169.254.169.254/latest" }), [{ loc: ["body", "url"] }]);
+    expect422(await own.owner.post("/api/webhooks", { url: "http://169.254.169.254/latest" }), [
+      { loc: ["body", "url"] },
+    ]);
     expect422(await own.owner.post("/api/webhooks", { url: "http://[fe80::1]/x" }), [{ loc: ["body", "url"] }]);
     expect422(await own.owner.post("/api/webhooks", { url: "http://0.0.0.0/x" }), [{ loc: ["body", "url"] }]);
-    expect422(await own.owner.post("/api/webhooks", { url: `https://example.com/${"x".repeat(2001)}` }), [{ loc: ["body", "url"] }]);
-    expect422(await own.owner.post("/api/webhooks", { url: receiver.url(), event_types: ["contact.created", "nope.nope"] }), [{ loc: ["body", "event_types", 1] }]);
+    expect422(await own.owner.post("/api/webhooks", { url: `https://example.com/${"x".repeat(2001)}` }), [
+      { loc: ["body", "url"] },
+    ]);
+    expect422(
+      await own.owner.post("/api/webhooks", { url: receiver.url(), event_types: ["contact.created", "nope.nope"] }),
+      [{ loc: ["body", "event_types", 1] }],
+    );
     expect422(await own.owner.get("/api/webhooks/not-a-uuid"), [{ loc: ["path", "endpoint_id"] }]);
     expect422(await own.owner.get("/api/webhooks?page_size=101"), [{ loc: ["query", "page_size"] }]);
     expect(expectStatus(await own.owner.get("/api/webhooks"), 200).total).toBe(0);

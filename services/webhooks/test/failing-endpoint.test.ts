@@ -28,10 +28,19 @@ describe.skipIf(!distributed)("an endpoint failing for 5 days", () => {
 
   it("is disabled by its next failure, and one failing for less is not", async () => {
     const tenant = await newTenant(system.url, new AdminClient(system.adminUrl, system.adminToken));
-    const old = (await tenant.owner.post("/api/webhooks", { url: receiver.url("/old"), event_types: ["contact.created"] })).body;
-    const recent = (await tenant.owner.post("/api/webhooks", { url: receiver.url("/recent"), event_types: ["contact.created"] })).body;
-    await system.db.query("UPDATE webhooks.endpoints SET failing_since = now() - interval '5 days 1 minute' WHERE id = $1", [old.id]);
-    await system.db.query("UPDATE webhooks.endpoints SET failing_since = now() - interval '4 days' WHERE id = $1", [recent.id]);
+    const old = (
+      await tenant.owner.post("/api/webhooks", { url: receiver.url("/old"), event_types: ["contact.created"] })
+    ).body;
+    const recent = (
+      await tenant.owner.post("/api/webhooks", { url: receiver.url("/recent"), event_types: ["contact.created"] })
+    ).body;
+    await system.db.query(
+      "UPDATE webhooks.endpoints SET failing_since = now() - interval '5 days 1 minute' WHERE id = $1",
+      [old.id],
+    );
+    await system.db.query("UPDATE webhooks.endpoints SET failing_since = now() - interval '4 days' WHERE id = $1", [
+      recent.id,
+    ]);
     expect((await tenant.owner.post("/api/contacts", { name: "Fails Often" })).status).toBe(201);
     const disabled = await eventually(async () => {
       const read = await tenant.owner.get(`/api/webhooks/${old.id}`);
@@ -39,7 +48,16 @@ describe.skipIf(!distributed)("an endpoint failing for 5 days", () => {
     }, 60_000);
     expect(disabled.disabled_reason).toBe("failing");
     // The other endpoint's attempt of the same event has been made and logged by now too.
-    await eventually(async () => ((await tenant.owner.get(`/api/webhooks/${recent.id}/deliveries?status=failed`)).body.total === 1 ? true : undefined), 60_000);
-    expect((await tenant.owner.get(`/api/webhooks/${recent.id}`)).body).toMatchObject({ enabled: true, disabled_reason: null });
+    await eventually(
+      async () =>
+        (await tenant.owner.get(`/api/webhooks/${recent.id}/deliveries?status=failed`)).body.total === 1
+          ? true
+          : undefined,
+      60_000,
+    );
+    expect((await tenant.owner.get(`/api/webhooks/${recent.id}`)).body).toMatchObject({
+      enabled: true,
+      disabled_reason: null,
+    });
   });
 });

@@ -51,11 +51,18 @@ describe.skipIf(!distributed)("webhooks across a restart of the service", () => 
 
   it("delivers every event of a burst during which the service stopped and started again", async () => {
     const tenant = await newTenant(system.url, new AdminClient(system.adminUrl, system.adminToken));
-    expect((await tenant.owner.post("/api/webhooks", { url: receiver.url("/burst"), event_types: ["contact.created"] })).status).toBe(201);
+    expect(
+      (await tenant.owner.post("/api/webhooks", { url: receiver.url("/burst"), event_types: ["contact.created"] }))
+        .status,
+    ).toBe(201);
     const created: string[] = [];
     const burst = async (from: number, to: number) => {
       for (let i = from; i < to; i += 20) {
-        const batch = await Promise.all(Array.from({ length: Math.min(20, to - i) }, (_, k) => tenant.owner.post("/api/contacts", { name: `Burst ${i + k}` })));
+        const batch = await Promise.all(
+          Array.from({ length: Math.min(20, to - i) }, (_, k) =>
+            tenant.owner.post("/api/contacts", { name: `Burst ${i + k}` }),
+          ),
+        );
         for (const response of batch) {
           expect(response.status).toBe(201);
           created.push(response.body.id);
@@ -69,7 +76,12 @@ describe.skipIf(!distributed)("webhooks across a restart of the service", () => 
     await burst(BURST / 3, (2 * BURST) / 3);
     restarted = await startWebhooks();
     await burst((2 * BURST) / 3, BURST);
-    const delivered = () => new Set(receiver.received.filter((r) => r.path === "/burst").map((r) => (JSON.parse(r.body) as { data: { id: string } }).data.id));
+    const delivered = () =>
+      new Set(
+        receiver.received
+          .filter((r) => r.path === "/burst")
+          .map((r) => (JSON.parse(r.body) as { data: { id: string } }).data.id),
+      );
     await eventually(async () => (created.every((id) => delivered().has(id)) ? true : undefined), 150_000, 500);
     expect(created).toHaveLength(BURST);
   });
@@ -77,10 +89,15 @@ describe.skipIf(!distributed)("webhooks across a restart of the service", () => 
   it("shares the work between two replicas without sending an attempt twice", async () => {
     replica = await startWebhooks();
     const tenant = await newTenant(system.url, new AdminClient(system.adminUrl, system.adminToken));
-    expect((await tenant.owner.post("/api/webhooks", { url: receiver.url("/replicas"), event_types: ["contact.created"] })).status).toBe(201);
+    expect(
+      (await tenant.owner.post("/api/webhooks", { url: receiver.url("/replicas"), event_types: ["contact.created"] }))
+        .status,
+    ).toBe(201);
     const created: string[] = [];
     for (let i = 0; i < BURST; i += 20) {
-      const batch = await Promise.all(Array.from({ length: 20 }, (_, k) => tenant.owner.post("/api/contacts", { name: `Replica ${i + k}` })));
+      const batch = await Promise.all(
+        Array.from({ length: 20 }, (_, k) => tenant.owner.post("/api/contacts", { name: `Replica ${i + k}` })),
+      );
       for (const response of batch) created.push(response.body.id);
     }
     const requests = () => receiver.received.filter((r) => r.path === "/replicas");

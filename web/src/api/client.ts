@@ -12,7 +12,8 @@ export function setCsrfToken(token: string | null): void {
 
 const csrf: Middleware = {
   onRequest({ request }) {
-    if (csrfToken && !["GET", "HEAD", "OPTIONS"].includes(request.method)) request.headers.set("X-CSRF-Token", csrfToken);
+    if (csrfToken && !["GET", "HEAD", "OPTIONS"].includes(request.method))
+      request.headers.set("X-CSRF-Token", csrfToken);
     return request;
   },
 };
@@ -25,6 +26,11 @@ export function errorMessage(error: unknown, status?: number): string {
   const detail = (error as { detail?: unknown } | undefined)?.detail;
   if (typeof detail === "string") return detail;
   if (Array.isArray(detail))
-    return detail.map((entry: { loc?: unknown[]; msg?: string }) => `${(entry.loc ?? []).slice(1).join(".") || "request"}: ${entry.msg ?? "invalid"}`).join("; ");
+    return detail
+      .map(
+        (entry: { loc?: unknown[]; msg?: string }) =>
+          `${(entry.loc ?? []).slice(1).join(".") || "request"}: ${entry.msg ?? "invalid"}`,
+      )
+      .join("; ");
   return status ? `The server answered ${status}` : "The server could not be reached";
 }

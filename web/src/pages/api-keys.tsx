@@ -19,7 +19,9 @@ export function ApiKeysPage({ me }: { me: Me }) {
 
   const revoke = async (id: string) => {
     setError(null);
-    const { error: failure, response } = await api.DELETE("/api/api-keys/{key_id}", { params: { path: { key_id: id } } });
+    const { error: failure, response } = await api.DELETE("/api/api-keys/{key_id}", {
+      params: { path: { key_id: id } },
+    });
     setConfirming(null);
     if (!response.ok) setError(errorMessage(failure, response.status));
     reload();
@@ -27,7 +29,9 @@ export function ApiKeysPage({ me }: { me: Me }) {
 
   return (
     <>
-      <p>Keys let integrations and voice agents use the API as your organization. Send a key in the X-API-Key header.</p>
+      <p>
+        Keys let integrations and voice agents use the API as your organization. Send a key in the X-API-Key header.
+      </p>
       {manager ? (
         <GenerateKey
           me={me}
@@ -76,7 +80,13 @@ export function ApiKeysPage({ me }: { me: Me }) {
                       </td>
                       <td>{key.role}</td>
                       <td>{when(key.created_at)}</td>
-                      <td>{key.revoked_at ? `revoked ${when(key.revoked_at)}` : key.expires_at ? `expires ${when(key.expires_at)}` : "active"}</td>
+                      <td>
+                        {key.revoked_at
+                          ? `revoked ${when(key.revoked_at)}`
+                          : key.expires_at
+                            ? `expires ${when(key.expires_at)}`
+                            : "active"}
+                      </td>
                       {manager ? (
                         <td>
                           {key.revoked_at ? null : confirming === key.id ? (
@@ -89,7 +99,11 @@ export function ApiKeysPage({ me }: { me: Me }) {
                               </button>
                             </>
                           ) : (
-                            <button type="button" onClick={() => setConfirming(key.id)} aria-label={`Revoke ${key.name ?? key.prefix}`}>
+                            <button
+                              type="button"
+                              onClick={() => setConfirming(key.id)}
+                              aria-label={`Revoke ${key.name ?? key.prefix}`}
+                            >
                               Revoke
                             </button>
                           )}
@@ -119,7 +133,11 @@ function GenerateKey({ me, onCreated }: { me: Me; onCreated: (key: NewKey) => vo
     setBusy(true);
     setError(null);
     try {
-      const { data, error: failure, response } = await api.POST("/api/api-keys", { body: { name: name.trim() || undefined, role } });
+      const {
+        data,
+        error: failure,
+        response,
+      } = await api.POST("/api/api-keys", { body: { name: name.trim() || undefined, role } });
       if (data) {
         setName("");
         onCreated(data);
@@ -135,7 +153,13 @@ function GenerateKey({ me, onCreated }: { me: Me; onCreated: (key: NewKey) => vo
     <form class="inline" onSubmit={submit}>
       <div>
         <label for="key-name">Key name</label>
-        <input id="key-name" value={name} maxLength={100} placeholder="e.g. Zapier" onInput={(e) => setName(e.currentTarget.value)} />
+        <input
+          id="key-name"
+          value={name}
+          maxLength={100}
+          placeholder="e.g. Zapier"
+          onInput={(e) => setName(e.currentTarget.value)}
+        />
       </div>
       <div>
         <label for="key-role">Role</label>

@@ -19,7 +19,8 @@ const DAYS: [Day, string][] = [
 ];
 
 /** "08:00-12:00, 13:00-17:00" for a day's intervals; "" when closed. */
-const asText = (intervals: { start: string; end: string }[] | undefined) => (intervals ?? []).map((i) => `${i.start}-${i.end}`).join(", ");
+const asText = (intervals: { start: string; end: string }[] | undefined) =>
+  (intervals ?? []).map((i) => `${i.start}-${i.end}`).join(", ");
 
 function parseDay(text: string): { start: string; end: string }[] {
   return text
@@ -39,7 +40,8 @@ export function BusinessHoursPage({ me }: { me: Me }) {
   const [message, setMessage] = useState<{ error: boolean; text: string } | null>(null);
 
   useEffect(() => {
-    if (loaded.state === "ready") setTexts(Object.fromEntries(DAYS.map(([day]) => [day, asText(loaded.data.business_hours[day])])));
+    if (loaded.state === "ready")
+      setTexts(Object.fromEntries(DAYS.map(([day]) => [day, asText(loaded.data.business_hours[day])])));
   }, [loaded]);
 
   const save = async (event: Event) => {
@@ -60,11 +62,19 @@ export function BusinessHoursPage({ me }: { me: Me }) {
       retry={reload}
       ready={(hours) => (
         <form onSubmit={save}>
-          <p>Opening hours in {hours.timezone}, as "08:00-12:00, 13:00-17:00"; empty means closed. Calls outside them count as after hours.</p>
+          <p>
+            Opening hours in {hours.timezone}, as "08:00-12:00, 13:00-17:00"; empty means closed. Calls outside them
+            count as after hours.
+          </p>
           {DAYS.map(([day, label]) => (
             <div key={day} class="day">
               <label for={`hours-${day}`}>{label}</label>
-              <input id={`hours-${day}`} value={texts[day] ?? ""} readOnly={!manager} onInput={(e) => setTexts({ ...texts, [day]: e.currentTarget.value })} />
+              <input
+                id={`hours-${day}`}
+                value={texts[day] ?? ""}
+                readOnly={!manager}
+                onInput={(e) => setTexts({ ...texts, [day]: e.currentTarget.value })}
+              />
             </div>
           ))}
           {message ? (
@@ -72,7 +82,11 @@ export function BusinessHoursPage({ me }: { me: Me }) {
               {message.text}
             </p>
           ) : null}
-          {manager ? <button type="submit">Save business hours</button> : <p class="muted">Only owners and admins change the business hours.</p>}
+          {manager ? (
+            <button type="submit">Save business hours</button>
+          ) : (
+            <p class="muted">Only owners and admins change the business hours.</p>
+          )}
         </form>
       )}
     />

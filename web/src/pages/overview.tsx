@@ -15,11 +15,22 @@ async function loadOverview() {
     api.GET("/api/statistics/roi", { params: { query: { days: DAYS } } }),
   ]);
   const failed = [dashboard, calls, requests, byStatus, roi].find((r) => !r.response.ok || r.data === undefined);
-  if (failed || !dashboard.data || !calls.data || !requests.data || !byStatus.data || !roi.data) return { error: failed?.error, response: failed?.response ?? dashboard.response };
-  return { data: { dashboard: dashboard.data, calls: calls.data, requests: requests.data, byStatus: byStatus.data, roi: roi.data }, response: dashboard.response };
+  if (failed || !dashboard.data || !calls.data || !requests.data || !byStatus.data || !roi.data)
+    return { error: failed?.error, response: failed?.response ?? dashboard.response };
+  return {
+    data: {
+      dashboard: dashboard.data,
+      calls: calls.data,
+      requests: requests.data,
+      byStatus: byStatus.data,
+      roi: roi.data,
+    },
+    response: dashboard.response,
+  };
 }
 
-const money = (cents: number) => (cents / 100).toLocaleString(undefined, { style: "currency", currency: "USD", maximumFractionDigits: 0 });
+const money = (cents: number) =>
+  (cents / 100).toLocaleString(undefined, { style: "currency", currency: "USD", maximumFractionDigits: 0 });
 
 export function OverviewPage() {
   const [loaded, reload] = useApi(loadOverview);

@@ -9,7 +9,9 @@ export function SetupPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
   const token = new URLSearchParams(location.hash.slice(1)).get("token") ?? "";
   const [password, setPassword] = useState("");
   const [confirm, setConfirm] = useState("");
-  const [error, setError] = useState<string | null>(token ? null : "This set-up link has no token: open the link exactly as you received it.");
+  const [error, setError] = useState<string | null>(
+    token ? null : "This set-up link has no token: open the link exactly as you received it.",
+  );
   const [busy, setBusy] = useState(false);
 
   const submit = async (event: Event) => {
@@ -35,7 +37,15 @@ export function SetupPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
       <h1>Choose your password</h1>
       <form onSubmit={submit}>
         <label for="new-password">Password (at least {MIN_LENGTH} characters)</label>
-        <input id="new-password" type="password" autocomplete="new-password" minLength={MIN_LENGTH} required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+        <input
+          id="new-password"
+          type="password"
+          autocomplete="new-password"
+          minLength={MIN_LENGTH}
+          required
+          value={password}
+          onInput={(e) => setPassword(e.currentTarget.value)}
+        />
         <label for="confirm-password">The same password again</label>
         <input
           id="confirm-password"

@@ -28,9 +28,23 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
       <h1>Sign in</h1>
       <form onSubmit={submit} aria-describedby={error ? "sign-in-error" : undefined}>
         <label for="email">Email</label>
-        <input id="email" type="email" autocomplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+        <input
+          id="email"
+          type="email"
+          autocomplete="username"
+          required
+          value={email}
+          onInput={(e) => setEmail(e.currentTarget.value)}
+        />
         <label for="password">Password</label>
-        <input id="password" type="password" autocomplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+        <input
+          id="password"
+          type="password"
+          autocomplete="current-password"
+          required
+          value={password}
+          onInput={(e) => setPassword(e.currentTarget.value)}
+        />
         {error ? (
           <p id="sign-in-error" class="error" role="alert">
             {error}

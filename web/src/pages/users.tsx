@@ -27,7 +27,9 @@ export function UsersPage({ me }: { me: Me }) {
   };
   const remove = async (id: string) => {
     setError(null);
-    const { error: failure, response } = await api.DELETE("/api/users/{user_id}", { params: { path: { user_id: id } } });
+    const { error: failure, response } = await api.DELETE("/api/users/{user_id}", {
+      params: { path: { user_id: id } },
+    });
     if (!response.ok) setError(errorMessage(failure, response.status));
     reload();
   };
@@ -38,7 +40,13 @@ export function UsersPage({ me }: { me: Me }) {
         <form class="inline" onSubmit={invite}>
           <div>
             <label for="invite-email">Email</label>
-            <input id="invite-email" type="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+            <input
+              id="invite-email"
+              type="email"
+              required
+              value={email}
+              onInput={(e) => setEmail(e.currentTarget.value)}
+            />
           </div>
           <div>
             <label for="invite-role">Role</label>

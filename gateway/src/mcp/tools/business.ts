@@ -1,6 +1,18 @@
 import { DateTime } from "luxon";
-import { endOfLocalDay, isOpenAt, localDate, openingIntervalsOn, shiftDate, WEEKDAYS, type WeeklyHours } from "@voiceops/platform";
-import { KnowledgeService, SearchKnowledgeBaseRequestSchema, SearchKnowledgeBaseResponseSchema } from "@voiceops/proto/voiceops/comms/v1/knowledge_service_pb";
+import {
+  endOfLocalDay,
+  isOpenAt,
+  localDate,
+  openingIntervalsOn,
+  shiftDate,
+  WEEKDAYS,
+  type WeeklyHours,
+} from "@voiceops/platform";
+import {
+  KnowledgeService,
+  SearchKnowledgeBaseRequestSchema,
+  SearchKnowledgeBaseResponseSchema,
+} from "@voiceops/proto/voiceops/comms/v1/knowledge_service_pb";
 import { BusinessHoursSchema } from "@voiceops/proto/voiceops/mcp/v1/agent_tools_pb";
 import { param } from "../schemas.js";
 import { defineTool } from "../tool.js";
@@ -13,12 +25,18 @@ export const searchKnowledgeBase = defineTool({
   kind: "read",
   params: [
     param(SearchKnowledgeBaseRequestSchema, "query"),
-    param(SearchKnowledgeBaseRequestSchema, "top_k", { as: "limit", description: "How many passages to return (default 5)." }),
+    param(SearchKnowledgeBaseRequestSchema, "top_k", {
+      as: "limit",
+      description: "How many passages to return (default 5).",
+    }),
   ],
   output: SearchKnowledgeBaseResponseSchema,
   run: (ctx, args) => {
     const { query, topK } = args.of(SearchKnowledgeBaseRequestSchema);
-    return ctx.call(KnowledgeService.method.searchKnowledgeBase, { query: query as string, topK: topK as number | undefined });
+    return ctx.call(KnowledgeService.method.searchKnowledgeBase, {
+      query: query as string,
+      topK: topK as number | undefined,
+    });
   },
 });
 
@@ -27,7 +45,9 @@ const WEEK_DAYS = 8;
 /** The next opening or closing after `now` within a week (touching intervals are one), or undefined. */
 function nextChange(hours: WeeklyHours, zone: string, now: Date): number | undefined {
   const today = localDate(now, zone);
-  const intervals = Array.from({ length: WEEK_DAYS }, (_, day) => openingIntervalsOn(hours, zone, shiftDate(today, day))).flat();
+  const intervals = Array.from({ length: WEEK_DAYS }, (_, day) =>
+    openingIntervalsOn(hours, zone, shiftDate(today, day)),
+  ).flat();
   const merged: { start: number; end: number }[] = [];
   for (const interval of intervals.sort((a, b) => a.start - b.start)) {
     const last = merged[merged.length - 1];
@@ -54,13 +74,16 @@ export const getBusinessHours = defineTool({
     const { timezone, businessHours } = ctx.principal;
     const now = ctx.deps.clock.now();
     const change = nextChange(businessHours, timezone, now);
-    const iso = (ms: number) => DateTime.fromMillis(ms, { zone: timezone }).startOf("second").toISO({ suppressMilliseconds: true }) ?? "";
+    const iso = (ms: number) =>
+      DateTime.fromMillis(ms, { zone: timezone }).startOf("second").toISO({ suppressMilliseconds: true }) ?? "";
     return {
       timezone,
       localTime: iso(now.getTime()),
       openNow: isOpenAt({ timezone, hours: businessHours }, now),
       nextChangeAt: change === undefined ? undefined : iso(change),
-      hours: Object.fromEntries(WEEKDAYS.map((day) => [day, (businessHours[day] ?? []).map((i) => ({ start: i.start, end: i.end }))])),
+      hours: Object.fromEntries(
+        WEEKDAYS.map((day) => [day, (businessHours[day] ?? []).map((i) => ({ start: i.start, end: i.end }))]),
+      ),
     };
   },
 });

@@ -1,6 +1,11 @@
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { normalizePhone } from "@voiceops/platform";
-import { CommsService, ConversationChannel, GetCallerMemoryRequestSchema, GetCallerMemoryResponseSchema } from "@voiceops/proto/voiceops/comms/v1/comms_service_pb";
+import {
+  CommsService,
+  ConversationChannel,
+  GetCallerMemoryRequestSchema,
+  GetCallerMemoryResponseSchema,
+} from "@voiceops/proto/voiceops/comms/v1/comms_service_pb";
 import {
   BulkAddDncRequestSchema,
   BulkAddDncResponseSchema,
@@ -22,10 +27,14 @@ function e164(ctx: ToolContext, phone: unknown): string {
   return normalizePhone(String(phone), ctx.principal.country) ?? String(phone);
 }
 
-const callerPhone = param(GetCallerMemoryRequestSchema, "phone_number", { description: "The caller's phone number, any formatting (e.g. the caller ID)." });
+const callerPhone = param(GetCallerMemoryRequestSchema, "phone_number", {
+  description: "The caller's phone number, any formatting (e.g. the caller ID).",
+});
 
-const OPEN_REQUEST = (status: ServiceRequestStatus) => status !== ServiceRequestStatus.COMPLETED && status !== ServiceRequestStatus.CANCELLED;
-const ACTIVE_APPOINTMENT = (status: AppointmentStatus) => status === AppointmentStatus.SCHEDULED || status === AppointmentStatus.CONFIRMED;
+const OPEN_REQUEST = (status: ServiceRequestStatus) =>
+  status !== ServiceRequestStatus.COMPLETED && status !== ServiceRequestStatus.CANCELLED;
+const ACTIVE_APPOINTMENT = (status: AppointmentStatus) =>
+  status === AppointmentStatus.SCHEDULED || status === AppointmentStatus.CONFIRMED;
 
 export const lookupCaller = defineTool({
   name: "lookup_caller",
@@ -89,7 +98,10 @@ export const saveCallerMemory = defineTool({
   },
 });
 
-const dncPhone = param(CheckDncRequestSchema, "phone", { as: "phone_number", description: "The phone number, any formatting." });
+const dncPhone = param(CheckDncRequestSchema, "phone", {
+  as: "phone_number",
+  description: "The phone number, any formatting.",
+});
 
 export const checkDoNotCall = defineTool({
   name: "check_do_not_call",
@@ -99,7 +111,8 @@ export const checkDoNotCall = defineTool({
   kind: "read",
   params: [dncPhone],
   output: CheckDncResponseSchema,
-  run: (ctx, args) => ctx.call(OutboundService.method.checkDnc, { phone: e164(ctx, args.of(CheckDncRequestSchema).phone) }),
+  run: (ctx, args) =>
+    ctx.call(OutboundService.method.checkDnc, { phone: e164(ctx, args.of(CheckDncRequestSchema).phone) }),
 });
 
 export const addToDoNotCall = defineTool({

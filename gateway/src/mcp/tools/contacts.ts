@@ -23,7 +23,10 @@ export const searchContacts = defineTool({
     "Finds contacts by phone number (any formatting) or by name (part of it, ignoring case), best matches first: the exact number, then names starting with the query. Use it when the caller gives a name or another number; for the caller's own number use lookup_caller.",
   kind: "read",
   params: [
-    param(SearchContactsRequestSchema, "q", { as: "query", description: "A phone number (any formatting) or a name, or part of one." }),
+    param(SearchContactsRequestSchema, "q", {
+      as: "query",
+      description: "A phone number (any formatting) or a name, or part of one.",
+    }),
     param(SearchContactsRequestSchema, "limit"),
   ],
   output: SearchContactsResponseSchema,
@@ -48,7 +51,10 @@ export const saveContact = defineTool({
     "Creates the contact with this phone number, or updates it when one exists (upsert by phone): only the fields given change. Use it to store the caller's name, email, address or notes as they give them.",
   kind: "write",
   idempotent: true,
-  params: [param(CreateContactRequestSchema, "phone_number", { required: true }), ...SAVED_FIELDS.map((name) => param(CreateContactRequestSchema, name))],
+  params: [
+    param(CreateContactRequestSchema, "phone_number", { required: true }),
+    ...SAVED_FIELDS.map((name) => param(CreateContactRequestSchema, name)),
+  ],
   output: ContactSchema,
   async run(ctx, args) {
     const input = args.of(CreateContactRequestSchema);
@@ -56,13 +62,20 @@ export const saveContact = defineTool({
     const given = SAVED_FIELDS.filter((name) => args.has(name));
     const update = async (id: string) => {
       const fields = create(ContactFieldsSchema, Object.fromEntries(given.map((name) => [name, input[name]])));
-      const { contact } = await ctx.call(CrmService.method.updateContact, { contactId: id, contact: fields, updateMask: create(FieldMaskSchema, { paths: given }) });
+      const { contact } = await ctx.call(CrmService.method.updateContact, {
+        contactId: id,
+        contact: fields,
+        updateMask: create(FieldMaskSchema, { paths: given }),
+      });
       return contact;
     };
     // Created first, updated when the number is taken: one order of calls whatever the data,
     // so a retry under an idempotency key makes the same calls and finds their answers.
     try {
-      const { contact } = await ctx.call(CrmService.method.createContact, { phoneNumber: phone, ...Object.fromEntries(given.map((name) => [name, input[name]])) });
+      const { contact } = await ctx.call(CrmService.method.createContact, {
+        phoneNumber: phone,
+        ...Object.fromEntries(given.map((name) => [name, input[name]])),
+      });
       return present(contact);
     } catch (error) {
       if (!(error instanceof ToolFailure) || error.status !== 409) throw error;
@@ -73,7 +86,17 @@ export const saveContact = defineTool({
   },
 });
 
-const LEAD_FIELDS = ["name", "phone_number", "email", "contact_id", "source", "notes", "estimated_value_cents", "next_step", "next_step_due_at"] as const;
+const LEAD_FIELDS = [
+  "name",
+  "phone_number",
+  "email",
+  "contact_id",
+  "source",
+  "notes",
+  "estimated_value_cents",
+  "next_step",
+  "next_step_due_at",
+] as const;
 
 export const createLead = defineTool({
   name: "create_lead",

@@ -1,7 +1,12 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { invalidValue } from "@voiceops/platform";
 import { CrmService, UpsertContactRequestSchema } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
-import { CreateDispatchRequestSchema, DispatchSchema, FieldopsService, type OnCallTechnician } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
+import {
+  CreateDispatchRequestSchema,
+  DispatchSchema,
+  FieldopsService,
+  type OnCallTechnician,
+} from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
 import {
   CreateServiceRequestRequestSchema,
   EmergencyType,
@@ -25,16 +30,26 @@ export const createServiceRequest = defineTool({
   kind: "write",
   params: [
     ...REQUEST_FIELDS.map((name) => param(CreateServiceRequestRequestSchema, name)),
-    param(UpsertContactRequestSchema, "phone_number", { description: "The caller's phone number: the contact is found by it, or created (when contact_id is not given)." }),
-    param(UpsertContactRequestSchema, "name", { description: "The caller's name, for a contact created from phone_number." }),
+    param(UpsertContactRequestSchema, "phone_number", {
+      description: "The caller's phone number: the contact is found by it, or created (when contact_id is not given).",
+    }),
+    param(UpsertContactRequestSchema, "name", {
+      description: "The caller's name, for a contact created from phone_number.",
+    }),
   ],
   output: ServiceRequestSchema,
   async run(ctx, args) {
-    const request = args.of(CreateServiceRequestRequestSchema) as MessageInitShape<typeof CreateServiceRequestRequestSchema>;
+    const request = args.of(CreateServiceRequestRequestSchema) as MessageInitShape<
+      typeof CreateServiceRequestRequestSchema
+    >;
     if (!args.has("contact_id")) {
-      if (!args.has("phone_number")) throw ctx.invalid(invalidValue("", "phone_number or contact_id is required", null));
+      if (!args.has("phone_number"))
+        throw ctx.invalid(invalidValue("", "phone_number or contact_id is required", null));
       const who = args.of(UpsertContactRequestSchema);
-      const { contact } = await ctx.call(CrmService.method.upsertContact, { phoneNumber: who.phoneNumber as string, name: who.name as string | undefined });
+      const { contact } = await ctx.call(CrmService.method.upsertContact, {
+        phoneNumber: who.phoneNumber as string,
+        name: who.name as string | undefined,
+      });
       request.contactId = present(contact).id;
     }
     return present((await ctx.call(JobsService.method.createServiceRequest, request)).serviceRequest);
@@ -44,12 +59,19 @@ export const createServiceRequest = defineTool({
 export const getServiceRequest = defineTool({
   name: "get_service_request",
   title: "Get a service request",
-  description: "Reads one service request by id: its status, priority, emergency flags, quote and due date. lookup_caller lists the caller's open ones already.",
+  description:
+    "Reads one service request by id: its status, priority, emergency flags, quote and due date. lookup_caller lists the caller's open ones already.",
   kind: "read",
   params: [param(GetServiceRequestRequestSchema, "service_request_id", { as: "id" })],
   output: ServiceRequestSchema,
   run: async (ctx, args) =>
-    present((await ctx.call(JobsService.method.getServiceRequest, { serviceRequestId: args.of(GetServiceRequestRequestSchema).serviceRequestId as string })).serviceRequest),
+    present(
+      (
+        await ctx.call(JobsService.method.getServiceRequest, {
+          serviceRequestId: args.of(GetServiceRequestRequestSchema).serviceRequestId as string,
+        })
+      ).serviceRequest,
+    ),
 });
 
 export const flagEmergency = defineTool({
@@ -76,7 +98,10 @@ export const flagEmergency = defineTool({
 /** Whether a technician has the skill, ignoring case. */
 function hasSkill(technician: OnCallTechnician, skill: string): boolean {
   const wanted = skill.trim().toLowerCase();
-  return technician.skills.some((s) => s.trim().toLowerCase() === wanted) || technician.specialty?.trim().toLowerCase() === wanted;
+  return (
+    technician.skills.some((s) => s.trim().toLowerCase() === wanted) ||
+    technician.specialty?.trim().toLowerCase() === wanted
+  );
 }
 
 export const getOnCallTechnician = defineTool({
@@ -101,8 +126,17 @@ export const dispatchTechnician = defineTool({
   description:
     "Sends a technician to a service request now (an emergency dispatch). Without technician_id the best available one is chosen (matching skills, fewest dispatches today). A request has at most one active dispatch; none available is a conflict.",
   kind: "write",
-  params: ["service_request_id", "technician_id", "eta_at", "notes"].map((name) => param(CreateDispatchRequestSchema, name)),
+  params: ["service_request_id", "technician_id", "eta_at", "notes"].map((name) =>
+    param(CreateDispatchRequestSchema, name),
+  ),
   output: DispatchSchema,
   run: async (ctx, args) =>
-    present((await ctx.call(FieldopsService.method.createDispatch, args.of(CreateDispatchRequestSchema) as MessageInitShape<typeof CreateDispatchRequestSchema>)).dispatch),
+    present(
+      (
+        await ctx.call(
+          FieldopsService.method.createDispatch,
+          args.of(CreateDispatchRequestSchema) as MessageInitShape<typeof CreateDispatchRequestSchema>,
+        )
+      ).dispatch,
+    ),
 });

@@ -21,7 +21,8 @@ import { defineTool } from "../tool.js";
 export const listAppointmentTypes = defineTool({
   name: "list_appointment_types",
   title: "List appointment types",
-  description: "Lists the kinds of appointment the business books (name, duration, required skills). Use an id or name from it with find_slots.",
+  description:
+    "Lists the kinds of appointment the business books (name, duration, required skills). Use an id or name from it with find_slots.",
   kind: "read",
   params: [],
   output: ListAppointmentTypesResponseSchema,
@@ -35,7 +36,13 @@ async function appointmentTypeNamed(ctx: ToolContext, name: string): Promise<str
   const found = items.find((type) => type.name.trim().toLowerCase() === wanted);
   if (!found) {
     const known = items.map((type) => type.name).join(", ");
-    throw ctx.invalid(invalidValue("appointment_type_name", `no active appointment type has this name${known ? ` (they are: ${known})` : ""}`, name));
+    throw ctx.invalid(
+      invalidValue(
+        "appointment_type_name",
+        `no active appointment type has this name${known ? ` (they are: ${known})` : ""}`,
+        name,
+      ),
+    );
   }
   return found.id;
 }
@@ -56,7 +63,8 @@ export const findSlots = defineTool({
     const request = args.of(CheckAvailabilityRequestSchema) as MessageInitShape<typeof CheckAvailabilityRequestSchema>;
     if (!args.has("appointment_type_id")) {
       const name = args.of(AgentToolArgumentsSchema).appointmentTypeName as string | undefined;
-      if (!name?.trim()) throw ctx.invalid(required("appointment_type_id", "appointment_type_id or appointment_type_name"));
+      if (!name?.trim())
+        throw ctx.invalid(required("appointment_type_id", "appointment_type_id or appointment_type_name"));
       request.appointmentTypeId = await appointmentTypeNamed(ctx, name);
     }
     return ctx.call(FieldopsService.method.checkAvailability, request);
@@ -72,7 +80,14 @@ export const holdSlot = defineTool({
   params: ["appointment_type_id", "start", "technician_id"].map((name) => param(CreateSlotHoldRequestSchema, name)),
   output: SlotHoldSchema,
   run: async (ctx, args) =>
-    present((await ctx.call(FieldopsService.method.createSlotHold, args.of(CreateSlotHoldRequestSchema) as MessageInitShape<typeof CreateSlotHoldRequestSchema>)).hold),
+    present(
+      (
+        await ctx.call(
+          FieldopsService.method.createSlotHold,
+          args.of(CreateSlotHoldRequestSchema) as MessageInitShape<typeof CreateSlotHoldRequestSchema>,
+        )
+      ).hold,
+    ),
 });
 
 export const bookAppointment = defineTool({
@@ -81,12 +96,26 @@ export const bookAppointment = defineTool({
   description:
     "Books a slot for the caller: hold_id of the slot held with hold_slot (with its appointment_type_id; start may then be left out), or the appointment_type_id and start of a slot find_slots offered; and contact_id or contact {name, phone_number, email} (found or created by phone, then email). Link the service request it is for with service_request_id. A slot taken meanwhile, or an expired hold, is a conflict: find slots again.",
   kind: "write",
-  params: ["hold_id", "appointment_type_id", "start", "contact_id", "contact", "technician_id", "service_request_id", "notes"].map((name) =>
-    param(BookAppointmentRequestSchema, name),
-  ),
+  params: [
+    "hold_id",
+    "appointment_type_id",
+    "start",
+    "contact_id",
+    "contact",
+    "technician_id",
+    "service_request_id",
+    "notes",
+  ].map((name) => param(BookAppointmentRequestSchema, name)),
   output: AppointmentSchema,
   run: async (ctx, args) =>
-    present((await ctx.call(FieldopsService.method.bookAppointment, args.of(BookAppointmentRequestSchema) as MessageInitShape<typeof BookAppointmentRequestSchema>)).appointment),
+    present(
+      (
+        await ctx.call(
+          FieldopsService.method.bookAppointment,
+          args.of(BookAppointmentRequestSchema) as MessageInitShape<typeof BookAppointmentRequestSchema>,
+        )
+      ).appointment,
+    ),
 });
 
 export const rescheduleAppointment = defineTool({
@@ -97,26 +126,36 @@ export const rescheduleAppointment = defineTool({
   kind: "write",
   params: [
     param(ManageAppointmentRequestSchema, "appointment_id"),
-    param(ManageAppointmentRequestSchema, "start", { required: true, description: "The new start: a slot's start from find_slots." }),
+    param(ManageAppointmentRequestSchema, "start", {
+      required: true,
+      description: "The new start: a slot's start from find_slots.",
+    }),
     param(ManageAppointmentRequestSchema, "reason"),
   ],
   output: AppointmentSchema,
   async run(ctx, args) {
     const request = args.of(ManageAppointmentRequestSchema) as MessageInitShape<typeof ManageAppointmentRequestSchema>;
-    return present((await ctx.call(FieldopsService.method.manageAppointment, { ...request, action: AppointmentAction.RESCHEDULE })).appointment);
+    return present(
+      (await ctx.call(FieldopsService.method.manageAppointment, { ...request, action: AppointmentAction.RESCHEDULE }))
+        .appointment,
+    );
   },
 });
 
 export const cancelAppointment = defineTool({
   name: "cancel_appointment",
   title: "Cancel an appointment",
-  description: "Cancels an appointment the caller no longer wants; reason is kept as its cancel_reason. Confirm with the caller first: this cannot be undone (book again instead).",
+  description:
+    "Cancels an appointment the caller no longer wants; reason is kept as its cancel_reason. Confirm with the caller first: this cannot be undone (book again instead).",
   kind: "write",
   destructive: true,
   params: [param(ManageAppointmentRequestSchema, "appointment_id"), param(ManageAppointmentRequestSchema, "reason")],
   output: AppointmentSchema,
   async run(ctx, args) {
     const request = args.of(ManageAppointmentRequestSchema) as MessageInitShape<typeof ManageAppointmentRequestSchema>;
-    return present((await ctx.call(FieldopsService.method.manageAppointment, { ...request, action: AppointmentAction.CANCEL })).appointment);
+    return present(
+      (await ctx.call(FieldopsService.method.manageAppointment, { ...request, action: AppointmentAction.CANCEL }))
+        .appointment,
+    );
   },
 });

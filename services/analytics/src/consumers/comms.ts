@@ -2,7 +2,10 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { enumToJson, handlerOf, isOpenAt, type Queryable, type StreamConsumer } from "@voiceops/platform";
 import { ActivityCreatedSchema, CallDeletedSchema } from "@voiceops/proto/voiceops/comms/v1/comms_events_pb";
 import { ActivityTypeSchema } from "@voiceops/proto/voiceops/comms/v1/comms_service_pb";
-import { OutboundCallFinishedSchema, OutboundCallRequestedSchema } from "@voiceops/proto/voiceops/comms/v1/outbound_events_pb";
+import {
+  OutboundCallFinishedSchema,
+  OutboundCallRequestedSchema,
+} from "@voiceops/proto/voiceops/comms/v1/outbound_events_pb";
 import type { CallRequest } from "@voiceops/proto/voiceops/comms/v1/outbound_service_pb";
 import { addToBuckets, quarterOf } from "../store/buckets.js";
 import { Metric } from "../model/names.js";
@@ -51,7 +54,10 @@ export const commsConsumer: StreamConsumer = {
       if (!activity || !type) return;
       const at = activity.occurredAt ? timestampDate(activity.occurredAt) : event.occurredAt;
       // The record remembers what to take back out when the activity is deleted.
-      const previous = await applyRecord(tx, event.orgId, "activity", activity.id.toLowerCase(), { counters: [], attrs: { type, at: at.toISOString() } });
+      const previous = await applyRecord(tx, event.orgId, "activity", activity.id.toLowerCase(), {
+        counters: [],
+        attrs: { type, at: at.toISOString() },
+      });
       if (previous !== null) return; // seen before (a redelivery), or already deleted
       await addToBuckets(tx, event.orgId, at, activityValues(type, at, 1));
     }),

@@ -10,7 +10,12 @@ import {
   PortalTokenCreatedSchema,
   PortalTokensRevokedSchema,
 } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
-import { ContactStatusSchema, LeadStatusSchema, type Contact, type Lead } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
+import {
+  ContactStatusSchema,
+  LeadStatusSchema,
+  type Contact,
+  type Lead,
+} from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 import { addToBuckets } from "../store/buckets.js";
 import { Counter, Metric } from "../model/names.js";
 import { applyRecord, applyRecords, type RecordChange } from "../store/records.js";
@@ -21,12 +26,25 @@ const dateOf = (timestamp: Timestamp | undefined) => (timestamp ? timestampDate(
 
 function contactChange(orgId: string, contact: Contact): RecordChange {
   const customer = enumToJson(ContactStatusSchema, contact.status) === "customer";
-  return { orgId, kind: "contact", id: contact.id, next: { counters: customer ? [Counter.contacts, Counter.customers] : [Counter.contacts], version: dateOf(contact.updatedAt) } };
+  return {
+    orgId,
+    kind: "contact",
+    id: contact.id,
+    next: {
+      counters: customer ? [Counter.contacts, Counter.customers] : [Counter.contacts],
+      version: dateOf(contact.updatedAt),
+    },
+  };
 }
 
 /** The contacts of created or updated events, moved in one statement where they are distinct. */
-async function applyContacts(tx: Queryable, events: { orgId: string; payload: { contact?: Contact } }[]): Promise<void> {
-  const changes = events.flatMap(({ orgId, payload }) => (payload.contact ? [contactChange(orgId, payload.contact)] : []));
+async function applyContacts(
+  tx: Queryable,
+  events: { orgId: string; payload: { contact?: Contact } }[],
+): Promise<void> {
+  const changes = events.flatMap(({ orgId, payload }) =>
+    payload.contact ? [contactChange(orgId, payload.contact)] : [],
+  );
   if (changes.length > 0) await applyRecords(tx, changes);
 }
 
@@ -37,7 +55,10 @@ function isOpen(lead: Lead): boolean {
 
 async function applyLead(tx: Queryable, orgId: string, lead: Lead): Promise<boolean> {
   const open = isOpen(lead);
-  const applied = await applyRecord(tx, orgId, "lead", lead.id, { counters: open ? [Counter.leadsOpen] : [], version: dateOf(lead.updatedAt) });
+  const applied = await applyRecord(tx, orgId, "lead", lead.id, {
+    counters: open ? [Counter.leadsOpen] : [],
+    version: dateOf(lead.updatedAt),
+  });
   if (applied === undefined) return false;
   const due = dateOf(lead.nextStepDueAt);
   await setUpcoming(
@@ -45,7 +66,9 @@ async function applyLead(tx: Queryable, orgId: string, lead: Lead): Promise<bool
     orgId,
     "lead_follow_up",
     lead.id,
-    open && due ? { at: due, title: lead.nextStep ?? `Follow up with ${lead.contact?.name ?? "lead"}`, contactId: lead.contactId } : null,
+    open && due
+      ? { at: due, title: lead.nextStep ?? `Follow up with ${lead.contact?.name ?? "lead"}`, contactId: lead.contactId }
+      : null,
   );
   return true;
 }
@@ -67,7 +90,10 @@ export const crmConsumer: StreamConsumer = {
     ),
     "crm.contact.deleted": handlerOf(ContactDeletedSchema, async (event, tx) => {
       await applyRecord(tx, event.orgId, "contact", event.payload.contactId.toLowerCase(), null);
-      await tx.query(`DELETE FROM analytics.portal_tokens WHERE org_id = $1 AND contact_id = $2`, [event.orgId, event.payload.contactId.toLowerCase()]);
+      await tx.query(`DELETE FROM analytics.portal_tokens WHERE org_id = $1 AND contact_id = $2`, [
+        event.orgId,
+        event.payload.contactId.toLowerCase(),
+      ]);
     }),
     "crm.lead.created": handlerOf(LeadCreatedSchema, async (event, tx) => {
       const lead = event.payload.lead;

@@ -57,7 +57,14 @@ async function applySchedule(tx: Queryable, orgId: string, schedule: OnCallSched
     orgId,
     "on_call_shift",
     schedule.id,
-    scheduled ? { at: start, endsAt: end, title: name ? `On call: ${name}` : "On-call shift", technicianId: schedule.technicianId } : null,
+    scheduled
+      ? {
+          at: start,
+          endsAt: end,
+          title: name ? `On call: ${name}` : "On-call shift",
+          technicianId: schedule.technicianId,
+        }
+      : null,
   );
 }
 
@@ -80,7 +87,12 @@ async function applyAppointment(tx: Queryable, orgId: string, appointment: Appoi
     "appointment",
     appointment.id,
     ACTIVE_APPOINTMENT.has(status) && start
-      ? { at: start, title: who ? `${what} with ${who}` : what, contactId: appointment.contactId || null, technicianId: appointment.technicianId ?? null }
+      ? {
+          at: start,
+          title: who ? `${what} with ${who}` : what,
+          contactId: appointment.contactId || null,
+          technicianId: appointment.technicianId ?? null,
+        }
       : null,
   );
 }
@@ -100,7 +112,10 @@ export const fieldopsConsumer: StreamConsumer = {
       const id = event.payload.providerId.toLowerCase();
       await applyRecord(tx, event.orgId, "technician", id, null);
       // The technician's shifts go with them; their appointments follow their own events.
-      await tx.query(`DELETE FROM analytics.upcoming WHERE org_id = $1 AND type = 'on_call_shift' AND technician_id = $2`, [event.orgId, id]);
+      await tx.query(
+        `DELETE FROM analytics.upcoming WHERE org_id = $1 AND type = 'on_call_shift' AND technician_id = $2`,
+        [event.orgId, id],
+      );
     }),
     "fieldops.on_call_schedule.created": handlerOf(OnCallScheduleCreatedSchema, async (event, tx) => {
       if (event.payload.schedule) await applySchedule(tx, event.orgId, event.payload.schedule);
@@ -117,7 +132,13 @@ export const fieldopsConsumer: StreamConsumer = {
       const seen = await hasRecord(tx, event.orgId, "appointment", appointment.id);
       await applyAppointment(tx, event.orgId, appointment);
       // Booked once: a redelivered event finds its record.
-      if (!seen) await addToBuckets(tx, event.orgId, appointment.createdAt ? timestampDate(appointment.createdAt) : event.occurredAt, { [Metric.appointmentsBooked]: 1 });
+      if (!seen)
+        await addToBuckets(
+          tx,
+          event.orgId,
+          appointment.createdAt ? timestampDate(appointment.createdAt) : event.occurredAt,
+          { [Metric.appointmentsBooked]: 1 },
+        );
     }),
     // A reschedule moves a booking: the old appointment is cancelled, the new one is not a new booking.
     "fieldops.appointment.rescheduled": handlerOf(AppointmentRescheduledSchema, async (event, tx) => {

@@ -32,11 +32,20 @@ async function applyRequest(tx: Queryable, orgId: string, request: ServiceReques
   const counters = [Counter.requestStatus(status), Counter.requestPriority(priority)];
   if (open) counters.push(Counter.requestsOpen);
   if (open && request.isEmergency) counters.push(Counter.emergenciesActive);
-  const applied = await applyRecord(tx, orgId, "service_request", request.id, { counters, version: dateOf(request.updatedAt) });
+  const applied = await applyRecord(tx, orgId, "service_request", request.id, {
+    counters,
+    version: dateOf(request.updatedAt),
+  });
   if (applied === undefined) return false;
   const due = dateOf(request.dueAt);
   const title = request.category ? `${request.category}: ${request.description}` : request.description;
-  await setUpcoming(tx, orgId, "service_request_due", request.id, open && due ? { at: due, title: title.slice(0, 200), contactId: request.contactId } : null);
+  await setUpcoming(
+    tx,
+    orgId,
+    "service_request_due",
+    request.id,
+    open && due ? { at: due, title: title.slice(0, 200), contactId: request.contactId } : null,
+  );
   return true;
 }
 
@@ -50,7 +59,9 @@ async function applyQuote(tx: Queryable, orgId: string, quote: QuoteOfRequest, a
   if (previous === undefined) return;
   const was = typeof previous?.attrs.status === "string" ? previous.attrs.status : "";
   if (VALUE_STATUSES.has(status) && !VALUE_STATUSES.has(was)) {
-    await addToBuckets(tx, orgId, dateOf(quote.updatedAt) ?? at, { [Metric.quoteValueCents]: Number(quote.quoteAmountCents) });
+    await addToBuckets(tx, orgId, dateOf(quote.updatedAt) ?? at, {
+      [Metric.quoteValueCents]: Number(quote.quoteAmountCents),
+    });
   }
 }
 
@@ -62,7 +73,9 @@ export const jobsConsumer: StreamConsumer = {
     "jobs.service_request.created": handlerOf(ServiceRequestCreatedSchema, async (event, tx) => {
       const request = event.payload.serviceRequest;
       if (!request || !(await applyRequest(tx, event.orgId, request))) return;
-      await addToBuckets(tx, event.orgId, dateOf(request.createdAt) ?? event.occurredAt, { [Metric.requestsCreated]: 1 });
+      await addToBuckets(tx, event.orgId, dateOf(request.createdAt) ?? event.occurredAt, {
+        [Metric.requestsCreated]: 1,
+      });
     }),
     "jobs.service_request.updated": handlerOf(ServiceRequestUpdatedSchema, async (event, tx) => {
       if (event.payload.serviceRequest) await applyRequest(tx, event.orgId, event.payload.serviceRequest);

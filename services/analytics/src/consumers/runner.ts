@@ -1,4 +1,12 @@
-import { handlerOf, startConsumer, type Queryable, type ServiceContext, type StreamConsumer, type Subscription, type TypedHandler } from "@voiceops/platform";
+import {
+  handlerOf,
+  startConsumer,
+  type Queryable,
+  type ServiceContext,
+  type StreamConsumer,
+  type Subscription,
+  type TypedHandler,
+} from "@voiceops/platform";
 import { currentGeneration, fenceGeneration, REBUILD_SUBJECT, StaleGeneration } from "../store/generation.js";
 
 const GENERATION_POLL_MS = 5_000;
@@ -27,7 +35,10 @@ function fenced(consumer: StreamConsumer, generation: number): StreamConsumer {
 
 /** The consumer's handlers, each application of one (`handle` or `handleAll`) run by `around`. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-function wrapHandlers(consumer: StreamConsumer, around: (tx: Queryable, apply: () => Promise<void>) => Promise<void>): Record<string, TypedHandler<any>> {
+function wrapHandlers(
+  consumer: StreamConsumer,
+  around: (tx: Queryable, apply: () => Promise<void>) => Promise<void>,
+): Record<string, TypedHandler<any>> {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const handlers: Record<string, TypedHandler<any>> = {};
   for (const [type, handler] of Object.entries(consumer.handlers)) {
@@ -66,7 +77,9 @@ export async function runConsumers(context: ServiceContext, consumers: StreamCon
 
   /** Switches generation one at a time, in order. */
   function switchTo(generation: number): Promise<void> {
-    switching = switching.then(() => start(generation)).catch((error: unknown) => logger.error({ err: error }, "analytics consumers did not restart"));
+    switching = switching
+      .then(() => start(generation))
+      .catch((error: unknown) => logger.error({ err: error }, "analytics consumers did not restart"));
     return switching;
   }
 

@@ -16,7 +16,10 @@ import {
   TimeSeriesPointSchema,
   UpcomingItemSchema,
 } from "@voiceops/proto/voiceops/analytics/v1/analytics_service_pb";
-import { ServiceRequestPrioritySchema, ServiceRequestStatusSchema } from "@voiceops/proto/voiceops/jobs/v1/jobs_service_pb";
+import {
+  ServiceRequestPrioritySchema,
+  ServiceRequestStatusSchema,
+} from "@voiceops/proto/voiceops/jobs/v1/jobs_service_pb";
 import { ACTIVITY_TYPES, MESSAGE_TYPES, SMS_TYPES } from "../model/activity-types.js";
 import { addSums, sumDaysPerMetric, sumPerDay, sumQuartersPerMetric } from "../store/buckets.js";
 import { lastLocalDates, startOfLocalDate } from "../model/local-days.js";
@@ -53,7 +56,12 @@ export function statisticsHandlers(service: ServiceContext) {
   }
 
   /** Sums of the metrics over each of the last `days` local days, oldest first, today last. */
-  async function lastDays(orgId: string, timezone: string, metrics: string[], days: number): Promise<{ dates: string[]; values: number[] }> {
+  async function lastDays(
+    orgId: string,
+    timezone: string,
+    metrics: string[],
+    days: number,
+  ): Promise<{ dates: string[]; values: number[] }> {
     const dates = lastLocalDates(timezone, days, clock.now());
     const sums = await sumPerDay(db, orgId, metrics, dates[0] ?? "", dates[dates.length - 1] ?? "");
     return { dates, values: dates.map((date) => sums.get(date) ?? 0) };
@@ -109,7 +117,15 @@ export function statisticsHandlers(service: ServiceContext) {
       const { days } = withDefaults(GetRoiRequestSchema, req, "days");
       const dates = lastLocalDates(org.timezone, days, clock.now());
       const calls = Metric.activity("CALL_ENDED");
-      const metrics = [calls, Metric.callsAfterHours, Metric.leadsCreated, Metric.leadValueCents, Metric.requestsCreated, Metric.quoteValueCents, Metric.appointmentsBooked];
+      const metrics = [
+        calls,
+        Metric.callsAfterHours,
+        Metric.leadsCreated,
+        Metric.leadValueCents,
+        Metric.requestsCreated,
+        Metric.quoteValueCents,
+        Metric.appointmentsBooked,
+      ];
       const sums = await sumDaysPerMetric(db, org.orgId, metrics, dates[0] ?? "", dates[dates.length - 1] ?? "");
       const value = (metric: string) => BigInt(sums.get(metric) ?? 0);
       return {
@@ -139,7 +155,8 @@ export function statisticsHandlers(service: ServiceContext) {
       const metrics = ACTIVITY_TYPES.map(Metric.activity);
       // Whole local days inside the window from the day sums, its two ragged ends from the quarter hours.
       const fromDate = localDate(from, org.timezone);
-      const firstWhole = startOfLocalDate(org.timezone, fromDate).getTime() === from.getTime() ? fromDate : shiftDate(fromDate, 1);
+      const firstWhole =
+        startOfLocalDate(org.timezone, fromDate).getTime() === from.getTime() ? fromDate : shiftDate(fromDate, 1);
       const today = localDate(now, org.timezone);
       const end = new Date(now.getTime() + 1);
       const sums =
@@ -203,7 +220,13 @@ export function statisticsHandlers(service: ServiceContext) {
       const total = rows[0]?.total ?? 0;
       return {
         items: rows.map((row) =>
-          create(UpcomingItemSchema, { type: row.type, at: timestampFromDate(row.at), title: row.title, refId: row.ref_id, contactId: row.contact_id ?? undefined }),
+          create(UpcomingItemSchema, {
+            type: row.type,
+            at: timestampFromDate(row.at),
+            title: row.title,
+            refId: row.ref_id,
+            contactId: row.contact_id ?? undefined,
+          }),
         ),
         total: BigInt(total),
       };

@@ -14,9 +14,16 @@ type Values = Record<string, number>;
  * Adds `value` to each metric at the quarter hour of `at` and on its local day in the
  * organization's zone. `values` may depend on the organization's settings (opening hours).
  */
-export async function addToBuckets(tx: Queryable, orgId: string, at: Date, values: Values | ((settings: OrgSettings) => Values)): Promise<void> {
+export async function addToBuckets(
+  tx: Queryable,
+  orgId: string,
+  at: Date,
+  values: Values | ((settings: OrgSettings) => Values),
+): Promise<void> {
   const settings = await lockedSettings(tx, orgId);
-  const entries = Object.entries(typeof values === "function" ? values(settings) : values).filter(([, value]) => value !== 0);
+  const entries = Object.entries(typeof values === "function" ? values(settings) : values).filter(
+    ([, value]) => value !== 0,
+  );
   if (entries.length === 0) return;
   const metrics = entries.map(([metric]) => metric);
   const amounts = entries.map(([, value]) => value);
@@ -35,7 +42,13 @@ export async function addToBuckets(tx: Queryable, orgId: string, at: Date, value
 }
 
 /** Sums of the metrics per local day from `fromDay` to `toDay` (YYYY-MM-DD, inclusive). */
-export async function sumPerDay(db: Queryable, orgId: string, metrics: string[], fromDay: string, toDay: string): Promise<Map<string, number>> {
+export async function sumPerDay(
+  db: Queryable,
+  orgId: string,
+  metrics: string[],
+  fromDay: string,
+  toDay: string,
+): Promise<Map<string, number>> {
   const result = await db.query<{ day: string; total: string }>(
     `SELECT to_char(day, 'YYYY-MM-DD') AS day, sum(value) AS total FROM analytics.daily
      WHERE org_id = $1 AND metric = ANY($2::text[]) AND day BETWEEN $3::date AND $4::date GROUP BY day`,
@@ -45,7 +58,13 @@ export async function sumPerDay(db: Queryable, orgId: string, metrics: string[],
 }
 
 /** Sums per metric over local days `fromDay` to `toDay` (inclusive). */
-export async function sumDaysPerMetric(db: Queryable, orgId: string, metrics: string[], fromDay: string, toDay: string): Promise<Map<string, number>> {
+export async function sumDaysPerMetric(
+  db: Queryable,
+  orgId: string,
+  metrics: string[],
+  fromDay: string,
+  toDay: string,
+): Promise<Map<string, number>> {
   const result = await db.query<{ metric: string; total: string }>(
     `SELECT metric, sum(value) AS total FROM analytics.daily
      WHERE org_id = $1 AND metric = ANY($2::text[]) AND day BETWEEN $3::date AND $4::date GROUP BY metric`,
@@ -55,7 +74,13 @@ export async function sumDaysPerMetric(db: Queryable, orgId: string, metrics: st
 }
 
 /** Sums per metric of the quarter hours from the one holding `from` up to `to` (exclusive). */
-export async function sumQuartersPerMetric(db: Queryable, orgId: string, metrics: string[], from: Date, to: Date): Promise<Map<string, number>> {
+export async function sumQuartersPerMetric(
+  db: Queryable,
+  orgId: string,
+  metrics: string[],
+  from: Date,
+  to: Date,
+): Promise<Map<string, number>> {
   if (to <= from) return new Map();
   const result = await db.query<{ metric: string; total: string }>(
     `SELECT metric, sum(value) AS total FROM analytics.buckets

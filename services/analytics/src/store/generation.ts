@@ -27,15 +27,26 @@ export async function fenceGeneration(tx: Queryable, mine: number): Promise<void
   if (current !== mine) throw new StaleGeneration(current);
 }
 
-const READ_MODELS = ["analytics.counters", "analytics.records", "analytics.buckets", "analytics.daily", "analytics.upcoming", "analytics.portal_tokens"];
+const READ_MODELS = [
+  "analytics.counters",
+  "analytics.records",
+  "analytics.buckets",
+  "analytics.daily",
+  "analytics.upcoming",
+  "analytics.portal_tokens",
+];
 
 /**
  * Starts a new generation: empties the read models and forgets which events they saw, in one
  * transaction that waits for the consumers' running transactions. Resolves the new generation.
  */
-export async function beginRebuild(db: { transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> }): Promise<number> {
+export async function beginRebuild(db: {
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+}): Promise<number> {
   return db.transaction(async (tx) => {
-    const result = await tx.query<{ generation: number }>(`UPDATE analytics.meta SET generation = generation + 1 WHERE id = 1 RETURNING generation`);
+    const result = await tx.query<{ generation: number }>(
+      `UPDATE analytics.meta SET generation = generation + 1 WHERE id = 1 RETURNING generation`,
+    );
     await tx.query(`TRUNCATE ${READ_MODELS.join(", ")}`);
     await tx.query(`DELETE FROM analytics.processed_events`);
     return result.rows[0]?.generation ?? 0;

@@ -70,7 +70,10 @@ SELECT n, apply, previous_counters AS counters, previous_attrs AS attrs, previou
  * there was none, or undefined when the change was ignored (stale, or the record is deleted).
  * Changes of distinct records share a statement; a record changed again starts the next one.
  */
-export async function applyRecords(tx: Queryable, changes: readonly RecordChange[]): Promise<(StoredRecord | null | undefined)[]> {
+export async function applyRecords(
+  tx: Queryable,
+  changes: readonly RecordChange[],
+): Promise<(StoredRecord | null | undefined)[]> {
   const results: (StoredRecord | null | undefined)[] = [];
   let chunk: RecordChange[] = [];
   let keys = new Set<string>();
@@ -88,7 +91,10 @@ export async function applyRecords(tx: Queryable, changes: readonly RecordChange
   return results;
 }
 
-async function applyDistinct(tx: Queryable, changes: readonly RecordChange[]): Promise<(StoredRecord | null | undefined)[]> {
+async function applyDistinct(
+  tx: Queryable,
+  changes: readonly RecordChange[],
+): Promise<(StoredRecord | null | undefined)[]> {
   const input = changes.map(({ orgId, kind, id, next }, n) => ({
     n,
     org_id: orgId,
@@ -99,28 +105,43 @@ async function applyDistinct(tx: Queryable, changes: readonly RecordChange[]): P
     version: next?.version ?? null,
     deleted: next === null,
   }));
-  const result = await tx.query<{ n: number; apply: boolean; counters: string[] | null; attrs: Record<string, unknown>; version: Date | null; deleted: boolean }>(
-    APPLY_RECORDS,
-    [JSON.stringify(input)],
-    { prepared: true },
-  );
+  const result = await tx.query<{
+    n: number;
+    apply: boolean;
+    counters: string[] | null;
+    attrs: Record<string, unknown>;
+    version: Date | null;
+    deleted: boolean;
+  }>(APPLY_RECORDS, [JSON.stringify(input)], { prepared: true });
   const results: (StoredRecord | null | undefined)[] = changes.map(() => undefined);
   for (const row of result.rows) {
     if (!row.apply) continue;
-    results[row.n] = row.counters === null ? null : { counters: row.counters, attrs: row.attrs, version: row.version, deleted: row.deleted };
+    results[row.n] =
+      row.counters === null
+        ? null
+        : { counters: row.counters, attrs: row.attrs, version: row.version, deleted: row.deleted };
   }
   return results;
 }
 
 /** One record's move (see applyRecords). */
-export async function applyRecord(tx: Queryable, orgId: string, kind: string, id: string, next: RecordState | null): Promise<StoredRecord | null | undefined> {
+export async function applyRecord(
+  tx: Queryable,
+  orgId: string,
+  kind: string,
+  id: string,
+  next: RecordState | null,
+): Promise<StoredRecord | null | undefined> {
   const [previous] = await applyRecords(tx, [{ orgId, kind, id, next }]);
   return previous;
 }
 
 /** The named counters of an organization (absent ones are 0). */
 export async function readCounters(db: Queryable, orgId: string, names: string[]): Promise<Map<string, number>> {
-  const result = await db.query<{ name: string; value: string }>(`SELECT name, value FROM analytics.counters WHERE org_id = $1 AND name = ANY($2::text[])`, [orgId, names]);
+  const result = await db.query<{ name: string; value: string }>(
+    `SELECT name, value FROM analytics.counters WHERE org_id = $1 AND name = ANY($2::text[])`,
+    [orgId, names],
+  );
   const values = new Map(names.map((name) => [name, 0]));
   for (const row of result.rows) values.set(row.name, Number(row.value));
   return values;
@@ -128,6 +149,10 @@ export async function readCounters(db: Queryable, orgId: string, names: string[]
 
 /** Whether the record is stored (deleted or not). */
 export async function hasRecord(db: Queryable, orgId: string, kind: string, id: string): Promise<boolean> {
-  const result = await db.query(`SELECT 1 FROM analytics.records WHERE org_id = $1 AND kind = $2 AND id = $3`, [orgId, kind, id]);
+  const result = await db.query(`SELECT 1 FROM analytics.records WHERE org_id = $1 AND kind = $2 AND id = $3`, [
+    orgId,
+    kind,
+    id,
+  ]);
   return result.rows.length > 0;
 }

@@ -15,7 +15,13 @@ export async function techniciansOnCall(db: Queryable, orgId: string, now: Date)
   return result.rows[0]?.n ?? 0;
 }
 
-export async function upcomingCount(db: Queryable, orgId: string, type: string, from: Date, to: Date | null): Promise<number> {
+export async function upcomingCount(
+  db: Queryable,
+  orgId: string,
+  type: string,
+  from: Date,
+  to: Date | null,
+): Promise<number> {
   const result = await db.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM analytics.upcoming WHERE org_id = $1 AND type = $2 AND at >= $3 AND ($4::timestamptz IS NULL OR at < $4)`,
     [orgId, type, from, to],
@@ -25,10 +31,10 @@ export async function upcomingCount(db: Queryable, orgId: string, type: string, 
 
 /** Contacts with a live portal token. */
 export async function contactsWithPortalTokens(db: Queryable, orgId: string, now: Date): Promise<number> {
-  const result = await db.query<{ n: number }>(`SELECT count(DISTINCT contact_id)::int AS n FROM analytics.portal_tokens WHERE org_id = $1 AND NOT revoked AND expires_at > $2`, [
-    orgId,
-    now,
-  ]);
+  const result = await db.query<{ n: number }>(
+    `SELECT count(DISTINCT contact_id)::int AS n FROM analytics.portal_tokens WHERE org_id = $1 AND NOT revoked AND expires_at > $2`,
+    [orgId, now],
+  );
   return result.rows[0]?.n ?? 0;
 }
 
@@ -43,7 +49,13 @@ export interface UpcomingRow {
 }
 
 /** The first `limit` items due in [now, until), in order. */
-export async function upcomingPage(db: Queryable, orgId: string, now: Date, until: Date, limit: number): Promise<UpcomingRow[]> {
+export async function upcomingPage(
+  db: Queryable,
+  orgId: string,
+  now: Date,
+  until: Date,
+  limit: number,
+): Promise<UpcomingRow[]> {
   const result = await db.query<UpcomingRow>(
     // A call handed to the voice runtime is due now until its result comes, however long ago it was due.
     `SELECT type, ref_id, at, title, contact_id, count(*) OVER ()::int AS total FROM (

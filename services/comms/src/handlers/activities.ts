@@ -1,7 +1,18 @@
 import { create, type JsonObject } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import { blankToNull, enumToJson, invalidArgument, newEvent, orgOf, type ServiceContext, notFound, withDefaults, invalidValue, enumFilter } from "@voiceops/platform";
+import {
+  blankToNull,
+  enumToJson,
+  invalidArgument,
+  newEvent,
+  orgOf,
+  type ServiceContext,
+  notFound,
+  withDefaults,
+  invalidValue,
+  enumFilter,
+} from "@voiceops/platform";
 import { ActivityCreatedSchema, CallEndedSchema } from "@voiceops/proto/voiceops/comms/v1/comms_events_pb";
 import {
   ListActivitiesRequestSchema,
@@ -17,18 +28,30 @@ import { toActivity } from "../store/activity-rows.js";
 import { toCall } from "../store/call-rows.js";
 import type { ActivityStore } from "../store/activities.js";
 import type { ContactCopies } from "../store/contacts.js";
-import { callChannel, callDuration, callMetadataViolations, customerPhone, hasTranscription } from "./activity-metadata.js";
+import {
+  callChannel,
+  callDuration,
+  callMetadataViolations,
+  customerPhone,
+  hasTranscription,
+} from "./activity-metadata.js";
 import { activitySource } from "./internal-key.js";
 import type { ReferenceChecker } from "../peers.js";
 
 /** How far ahead of now the voice runtime's clock may be when it dates an activity. */
 const CLOCK_SKEW_MS = 5 * 60_000;
 
-export const hoursBefore = (now: Date, hours: number | undefined): Date | undefined => (hours === undefined ? undefined : new Date(now.getTime() - hours * 3_600_000));
+export const hoursBefore = (now: Date, hours: number | undefined): Date | undefined =>
+  hours === undefined ? undefined : new Date(now.getTime() - hours * 3_600_000);
 
 export function activityHandlers(
   service: ServiceContext,
-  deps: { settings: CommsSettings; activities: ActivityStore; contacts: ContactCopies; checkReferences: ReferenceChecker },
+  deps: {
+    settings: CommsSettings;
+    activities: ActivityStore;
+    contacts: ContactCopies;
+    checkReferences: ReferenceChecker;
+  },
 ) {
   const { db } = service;
   const { activities, contacts, settings, checkReferences } = deps;
@@ -59,7 +82,9 @@ export function activityHandlers(
       if (source === "internal" && req.occurredAt) {
         occurredAt = timestampDate(req.occurredAt);
         if (occurredAt.getTime() > now.getTime() + CLOCK_SKEW_MS) {
-          violations.push(invalidValue("occurred_at", "occurred_at must not be in the future", occurredAt.toISOString()));
+          violations.push(
+            invalidValue("occurred_at", "occurred_at must not be in the future", occurredAt.toISOString()),
+          );
         }
       }
       const contactId = req.contactId?.toLowerCase() ?? null;
@@ -102,7 +127,14 @@ export function activityHandlers(
           emit(newEvent(org.orgId, "comms.call.ended", CallEndedSchema, create(CallEndedSchema, { call })));
         }
         if (references.contact) await contacts.save(tx, org.orgId, references.contact);
-        emit(newEvent(org.orgId, "comms.activity.created", ActivityCreatedSchema, create(ActivityCreatedSchema, { activity: toActivity(inserted) })));
+        emit(
+          newEvent(
+            org.orgId,
+            "comms.activity.created",
+            ActivityCreatedSchema,
+            create(ActivityCreatedSchema, { activity: toActivity(inserted) }),
+          ),
+        );
         return inserted;
       });
       return { activity: toActivity(row) };
@@ -112,11 +144,21 @@ export function activityHandlers(
       const org = orgOf(ctx);
       if (req.lookups.length === 0) return { recorded: 0 };
       const now = service.clock.now();
-      const lookups = req.lookups.map((lookup) => ({ tool: lookup.tool, occurredAt: lookup.occurredAt ? timestampDate(lookup.occurredAt) : now }));
+      const lookups = req.lookups.map((lookup) => ({
+        tool: lookup.tool,
+        occurredAt: lookup.occurredAt ? timestampDate(lookup.occurredAt) : now,
+      }));
       const rows = await service.write(ctx, async (tx, emit) => {
         const inserted = await activities.insertLookups(tx, org.orgId, lookups, now);
         for (const row of inserted) {
-          emit(newEvent(org.orgId, "comms.activity.created", ActivityCreatedSchema, create(ActivityCreatedSchema, { activity: toActivity(row) })));
+          emit(
+            newEvent(
+              org.orgId,
+              "comms.activity.created",
+              ActivityCreatedSchema,
+              create(ActivityCreatedSchema, { activity: toActivity(row) }),
+            ),
+          );
         }
         return inserted;
       });

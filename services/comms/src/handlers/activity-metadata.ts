@@ -14,7 +14,8 @@ const MESSAGE_DIRECTION: Record<string, "inbound" | "outbound" | "both"> = {
 
 export const isMessageType = (type: string): boolean => type in MESSAGE_DIRECTION;
 
-const text = (value: JsonValue | undefined): string | undefined => (typeof value === "string" && value.trim() !== "" ? value.trim() : undefined);
+const text = (value: JsonValue | undefined): string | undefined =>
+  typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
 
 /** The metadata rules of a CALL_ENDED activity, as violations of the request's metadata. */
 export function callMetadataViolations(metadata: JsonObject): Violation[] {
@@ -29,11 +30,17 @@ export function callMetadataViolations(metadata: JsonObject): Violation[] {
   oneOf("direction", ["inbound", "outbound"]);
   const duration = metadata.duration_seconds;
   if (duration !== undefined && duration !== null) {
-    if (typeof duration !== "number" || !Number.isFinite(duration)) out.push(wrongType("metadata.duration_seconds", "number", duration));
+    if (typeof duration !== "number" || !Number.isFinite(duration))
+      out.push(wrongType("metadata.duration_seconds", "number", duration));
     else if (duration < 0) out.push(belowMin("metadata.duration_seconds", duration, 0));
   }
   const transcription = metadata.transcription;
-  if (transcription !== undefined && transcription !== null && typeof transcription !== "string" && !Array.isArray(transcription)) {
+  if (
+    transcription !== undefined &&
+    transcription !== null &&
+    typeof transcription !== "string" &&
+    !Array.isArray(transcription)
+  ) {
     out.push(wrongType("metadata.transcription", "string_or_list", transcription));
   }
   const recording = metadata.recording;
@@ -47,7 +54,9 @@ export function callMetadataViolations(metadata: JsonObject): Violation[] {
 export const callChannel = (metadata: JsonObject): "phone" | "web" => (metadata.channel === "web" ? "web" : "phone");
 
 export const callDuration = (metadata: JsonObject): number | null =>
-  typeof metadata.duration_seconds === "number" && Number.isFinite(metadata.duration_seconds) ? metadata.duration_seconds : null;
+  typeof metadata.duration_seconds === "number" && Number.isFinite(metadata.duration_seconds)
+    ? metadata.duration_seconds
+    : null;
 
 export function hasTranscription(metadata: JsonObject): boolean {
   const value = metadata.transcription;
@@ -59,11 +68,20 @@ export function hasTranscription(metadata: JsonObject): boolean {
  * inbound or the recipient of an outbound message, else the contact's number; for web chat the
  * visitor id. Phone numbers are stored in E.164 so that a search ignores formatting.
  */
-export function customerPhone(type: string, metadata: JsonObject, contactPhone: string | null, country: string): string | null {
+export function customerPhone(
+  type: string,
+  metadata: JsonObject,
+  contactPhone: string | null,
+  country: string,
+): string | null {
   const direction = MESSAGE_DIRECTION[type];
   if (!direction) return null;
   if (direction === "both") return text(metadata.visitor_id) ?? null;
-  const raw = text(metadata.phone_number) ?? (direction === "inbound" ? text(metadata.from_number) : text(metadata.to_number)) ?? contactPhone ?? undefined;
+  const raw =
+    text(metadata.phone_number) ??
+    (direction === "inbound" ? text(metadata.from_number) : text(metadata.to_number)) ??
+    contactPhone ??
+    undefined;
   if (raw === undefined) return null;
   return normalizePhone(raw, country) ?? raw;
 }

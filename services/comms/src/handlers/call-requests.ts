@@ -34,7 +34,8 @@ import { commsErrors } from "../errors.js";
 
 function checkVariables(variables: JsonObject | undefined, violations: Violation[]): void {
   if (hasNul(variables)) violations.push(nulCharacter("variables"));
-  else if (variables && JSON.stringify(variables).length > 20_000) violations.push(invalidValue("variables", "variables are too large (at most 20,000 characters as JSON)"));
+  else if (variables && JSON.stringify(variables).length > 20_000)
+    violations.push(invalidValue("variables", "variables are too large (at most 20,000 characters as JSON)"));
 }
 
 /** One-off calls (quick and entity) and the call requests themselves. */
@@ -46,7 +47,11 @@ export function callRequestHandlers(service: ServiceContext, engine: OutboundEng
    * Stores a one-off call request in the organization's zone: due now inside the legal hours
    * (and announced at once), else at their next opening. 409 when the number is on the list.
    */
-  async function oneOff(ctx: HandlerContext, org: OrgContext, call: { phoneNumber: string; contactId: string | null; agentPrompt: string | null; variables: JsonObject }) {
+  async function oneOff(
+    ctx: HandlerContext,
+    org: OrgContext,
+    call: { phoneNumber: string; contactId: string | null; agentPrompt: string | null; variables: JsonObject },
+  ) {
     const now = service.clock.now();
     const opening = currentOrNextOpening(now, ONE_OFF_WINDOW, org.timezone);
     if (!opening) throw new ConnectError("the calling window never opens", Code.Internal);
@@ -82,7 +87,12 @@ export function callRequestHandlers(service: ServiceContext, engine: OutboundEng
       if (violations.length > 0) throw invalidArgument(violations);
       // The field rule has checked the number already.
       const phoneNumber = normalizePhone(req.phoneNumber ?? "", org.country) as string;
-      return oneOff(ctx, org, { phoneNumber, contactId: null, agentPrompt: blankToNull(req.agentPrompt), variables: req.variables ?? {} });
+      return oneOff(ctx, org, {
+        phoneNumber,
+        contactId: null,
+        agentPrompt: blankToNull(req.agentPrompt),
+        variables: req.variables ?? {},
+      });
     },
 
     async entityCall(req: EntityCallRequest, ctx: HandlerContext) {
@@ -91,22 +101,36 @@ export function callRequestHandlers(service: ServiceContext, engine: OutboundEng
       const leadId = req.leadId?.toLowerCase();
       const violations: Violation[] = [];
       checkVariables(req.variables, violations);
-      const [contact, lead] = await Promise.all([crm.contact(org, contactId), leadId ? crm.lead(org, leadId) : undefined]);
+      const [contact, lead] = await Promise.all([
+        crm.contact(org, contactId),
+        leadId ? crm.lead(org, leadId) : undefined,
+      ]);
       if (!contact) violations.push(referenceNotFound("contact_id", "contact", contactId));
-      else if (!contact.phoneNumber) violations.push(invalidValue("contact_id", "the contact has no phone number", contactId));
+      else if (!contact.phoneNumber)
+        violations.push(invalidValue("contact_id", "the contact has no phone number", contactId));
       if (leadId && !lead) violations.push(referenceNotFound("lead_id", "lead", leadId));
       if (violations.length > 0 || !contact?.phoneNumber) throw invalidArgument(violations);
       const variables: JsonObject = { ...(req.variables ?? {}) };
       if (contact.name && variables.name === undefined) variables.name = contact.name;
       if (leadId) variables.lead_id = leadId;
-      return oneOff(ctx, org, { phoneNumber: contact.phoneNumber, contactId: contact.id, agentPrompt: blankToNull(req.agentPrompt), variables });
+      return oneOff(ctx, org, {
+        phoneNumber: contact.phoneNumber,
+        contactId: contact.id,
+        agentPrompt: blankToNull(req.agentPrompt),
+        variables,
+      });
     },
 
     async listCallRequests(req: ListCallRequestsRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       const { page, pageSize } = withDefaults(ListCallRequestsRequestSchema, req, "page", "pageSize");
       const status = enumFilter(CallRequestStatusSchema, req.status);
-      const { rows, total } = await requests.list(db, org.orgId, { page, pageSize, status, campaignId: req.campaignId?.toLowerCase() });
+      const { rows, total } = await requests.list(db, org.orgId, {
+        page,
+        pageSize,
+        status,
+        campaignId: req.campaignId?.toLowerCase(),
+      });
       return { items: rows.map(toCallRequest), total, page, pageSize };
     },
 

@@ -1,6 +1,17 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import { invalidArgument, newEvent, orgOf, violation, type Emit, type ServiceContext, notFound, withDefaults, invalidValue, enumFilter } from "@voiceops/platform";
+import {
+  invalidArgument,
+  newEvent,
+  orgOf,
+  violation,
+  type Emit,
+  type ServiceContext,
+  notFound,
+  withDefaults,
+  invalidValue,
+  enumFilter,
+} from "@voiceops/platform";
 import { CallDeletedSchema, RecordingStoredSchema } from "@voiceops/proto/voiceops/comms/v1/comms_events_pb";
 import {
   DeleteCallsRequestSchema,
@@ -22,7 +33,9 @@ import { isOwnObject, type Recordings } from "./recordings.js";
 
 function emitDeleted(orgId: string, removed: DeletedCalls, emit: Emit): void {
   for (const [sessionId, activityIds] of removed.sessions) {
-    emit(newEvent(orgId, "comms.call.deleted", CallDeletedSchema, create(CallDeletedSchema, { sessionId, activityIds })));
+    emit(
+      newEvent(orgId, "comms.call.deleted", CallDeletedSchema, create(CallDeletedSchema, { sessionId, activityIds })),
+    );
   }
 }
 
@@ -68,7 +81,9 @@ export function callHandlers(service: ServiceContext, deps: { calls: CallStore; 
       const org = orgOf(ctx);
       const { noTranscription } = withDefaults(DeleteCallsRequestSchema, req, "noTranscription");
       if (!noTranscription && req.maxDuration === undefined && req.hoursBack === undefined) {
-        throw invalidArgument([violation("", "required", "At least one filter is required: no_transcription, max_duration or hours_back")]);
+        throw invalidArgument([
+          violation("", "required", "At least one filter is required: no_transcription, max_duration or hours_back"),
+        ]);
       }
       const removed = await service.write(ctx, async (tx, emit) => {
         const result = await calls.deleteMatching(tx, org.orgId, {
@@ -89,7 +104,8 @@ export function callHandlers(service: ServiceContext, deps: { calls: CallStore; 
       if (!row) throw notFound("Call");
       const recording = recordingOf(row.metadata ?? {});
       if (!recording) throw new ConnectError("The call has no recording", Code.NotFound);
-      const contentType = typeof row.metadata.recording_content_type === "string" ? row.metadata.recording_content_type : undefined;
+      const contentType =
+        typeof row.metadata.recording_content_type === "string" ? row.metadata.recording_content_type : undefined;
       const link = await recordings.link(org.orgId, recording);
       if (!link) throw new ConnectError("The call's recording is neither a URL nor a stored recording", Code.NotFound);
       return { sessionId: req.sessionId, url: link.url, expiresAt: link.expiresAt, contentType };
@@ -100,12 +116,18 @@ export function callHandlers(service: ServiceContext, deps: { calls: CallStore; 
       const audio = req.audio;
       // The gateway stores uploads under the organization's prefix; a direct caller must too.
       if (!audio || !isOwnObject(org.orgId, audio.objectKey)) {
-        throw invalidArgument([invalidValue("audio", "an uploaded audio file of the organization is required", audio?.objectKey ?? null)]);
+        throw invalidArgument([
+          invalidValue("audio", "an uploaded audio file of the organization is required", audio?.objectKey ?? null),
+        ]);
       }
       if (!audio.contentType.toLowerCase().startsWith("audio/")) {
         throw invalidArgument([invalidValue("audio.content_type", "the recording must be audio/*", audio.contentType)]);
       }
-      const recording = { key: audio.objectKey, contentType: audio.contentType.toLowerCase(), bytes: Number(audio.bytes) };
+      const recording = {
+        key: audio.objectKey,
+        contentType: audio.contentType.toLowerCase(),
+        bytes: Number(audio.bytes),
+      };
       const previous = await service.write(ctx, async (tx, emit) => {
         const changed = await calls.setRecording(tx, org.orgId, req.sessionId, recording);
         if (!changed) throw notFound("Call");
@@ -114,13 +136,23 @@ export function callHandlers(service: ServiceContext, deps: { calls: CallStore; 
             org.orgId,
             "comms.call.recording_stored",
             RecordingStoredSchema,
-            create(RecordingStoredSchema, { sessionId: req.sessionId, recording: recording.key, bytes: audio.bytes, contentType: recording.contentType }),
+            create(RecordingStoredSchema, {
+              sessionId: req.sessionId,
+              recording: recording.key,
+              bytes: audio.bytes,
+              contentType: recording.contentType,
+            }),
           ),
         );
         return changed.previous;
       });
       if (previous && previous !== recording.key) await recordings.discard(org.orgId, [previous]);
-      return { sessionId: req.sessionId, recording: recording.key, bytes: audio.bytes, contentType: recording.contentType };
+      return {
+        sessionId: req.sessionId,
+        recording: recording.key,
+        bytes: audio.bytes,
+        contentType: recording.contentType,
+      };
     },
   } satisfies Partial<ServiceImpl<typeof CommsService>>;
 }

@@ -38,7 +38,13 @@ import {
   type PauseCampaignRequest,
   type StartCampaignRequest,
 } from "@voiceops/proto/voiceops/comms/v1/outbound_service_pb";
-import { clampWindow, DEFAULT_CAMPAIGN_WINDOW, parseClock, type CallingWindow, type WeekdayName } from "../outbound/calling-window.js";
+import {
+  clampWindow,
+  DEFAULT_CAMPAIGN_WINDOW,
+  parseClock,
+  type CallingWindow,
+  type WeekdayName,
+} from "../outbound/calling-window.js";
 import { checkContactRow, type ContactRowInput } from "../outbound/contact-rows.js";
 import { columnIndex, CsvRefused, readCsvLimits, readUploadedCsv } from "../outbound/csv.js";
 import type { OutboundEngine } from "../outbound/engine.js";
@@ -67,7 +73,12 @@ function windowInput(input: CallingWindowInput | undefined, violations: Violatio
   }
   const window = clampWindow({ start, end, days: days.length > 0 ? days : DEFAULT_CAMPAIGN_WINDOW.days });
   if (!bad && (parseClock(window.start) as number) >= (parseClock(window.end) as number)) {
-    violations.push(invalidValue("calling_window", "the window has no time between 08:00 and 21:00 (start must be before end)", { start, end }));
+    violations.push(
+      invalidValue("calling_window", "the window has no time between 08:00 and 21:00 (start must be before end)", {
+        start,
+        end,
+      }),
+    );
   }
   return window;
 }
@@ -84,7 +95,12 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
   }
 
   /** Applies a status change under the campaign's lock; `from` lists the statuses it may leave. */
-  async function transition(ctx: HandlerContext, orgId: string, id: string, change: (row: CampaignRow, tx: Queryable, emit: Emit) => Promise<CampaignRow>) {
+  async function transition(
+    ctx: HandlerContext,
+    orgId: string,
+    id: string,
+    change: (row: CampaignRow, tx: Queryable, emit: Emit) => Promise<CampaignRow>,
+  ) {
     const row = await service.write(ctx, async (tx, emit) => {
       const current = await campaigns.get(tx, orgId, id, "FOR UPDATE");
       if (!current) throw notFound("Campaign");
@@ -102,7 +118,13 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
       const violations: Violation[] = [];
       const window = windowInput(req.callingWindow, violations);
       if (violations.length > 0) throw invalidArgument(violations);
-      const { maxAttempts, retryDelayMinutes, maxConcurrentCalls } = withDefaults(CreateCampaignRequestSchema, req, "maxAttempts", "retryDelayMinutes", "maxConcurrentCalls");
+      const { maxAttempts, retryDelayMinutes, maxConcurrentCalls } = withDefaults(
+        CreateCampaignRequestSchema,
+        req,
+        "maxAttempts",
+        "retryDelayMinutes",
+        "maxConcurrentCalls",
+      );
       const row = await service.write(ctx, (tx) =>
         campaigns.insert(tx, org.orgId, {
           name: (req.name ?? "").trim(),
@@ -138,7 +160,8 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
     async startCampaign(req: StartCampaignRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       return transition(ctx, org.orgId, req.campaignId, async (row, tx) => {
-        if (row.status !== "draft" && row.status !== "paused") throw commsErrors.CAMPAIGN_STATUS_CONFLICT(row.status, "started");
+        if (row.status !== "draft" && row.status !== "paused")
+          throw commsErrors.CAMPAIGN_STATUS_CONFLICT(row.status, "started");
         if ((await campaigns.contactCount(tx, row.id)) === 0) throw commsErrors.CAMPAIGN_HAS_NO_CONTACTS();
         return campaigns.setStatus(tx, row.id, "running", { startedAt: service.clock.now(), timezone: org.timezone });
       });
@@ -155,7 +178,8 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
 
     async cancelCampaign(req: CancelCampaignRequest, ctx: HandlerContext) {
       return transition(ctx, orgOf(ctx).orgId, req.campaignId, async (row, tx, emit) => {
-        if (row.status === "completed" || row.status === "cancelled") throw commsErrors.CAMPAIGN_STATUS_CONFLICT(row.status, "cancelled");
+        if (row.status === "completed" || row.status === "cancelled")
+          throw commsErrors.CAMPAIGN_STATUS_CONFLICT(row.status, "cancelled");
         const withdrawn = await campaigns.withdraw(tx, row.id, "cancel");
         await announceWithdrawn(tx, emit, row.org_id, withdrawn);
         return campaigns.setStatus(tx, row.id, "cancelled");
@@ -210,7 +234,10 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
     }
     const { header, rows } = table;
     const phone = columnIndex(header, "phone_number", "phone");
-    if (phone < 0) throw invalidArgument([invalidValue("file", "the header row has no phone_number (or phone) column", header.slice(0, 50))]);
+    if (phone < 0)
+      throw invalidArgument([
+        invalidValue("file", "the header row has no phone_number (or phone) column", header.slice(0, 50)),
+      ]);
     const known = {
       name: columnIndex(header, "name"),
       email: columnIndex(header, "email"),
@@ -218,7 +245,9 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
       timezone: columnIndex(header, "timezone"),
     };
     const taken = new Set([phone, ...Object.values(known)]);
-    const extra = header.map((name, index) => ({ name, index })).filter((column) => column.name !== "" && !taken.has(column.index));
+    const extra = header
+      .map((name, index) => ({ name, index }))
+      .filter((column) => column.name !== "" && !taken.has(column.index));
     const cell = (row: string[], index: number) => (index < 0 ? undefined : row[index]);
     return rows.map((row) => {
       const variables: JsonObject = {};
@@ -254,11 +283,18 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
    * Checks rows (an input that is already a reason is an invalid row), drops repeated numbers,
    * marks numbers on the do-not-call list and stores the rest in one statement.
    */
-  async function importContacts(ctx: HandlerContext, orgId: string, country: string, campaignId: string, inputs: (ContactRowInput | string)[]) {
+  async function importContacts(
+    ctx: HandlerContext,
+    orgId: string,
+    country: string,
+    campaignId: string,
+    inputs: (ContactRowInput | string)[],
+  ) {
     const invalid: InvalidRow[] = [];
     const valid: Omit<NewCampaignContact, "status">[] = [];
     inputs.forEach((input, index) => {
-      const result = typeof input === "string" ? ({ ok: false, reason: input } as const) : checkContactRow(input, country);
+      const result =
+        typeof input === "string" ? ({ ok: false, reason: input } as const) : checkContactRow(input, country);
       if (result.ok) valid.push(result.contact);
       else invalid.push(create(InvalidRowSchema, { row: index + 1, reason: result.reason }));
     });
@@ -279,7 +315,10 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
         firsts.map((c) => c.phoneNumber),
         service.clock.now(),
       );
-      const rows: NewCampaignContact[] = firsts.map((c) => ({ ...c, status: listed.has(c.phoneNumber) ? "skipped_dnc" : "pending" }));
+      const rows: NewCampaignContact[] = firsts.map((c) => ({
+        ...c,
+        status: listed.has(c.phoneNumber) ? "skipped_dnc" : "pending",
+      }));
       return campaigns.addContacts(tx, orgId, campaignId, rows);
     });
     nudge();

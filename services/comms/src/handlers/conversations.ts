@@ -15,7 +15,11 @@ import {
   badFormat,
   enumFilter,
 } from "@voiceops/platform";
-import { ConversationChangedSchema, ConversationDeletedSchema, ConversationMessageAddedSchema } from "@voiceops/proto/voiceops/comms/v1/comms_events_pb";
+import {
+  ConversationChangedSchema,
+  ConversationDeletedSchema,
+  ConversationMessageAddedSchema,
+} from "@voiceops/proto/voiceops/comms/v1/comms_events_pb";
 import {
   ListConversationMessagesRequestSchema,
   ListConversationsRequestSchema,
@@ -37,7 +41,12 @@ import { SUMMARY, SUMMARY_UPDATED_AT, type ConversationStore } from "../store/co
 import { commsErrors } from "../errors.js";
 
 function changed(orgId: string, verb: "created" | "updated" | "ended", row: ConversationRow) {
-  return newEvent(orgId, `comms.conversation.${verb}`, ConversationChangedSchema, create(ConversationChangedSchema, { conversation: toConversation(row) }));
+  return newEvent(
+    orgId,
+    `comms.conversation.${verb}`,
+    ConversationChangedSchema,
+    create(ConversationChangedSchema, { conversation: toConversation(row) }),
+  );
 }
 
 /** Numbers a caller may be written as: E.164 when the text reads as a phone number, and the text itself (a web visitor id). */
@@ -76,7 +85,14 @@ export function conversationHandlers(service: ServiceContext, store: Conversatio
         phone = e164;
       }
       const row = await service.write(ctx, async (tx, emit) => {
-        const { row, created } = await store.upsert(tx, org.orgId, phone, channel, req.conversationState ?? {}, service.clock.now());
+        const { row, created } = await store.upsert(
+          tx,
+          org.orgId,
+          phone,
+          channel,
+          req.conversationState ?? {},
+          service.clock.now(),
+        );
         emit(changed(org.orgId, created ? "created" : "updated", row));
         return row;
       });
@@ -95,7 +111,14 @@ export function conversationHandlers(service: ServiceContext, store: Conversatio
       const id = req.conversationId.toLowerCase();
       await service.write(ctx, async (tx, emit) => {
         if (!(await store.delete(tx, org.orgId, id))) throw notFound("Conversation");
-        emit(newEvent(org.orgId, "comms.conversation.deleted", ConversationDeletedSchema, create(ConversationDeletedSchema, { conversationId: id })));
+        emit(
+          newEvent(
+            org.orgId,
+            "comms.conversation.deleted",
+            ConversationDeletedSchema,
+            create(ConversationDeletedSchema, { conversationId: id }),
+          ),
+        );
       });
       return {};
     },
@@ -107,7 +130,12 @@ export function conversationHandlers(service: ServiceContext, store: Conversatio
       return db.transaction(async (tx) => {
         const conversation = await store.get(tx, org.orgId, id);
         if (!conversation) throw notFound("Conversation");
-        const rows = await store.latestMessages(tx, org.orgId, id, withDefaults(ListConversationMessagesRequestSchema, req, "limit").limit);
+        const rows = await store.latestMessages(
+          tx,
+          org.orgId,
+          id,
+          withDefaults(ListConversationMessagesRequestSchema, req, "limit").limit,
+        );
         return { items: rows.map(toConversationMessage), total: conversation.message_count };
       });
     },
@@ -117,7 +145,13 @@ export function conversationHandlers(service: ServiceContext, store: Conversatio
       const id = req.conversationId.toLowerCase();
       const role = enumToJson(MessageRoleSchema, req.role) ?? "";
       const added = await service.write(ctx, async (tx, emit) => {
-        const result = await store.addMessage(tx, org.orgId, id, { role, content: req.content, metadata: req.metadata ?? {} }, service.clock.now());
+        const result = await store.addMessage(
+          tx,
+          org.orgId,
+          id,
+          { role, content: req.content, metadata: req.metadata ?? {} },
+          service.clock.now(),
+        );
         if (result === "missing") throw notFound("Conversation");
         if (result === "ended") throw commsErrors.CONVERSATION_ENDED();
         emit(
@@ -125,7 +159,10 @@ export function conversationHandlers(service: ServiceContext, store: Conversatio
             org.orgId,
             "comms.conversation.message_added",
             ConversationMessageAddedSchema,
-            create(ConversationMessageAddedSchema, { message: toConversationMessage(result.message), messageCount: result.count }),
+            create(ConversationMessageAddedSchema, {
+              message: toConversationMessage(result.message),
+              messageCount: result.count,
+            }),
           ),
         );
         return result.message;

@@ -1,7 +1,17 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import { blankToNull, enumToJson, invalidArgument, normalizePhone, orgOf, type ServiceContext, withDefaults, invalidValue, tooFewItems } from "@voiceops/platform";
+import {
+  blankToNull,
+  enumToJson,
+  invalidArgument,
+  normalizePhone,
+  orgOf,
+  type ServiceContext,
+  withDefaults,
+  invalidValue,
+  tooFewItems,
+} from "@voiceops/platform";
 import {
   ListDncEntriesRequestSchema,
   DispositionOutcome,
@@ -35,10 +45,15 @@ const OUTCOMES: Record<DispositionOutcomeName, DispositionOutcome> = {
 /** Most numbers one bulk add may hold. */
 const MAX_NUMBERS = 10_000;
 
-const DISPOSITION_LIST = DISPOSITIONS.map((d) => create(DispositionSchema, { code: d.code, label: d.label, outcome: OUTCOMES[d.outcome], isFinal: d.isFinal }));
+const DISPOSITION_LIST = DISPOSITIONS.map((d) =>
+  create(DispositionSchema, { code: d.code, label: d.label, outcome: OUTCOMES[d.outcome], isFinal: d.isFinal }),
+);
 
 /** Numbers of a bulk add, split into distinct E.164 numbers and the values that are not numbers. */
-export function readPhoneList(values: readonly string[], country: string): { phones: string[]; repeated: number; invalid: InvalidPhone[] } {
+export function readPhoneList(
+  values: readonly string[],
+  country: string,
+): { phones: string[]; repeated: number; invalid: InvalidPhone[] } {
   const phones = new Set<string>();
   const invalid: InvalidPhone[] = [];
   let repeated = 0;
@@ -46,7 +61,10 @@ export function readPhoneList(values: readonly string[], country: string): { pho
     const phone = value.trim() === "" || hasNul(value) ? undefined : normalizePhone(value, country);
     if (!phone) {
       invalid.push(
-        create(InvalidPhoneSchema, { value: hasNul(value) ? value.replaceAll("\u0000", "") : value, reason: value.trim() === "" ? "empty value" : "not a valid phone number" }),
+        create(InvalidPhoneSchema, {
+          value: hasNul(value) ? value.replaceAll("\u0000", "") : value,
+          reason: value.trim() === "" ? "empty value" : "not a valid phone number",
+        }),
       );
     } else if (phones.has(phone)) {
       repeated++;
@@ -73,7 +91,10 @@ export function dncHandlers(service: ServiceContext, engine: OutboundEngine) {
       throw error;
     }
     const column = columnIndex(table.header, "phone_number", "phone");
-    if (column < 0) throw invalidArgument([invalidValue("file", "the header row has no phone_number (or phone) column", table.header.slice(0, 50))]);
+    if (column < 0)
+      throw invalidArgument([
+        invalidValue("file", "the header row has no phone_number (or phone) column", table.header.slice(0, 50)),
+      ]);
     return table.rows.map((row) => row[column] ?? "");
   }
 
@@ -85,7 +106,11 @@ export function dncHandlers(service: ServiceContext, engine: OutboundEngine) {
     async listDncEntries(req: ListDncEntriesRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       const { page, pageSize } = withDefaults(ListDncEntriesRequestSchema, req, "page", "pageSize");
-      const { rows, total } = await dnc.list(db, org.orgId, { page, pageSize, search: req.search?.trim() || undefined });
+      const { rows, total } = await dnc.list(db, org.orgId, {
+        page,
+        pageSize,
+        search: req.search?.trim() || undefined,
+      });
       return { items: rows.map(toDncEntry), total, page, pageSize };
     },
 
@@ -101,7 +126,9 @@ export function dncHandlers(service: ServiceContext, engine: OutboundEngine) {
       const now = service.clock.now();
       const expiresAt = req.expiresAt ? timestampDate(req.expiresAt) : null;
       if (expiresAt && expiresAt.getTime() <= now.getTime()) {
-        throw invalidArgument([invalidValue("expires_at", "expires_at must be in the future", expiresAt.toISOString())]);
+        throw invalidArgument([
+          invalidValue("expires_at", "expires_at must be in the future", expiresAt.toISOString()),
+        ]);
       }
       const sourceEnum = req.source ?? (req.file ? DncSource.IMPORT : DncSource.MANUAL);
       const source = (enumToJson(DncSourceSchema, sourceEnum) ?? "manual") as DncSourceName;
@@ -111,7 +138,12 @@ export function dncHandlers(service: ServiceContext, engine: OutboundEngine) {
       }
       const { phones, repeated, invalid } = readPhoneList(values, org.country);
       const added = await service.write(ctx, async (tx, emit) => {
-        const rows = await dnc.add(tx, org.orgId, { phoneNumbers: phones, reason: blankToNull(req.reason), source, expiresAt }, now);
+        const rows = await dnc.add(
+          tx,
+          org.orgId,
+          { phoneNumbers: phones, reason: blankToNull(req.reason), source, expiresAt },
+          now,
+        );
         engine.dncAdded(emit, org.orgId, rows, sourceEnum);
         return rows;
       });

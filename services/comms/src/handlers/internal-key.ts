@@ -13,6 +13,11 @@ export function activitySource(settings: CommsSettings, key: string | undefined)
   if (key === undefined) return "api";
   const expected = settings.internalApiKey;
   const given = Buffer.from(key);
-  if (expected !== undefined && given.length === Buffer.byteLength(expected) && timingSafeEqual(given, Buffer.from(expected))) return "internal";
+  if (
+    expected !== undefined &&
+    given.length === Buffer.byteLength(expected) &&
+    timingSafeEqual(given, Buffer.from(expected))
+  )
+    return "internal";
   throw new ConnectError("Invalid x-internal-key", Code.Unauthenticated);
 }

@@ -17,7 +17,10 @@ import {
   notAllowed,
   nulCharacter,
 } from "@voiceops/platform";
-import { KnowledgeSourceCreatedSchema, KnowledgeSourceDeletedSchema } from "@voiceops/proto/voiceops/comms/v1/knowledge_events_pb";
+import {
+  KnowledgeSourceCreatedSchema,
+  KnowledgeSourceDeletedSchema,
+} from "@voiceops/proto/voiceops/comms/v1/knowledge_events_pb";
 import {
   SearchKnowledgeBaseRequestSchema,
   ListKnowledgeSourcesRequestSchema,
@@ -70,14 +73,25 @@ async function urlViolation(url: string, config: KnowledgeConfig): Promise<Viola
 }
 
 /** The knowledge base: sources, their ingestion (started here, run by the worker) and search. */
-export function knowledgeHandlers(service: ServiceContext, store: KnowledgeSourceStore, config: KnowledgeConfig): ServiceImpl<typeof KnowledgeService> {
+export function knowledgeHandlers(
+  service: ServiceContext,
+  store: KnowledgeSourceStore,
+  config: KnowledgeConfig,
+): ServiceImpl<typeof KnowledgeService> {
   const { db } = service;
   const search = new KnowledgeSearchStore();
 
   async function createSource(ctx: HandlerContext, orgId: string, source: NewSource) {
     const row = await service.write(ctx, async (tx, emit) => {
       const inserted = await store.insert(tx, orgId, source);
-      emit(newEvent(orgId, "comms.knowledge_source.created", KnowledgeSourceCreatedSchema, create(KnowledgeSourceCreatedSchema, { source: toKnowledgeSource(inserted) })));
+      emit(
+        newEvent(
+          orgId,
+          "comms.knowledge_source.created",
+          KnowledgeSourceCreatedSchema,
+          create(KnowledgeSourceCreatedSchema, { source: toKnowledgeSource(inserted) }),
+        ),
+      );
       return inserted;
     });
     return { source: toKnowledgeSource(row) };
@@ -108,7 +122,8 @@ export function knowledgeHandlers(service: ServiceContext, store: KnowledgeSourc
       noNul("url", req.url, violations);
       const title = blankToNull(req.title);
       if (req.type === "text") {
-        if (title === null) violations.push(req.title === undefined ? required("title") : tooShort("title", req.title, 1));
+        if (title === null)
+          violations.push(req.title === undefined ? required("title") : tooShort("title", req.title, 1));
         if (req.text === undefined) violations.push(required("text"));
         else if (req.text.trim() === "") violations.push(tooShort("text", req.text, 1));
       } else if (req.type === "url") {
@@ -136,7 +151,16 @@ export function knowledgeHandlers(service: ServiceContext, store: KnowledgeSourc
         });
       }
       const url = new URL((req.url ?? "").trim()).toString();
-      return createSource(ctx, org.orgId, { type: "url", title, url, filename: null, contentType: null, bytes: null, body: null, objectKey: null });
+      return createSource(ctx, org.orgId, {
+        type: "url",
+        title,
+        url,
+        filename: null,
+        contentType: null,
+        bytes: null,
+        body: null,
+        objectKey: null,
+      });
     },
 
     async uploadKnowledgeSource(req, ctx) {
@@ -147,14 +171,16 @@ export function knowledgeHandlers(service: ServiceContext, store: KnowledgeSourc
       if (!file?.objectKey) violations.push(required("file"));
       if (violations.length > 0 || !file) throw invalidArgument(violations);
       // Uploads are stored under their organization's prefix; another key is not this caller's file.
-      if (!file.objectKey.startsWith(`uploads/${org.orgId}/`)) throw invalidArgument([invalidValue("file", "not a file uploaded by this organization", null)]);
+      if (!file.objectKey.startsWith(`uploads/${org.orgId}/`))
+        throw invalidArgument([invalidValue("file", "not a file uploaded by this organization", null)]);
       const filename = blankToNull(file.filename);
       return createSource(ctx, org.orgId, {
         type: "file",
         title: blankToNull(req.title),
         url: null,
         filename,
-        contentType: declaredMediaType(file.contentType, filename ?? undefined) ?? (blankToNull(file.contentType) || null),
+        contentType:
+          declaredMediaType(file.contentType, filename ?? undefined) ?? (blankToNull(file.contentType) || null),
         bytes: Number(file.bytes),
         body: null,
         objectKey: file.objectKey,
@@ -173,11 +199,21 @@ export function knowledgeHandlers(service: ServiceContext, store: KnowledgeSourc
       const deleted = await service.write(ctx, async (tx, emit) => {
         const row = await store.delete(tx, org.orgId, req.sourceId);
         if (!row) throw notFound("Knowledge source");
-        emit(newEvent(org.orgId, "comms.knowledge_source.deleted", KnowledgeSourceDeletedSchema, create(KnowledgeSourceDeletedSchema, { sourceId: row.id })));
+        emit(
+          newEvent(
+            org.orgId,
+            "comms.knowledge_source.deleted",
+            KnowledgeSourceDeletedSchema,
+            create(KnowledgeSourceDeletedSchema, { sourceId: row.id }),
+          ),
+        );
         return row;
       });
       // The uploaded file of a source still waiting for ingestion goes with it.
-      if (deleted.object_key) await service.objects.delete(deleted.object_key).catch((error: unknown) => service.logger.warn({ err: error }, "could not remove an uploaded file"));
+      if (deleted.object_key)
+        await service.objects
+          .delete(deleted.object_key)
+          .catch((error: unknown) => service.logger.warn({ err: error }, "could not remove an uploaded file"));
       return {};
     },
 

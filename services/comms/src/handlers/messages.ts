@@ -1,7 +1,15 @@
 import type { JsonValue } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import { enumFromJson, enumToJson, normalizePhone, orgOf, type ServiceContext, withDefaults, enumFilter } from "@voiceops/platform";
+import {
+  enumFromJson,
+  enumToJson,
+  normalizePhone,
+  orgOf,
+  type ServiceContext,
+  withDefaults,
+  enumFilter,
+} from "@voiceops/platform";
 import {
   ListMessagesRequestSchema,
   MessageChannelSchema,
@@ -40,7 +48,11 @@ export function messageHandlers(service: ServiceContext, store: MessageStore) {
   return {
     async listMessages(req: ListMessagesRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const { page, pageSize, channel: channelNumber } = withDefaults(ListMessagesRequestSchema, req, "page", "pageSize", "channel");
+      const {
+        page,
+        pageSize,
+        channel: channelNumber,
+      } = withDefaults(ListMessagesRequestSchema, req, "page", "pageSize", "channel");
       const channel = enumToJson(MessageChannelSchema, channelNumber) as "sms" | "web" | "whatsapp";
       const phone = req.phone?.trim();
       let phones: string[] | undefined;

@@ -14,7 +14,8 @@ export const isExternalUrl = (recording: string): boolean => /^https?:\/\/[^\s]+
 export const orgUploadPrefix = (orgId: string): string => `uploads/${orgId}/`;
 
 /** Whether a recording is an object of this organization in our store. */
-export const isOwnObject = (orgId: string, recording: string): boolean => recording.startsWith(orgUploadPrefix(orgId)) && !recording.includes("..") && recording.length <= 512;
+export const isOwnObject = (orgId: string, recording: string): boolean =>
+  recording.startsWith(orgUploadPrefix(orgId)) && !recording.includes("..") && recording.length <= 512;
 
 /** Call recordings: a provider's absolute URL, or an object key of our store. */
 export class Recordings {

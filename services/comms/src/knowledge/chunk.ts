@@ -43,7 +43,9 @@ function sectionsOf(blocks: Block[]): Section[] {
   }
   if (current.paragraphs.length > 0 || current.trail.length > 0) sections.push(current);
   // A heading directly followed by a deeper one has no text of its own: it lives on in the trail.
-  return sections.filter((section, index) => section.paragraphs.length > 0 || !isAncestorOf(section, sections[index + 1]));
+  return sections.filter(
+    (section, index) => section.paragraphs.length > 0 || !isAncestorOf(section, sections[index + 1]),
+  );
 }
 
 function isAncestorOf(section: Section, next: Section | undefined): boolean {
@@ -58,7 +60,12 @@ function splitLong(text: string, max: number): string[] {
   let rest = text;
   while (rest.length > max) {
     const window = rest.slice(0, max + 1);
-    let cut = Math.max(window.lastIndexOf(". "), window.lastIndexOf("? "), window.lastIndexOf("! "), window.lastIndexOf("\n"));
+    let cut = Math.max(
+      window.lastIndexOf(". "),
+      window.lastIndexOf("? "),
+      window.lastIndexOf("! "),
+      window.lastIndexOf("\n"),
+    );
     if (cut < max * 0.5) cut = window.lastIndexOf(" ");
     if (cut < max * 0.3) cut = max;
     else cut += 1;
@@ -80,7 +87,10 @@ function tail(text: string, overlap: number): string {
 }
 
 function sectionText(section: Section): number {
-  return section.paragraphs.reduce((sum, p) => sum + p.length + 2, (section.trail[section.trail.length - 1]?.length ?? 0) + 2);
+  return section.paragraphs.reduce(
+    (sum, p) => sum + p.length + 2,
+    (section.trail[section.trail.length - 1]?.length ?? 0) + 2,
+  );
 }
 
 /** The chunks of one section (its heading line first, continuations overlapping the chunk before). */

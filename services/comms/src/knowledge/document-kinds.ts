@@ -48,7 +48,10 @@ function extensionOf(name: string | undefined): string | undefined {
  * supported one) and of its name's ending. A server may call Markdown text/plain; the
  * extension is the better witness then.
  */
-function statedKinds(contentType: string | undefined, name: string | undefined): { declared: DocumentKind | undefined; byExtension: DocumentKind | undefined } {
+function statedKinds(
+  contentType: string | undefined,
+  name: string | undefined,
+): { declared: DocumentKind | undefined; byExtension: DocumentKind | undefined } {
   const declared = contentType ? KIND_OF_TYPE[contentType.split(";", 1)[0]?.trim().toLowerCase() ?? ""] : undefined;
   const byExtension = KIND_OF_EXTENSION[extensionOf(name) ?? ""];
   return { declared: declared === "text" && byExtension === "markdown" ? "markdown" : declared, byExtension };
@@ -58,10 +61,16 @@ function statedKinds(contentType: string | undefined, name: string | undefined):
  * What kind of document the bytes are: the declared media type when it is a supported one,
  * else the file name's extension, else the bytes themselves. Undefined when unsupported.
  */
-export function documentKind(bytes: Uint8Array, contentType: string | undefined, name: string | undefined): DocumentKind | undefined {
+export function documentKind(
+  bytes: Uint8Array,
+  contentType: string | undefined,
+  name: string | undefined,
+): DocumentKind | undefined {
   const { declared, byExtension } = statedKinds(contentType, name);
   if (declared) return declared;
-  const generic = contentType === undefined || /^(application\/octet-stream|binary\/octet-stream|application\/x-download)\b/i.test(contentType);
+  const generic =
+    contentType === undefined ||
+    /^(application\/octet-stream|binary\/octet-stream|application\/x-download)\b/i.test(contentType);
   if (!generic) return undefined;
   if (byExtension) return byExtension;
   const head = Buffer.from(bytes.subarray(0, 512)).toString("latin1");
@@ -83,5 +92,7 @@ export function declaredMediaType(contentType: string | undefined, name: string 
 
 /** The media type written for a kind of document. */
 export function mediaTypeOf(kind: DocumentKind): string {
-  return { text: "text/plain", markdown: "text/markdown", html: "text/html", pdf: "application/pdf", docx: DOCX_TYPE }[kind];
+  return { text: "text/plain", markdown: "text/markdown", html: "text/html", pdf: "application/pdf", docx: DOCX_TYPE }[
+    kind
+  ];
 }

@@ -26,7 +26,10 @@ function megabytes(bytes: number): string {
 
 /** The refusal of a document over the decompressed-size limit (final: trying again cannot help). */
 export function tooLargeDecompressed(limits: DocumentLimits): IngestionError {
-  return new IngestionError(`the document is larger than ${megabytes(limits.maxDecompressedBytes)} when decompressed`, false);
+  return new IngestionError(
+    `the document is larger than ${megabytes(limits.maxDecompressedBytes)} when decompressed`,
+    false,
+  );
 }
 
 /** The refusal of a document whose text is over the limit. */

@@ -17,7 +17,12 @@ if (!process.send) throw new Error("the extraction process runs as a child with 
 
 process.on("message", async ({ bytes, kind, contentType, limits }: Job) => {
   try {
-    const document = await extractDocument(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), kind, limits, contentType);
+    const document = await extractDocument(
+      Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+      kind,
+      limits,
+      contentType,
+    );
     process.send?.({ document });
   } catch (error) {
     const transient = Boolean((error as { transient?: unknown } | undefined)?.transient);

@@ -80,7 +80,21 @@ interface DomNode {
   childNodes: ArrayLike<DomNode>;
 }
 
-const SKIPPED = new Set(["script", "style", "noscript", "template", "svg", "iframe", "object", "canvas", "button", "select", "input", "textarea", "head"]);
+const SKIPPED = new Set([
+  "script",
+  "style",
+  "noscript",
+  "template",
+  "svg",
+  "iframe",
+  "object",
+  "canvas",
+  "button",
+  "select",
+  "input",
+  "textarea",
+  "head",
+]);
 const CHROME = new Set(["nav", "footer", "header", "aside", "form"]);
 const BLOCK_TAGS = new Set([
   "p",
@@ -197,7 +211,9 @@ export function extractHtml(html: string, limits: DocumentLimits): ExtractedDocu
     article = null;
   }
   if (article?.content) {
-    const fragment = parseHTML(`<!doctype html><html><body>${article.content}</body></html>`).document as unknown as { body: DomNode };
+    const fragment = parseHTML(`<!doctype html><html><body>${article.content}</body></html>`).document as unknown as {
+      body: DomNode;
+    };
     const main = htmlBlocks(fragment.body, false);
     // Readability keeps the article; a page of short sections (prices, areas) may lose most of
     // its text that way, and then the whole body (without navigation and footer) is better.
@@ -225,9 +241,16 @@ async function extractPdf(bytes: Buffer, limits: DocumentLimits): Promise<Extrac
   await checkPdf(bytes, limits);
   let pdf;
   try {
-    pdf = await getDocumentProxy(new Uint8Array(bytes), { isEvalSupported: false, useSystemFonts: false, verbosity: 0 });
+    pdf = await getDocumentProxy(new Uint8Array(bytes), {
+      isEvalSupported: false,
+      useSystemFonts: false,
+      verbosity: 0,
+    });
   } catch (error) {
-    throw new IngestionError(`the PDF could not be read: ${error instanceof Error ? error.message : String(error)}`, false);
+    throw new IngestionError(
+      `the PDF could not be read: ${error instanceof Error ? error.message : String(error)}`,
+      false,
+    );
   }
   try {
     // Page by page, so that memory holds one page's content at a time and the text limit stops early.
@@ -262,16 +285,26 @@ async function extractDocx(bytes: Buffer, limits: DocumentLimits): Promise<Extra
   try {
     html = (await mammoth.convertToHtml({ buffer: bytes }, { convertImage: NO_IMAGES })).value;
   } catch (error) {
-    throw new IngestionError(`the DOCX file could not be read: ${error instanceof Error ? error.message : String(error)}`, false);
+    throw new IngestionError(
+      `the DOCX file could not be read: ${error instanceof Error ? error.message : String(error)}`,
+      false,
+    );
   }
-  const document = parseHTML(`<!doctype html><html><body>${html}</body></html>`).document as unknown as { body: DomNode };
+  const document = parseHTML(`<!doctype html><html><body>${html}</body></html>`).document as unknown as {
+    body: DomNode;
+  };
   const blocks = htmlBlocks(document.body, false);
   const first = blocks[0];
   return { title: first?.kind === "heading" ? first.text : undefined, blocks };
 }
 
 /** Extracts the text of a document; throws an IngestionError when it cannot. */
-export async function extractDocument(bytes: Buffer, kind: DocumentKind, limits: DocumentLimits, contentType?: string): Promise<ExtractedDocument> {
+export async function extractDocument(
+  bytes: Buffer,
+  kind: DocumentKind,
+  limits: DocumentLimits,
+  contentType?: string,
+): Promise<ExtractedDocument> {
   let document: ExtractedDocument;
   switch (kind) {
     case "text":
@@ -294,10 +327,14 @@ export async function extractDocument(bytes: Buffer, kind: DocumentKind, limits:
       break;
   }
   if (textLength(document.blocks) > limits.maxTextChars) throw tooMuchText(limits);
-  const blocks = document.blocks.map((block) => ({ ...block, text: block.text.replace(/\u0000/g, "") })).filter((block) => block.text.trim() !== "");
+  const blocks = document.blocks
+    .map((block) => ({ ...block, text: block.text.replace(/\u0000/g, "") }))
+    .filter((block) => block.text.trim() !== "");
   if (blocks.length === 0) {
     throw new IngestionError(
-      kind === "pdf" ? "no text could be extracted from the PDF (scanned pages without a text layer are not supported)" : "the document contains no text",
+      kind === "pdf"
+        ? "no text could be extracted from the PDF (scanned pages without a text layer are not supported)"
+        : "the document contains no text",
       false,
     );
   }

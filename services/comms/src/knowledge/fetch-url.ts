@@ -35,7 +35,11 @@ const ACCEPT =
   "text/html, application/xhtml+xml, text/markdown, text/plain, application/pdf, application/vnd.openxmlformats-officedocument.wordprocessingml.document;q=0.9, */*;q=0.1";
 
 /** Why a URL may not be fetched before any connection is made, or undefined when it may be tried. */
-export function urlProblem(raw: string, allowPrivate: boolean, isBlocked: (address: string) => boolean = isBlockedAddress): string | undefined {
+export function urlProblem(
+  raw: string,
+  allowPrivate: boolean,
+  isBlocked: (address: string) => boolean = isBlockedAddress,
+): string | undefined {
   let url: URL;
   try {
     url = new URL(raw);
@@ -47,12 +51,17 @@ export function urlProblem(raw: string, allowPrivate: boolean, isBlocked: (addre
   if (allowPrivate) return undefined;
   const literal = literalAddress(url.hostname);
   if (literal !== undefined && isBlocked(literal)) return "points to a loopback, private or link-local address";
-  if (literal === undefined && isLocalHostname(url.hostname)) return "points to a loopback, private or link-local address";
+  if (literal === undefined && isLocalHostname(url.hostname))
+    return "points to a loopback, private or link-local address";
   return undefined;
 }
 
 /** Resolves a host name to every address; undefined when resolution fails or takes too long. */
-export function resolveAll(hostname: string, timeoutMs: number, lookup: typeof dnsLookup = dnsLookup): Promise<string[] | undefined> {
+export function resolveAll(
+  hostname: string,
+  timeoutMs: number,
+  lookup: typeof dnsLookup = dnsLookup,
+): Promise<string[] | undefined> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve(undefined), timeoutMs);
     lookup(hostname, { all: true }, (error, addresses) => {
@@ -71,7 +80,9 @@ function guardedLookup(options: FetchOptions): LookupFunction {
       if (error) return callback(error);
       const addresses = found as LookupAddress[];
       if (!options.allowPrivate && addresses.some((a) => isBlocked(a.address))) {
-        return callback(new IngestionError(`the host ${hostname} resolves to a loopback, private or link-local address`, false));
+        return callback(
+          new IngestionError(`the host ${hostname} resolves to a loopback, private or link-local address`, false),
+        );
       }
       if (addresses.length === 0) return callback(new IngestionError(`the host ${hostname} has no address`, false));
       if (lookupOptions.all) return callback(null, addresses);
@@ -127,7 +138,8 @@ async function readBody(response: IncomingMessage, maxBytes: number): Promise<Bu
     for await (const part of stream) {
       const buffer = part as Buffer;
       size += buffer.length;
-      if (size > maxBytes) throw new IngestionError(`the document is larger than ${maxBytes / (1024 * 1024)} MB`, false);
+      if (size > maxBytes)
+        throw new IngestionError(`the document is larger than ${maxBytes / (1024 * 1024)} MB`, false);
       parts.push(buffer);
     }
   } catch (error) {
@@ -173,7 +185,11 @@ export async function fetchUrl(raw: string, options: FetchOptions): Promise<Fetc
   try {
     for (let hop = 0; ; hop++) {
       const problem = urlProblem(current, options.allowPrivate, options.isBlocked);
-      if (problem) throw new IngestionError(hop === 0 ? `the URL ${problem}` : `the URL redirects to ${current}, which ${problem}`, false);
+      if (problem)
+        throw new IngestionError(
+          hop === 0 ? `the URL ${problem}` : `the URL redirects to ${current}, which ${problem}`,
+          false,
+        );
       const url = new URL(current);
       let response: IncomingMessage;
       try {

@@ -19,9 +19,15 @@ export function checkHtml(html: string, limits: DocumentLimits): void {
         depth++;
         if (refusal) return;
         if (elements > limits.maxHtmlElements) {
-          refusal = new IngestionError(`the page has more than ${limits.maxHtmlElements.toLocaleString("en-US")} HTML elements`, false);
+          refusal = new IngestionError(
+            `the page has more than ${limits.maxHtmlElements.toLocaleString("en-US")} HTML elements`,
+            false,
+          );
         } else if (depth > limits.maxHtmlDepth) {
-          refusal = new IngestionError(`the page nests HTML elements more than ${limits.maxHtmlDepth.toLocaleString("en-US")} levels deep`, false);
+          refusal = new IngestionError(
+            `the page nests HTML elements more than ${limits.maxHtmlDepth.toLocaleString("en-US")} levels deep`,
+            false,
+          );
         }
         if (refusal) parser.pause();
       },

@@ -113,9 +113,18 @@ export class IngestionWorker implements Subscription {
         for (const row of rows) this.emitOutcome(emit, row);
         return rows;
       });
-      for (const row of abandoned) this.context.logger.warn({ sourceId: row.id, error: row.error }, "knowledge source abandoned after repeated failed ingestion");
+      for (const row of abandoned)
+        this.context.logger.warn(
+          { sourceId: row.id, error: row.error },
+          "knowledge source abandoned after repeated failed ingestion",
+        );
       while (!this.stopped && this.running.size < this.config.concurrency) {
-        const claimed = await this.store.claim(this.context.db, this.config.leaseMs, this.config.maxAttempts, this.preferred.shift());
+        const claimed = await this.store.claim(
+          this.context.db,
+          this.config.leaseMs,
+          this.config.maxAttempts,
+          this.preferred.shift(),
+        );
         if (!claimed) break;
         const controller = new AbortController();
         const done = this.ingest(claimed, controller.signal).finally(() => {
@@ -131,7 +140,14 @@ export class IngestionWorker implements Subscription {
 
   private emitOutcome(emit: (event: ReturnType<typeof newEvent>) => void, row: SourceRow): void {
     const type = row.status === "ready" ? "comms.knowledge_source.ready" : "comms.knowledge_source.failed";
-    emit(newEvent(row.org_id, type, KnowledgeSourceIngestedSchema, create(KnowledgeSourceIngestedSchema, { source: toKnowledgeSource(row) })));
+    emit(
+      newEvent(
+        row.org_id,
+        type,
+        KnowledgeSourceIngestedSchema,
+        create(KnowledgeSourceIngestedSchema, { source: toKnowledgeSource(row) }),
+      ),
+    );
   }
 
   private async ingest(source: ClaimedSource, signal: AbortSignal): Promise<void> {
@@ -161,7 +177,10 @@ export class IngestionWorker implements Subscription {
       this.discardUpload(source);
     } catch (error) {
       await this.failed(source, error, signal).catch((failure: unknown) =>
-        logger.warn({ err: failure, sourceId: source.id }, "could not record an ingestion failure; the lease will run out"),
+        logger.warn(
+          { err: failure, sourceId: source.id },
+          "could not record an ingestion failure; the lease will run out",
+        ),
       );
     } finally {
       clearInterval(heartbeat);
@@ -175,14 +194,18 @@ export class IngestionWorker implements Subscription {
       await this.store.release(db, source.id);
       return;
     }
-    const reason = error instanceof IngestionError ? error.message : `ingestion failed: ${error instanceof Error ? error.message : String(error)}`;
+    const reason =
+      error instanceof IngestionError
+        ? error.message
+        : `ingestion failed: ${error instanceof Error ? error.message : String(error)}`;
     const transient = !(error instanceof IngestionError) || error.transient;
     if (transient && source.attempts < this.config.maxAttempts) {
       logger.warn({ sourceId: source.id, attempt: source.attempts, reason }, "knowledge ingestion failed; will retry");
       await this.store.retryLater(db, source.id, retryDelayMs(source.attempts), reason);
       return;
     }
-    const message = transient && this.config.maxAttempts > 1 ? `${reason} (gave up after ${source.attempts} attempts)` : reason;
+    const message =
+      transient && this.config.maxAttempts > 1 ? `${reason} (gave up after ${source.attempts} attempts)` : reason;
     const row = await this.context.write(async (tx, emit) => {
       const failed = await this.store.markError(tx, source.id, message);
       if (failed) this.emitOutcome(emit, failed);
@@ -196,7 +219,12 @@ export class IngestionWorker implements Subscription {
     switch (source.type) {
       case "text": {
         const bytes = Buffer.from(source.body ?? "", "utf8");
-        return { bytes, kind: "markdown", contentType: source.content_type ?? "text/markdown", fallbackTitle: source.title };
+        return {
+          bytes,
+          kind: "markdown",
+          contentType: source.content_type ?? "text/markdown",
+          fallbackTitle: source.title,
+        };
       }
       case "url": {
         const url = source.url ?? "";
@@ -207,7 +235,11 @@ export class IngestionWorker implements Subscription {
           signal,
         });
         const kind = documentKind(fetched.body, fetched.contentType, new URL(fetched.url).pathname);
-        if (!kind) throw new IngestionError(`the URL answered an unsupported content type (${fetched.contentType ?? "none"})`, false);
+        if (!kind)
+          throw new IngestionError(
+            `the URL answered an unsupported content type (${fetched.contentType ?? "none"})`,
+            false,
+          );
         return { bytes: fetched.body, kind, contentType: mediaTypeOf(kind), fallbackTitle: urlTitle(fetched.url) };
       }
       case "file": {
@@ -245,7 +277,11 @@ export class IngestionWorker implements Subscription {
   /** An uploaded file is not needed once its source is ready or has failed for good. */
   private discardUpload(source: ClaimedSource): void {
     if (!source.object_key) return;
-    this.context.objects.delete(source.object_key).catch((error: unknown) => this.context.logger.warn({ err: error, sourceId: source.id }, "could not remove an ingested upload"));
+    this.context.objects
+      .delete(source.object_key)
+      .catch((error: unknown) =>
+        this.context.logger.warn({ err: error, sourceId: source.id }, "could not remove an ingested upload"),
+      );
   }
 
   private async process(source: ClaimedSource, signal: AbortSignal): Promise<IngestionResult> {

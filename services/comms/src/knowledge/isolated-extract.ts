@@ -15,7 +15,9 @@ declare const VOICEOPS_BUNDLED: boolean | undefined;
  */
 function childEntry(): string {
   const bundled = typeof VOICEOPS_BUNDLED !== "undefined" && VOICEOPS_BUNDLED;
-  return fileURLToPath(new URL(bundled ? "../../../../dist/knowledge-extract.js" : "./extract-child.mjs", import.meta.url));
+  return fileURLToPath(
+    new URL(bundled ? "../../../../dist/knowledge-extract.js" : "./extract-child.mjs", import.meta.url),
+  );
 }
 
 export interface ExtractionLimits {
@@ -29,7 +31,9 @@ export interface ExtractionLimits {
   document: DocumentLimits;
 }
 
-type Reply = { document: ExtractedDocument; error?: undefined } | { error: { message: string; transient: boolean }; document?: undefined };
+type Reply =
+  | { document: ExtractedDocument; error?: undefined }
+  | { error: { message: string; transient: boolean }; document?: undefined };
 
 interface Slot {
   child: ChildProcess;
@@ -49,7 +53,9 @@ async function residentBytes(pid: number): Promise<number | undefined> {
     if ((error as { code?: string }).code !== "ENOENT" || process.platform === "linux") return undefined;
   }
   return new Promise((resolve) => {
-    execFile("ps", ["-o", "rss=", "-p", String(pid)], (error, stdout) => resolve(error ? undefined : Number(stdout.trim()) * 1024 || undefined));
+    execFile("ps", ["-o", "rss=", "-p", String(pid)], (error, stdout) =>
+      resolve(error ? undefined : Number(stdout.trim()) * 1024 || undefined),
+    );
   });
 }
 
@@ -69,7 +75,12 @@ export class ExtractionPool {
 
   constructor(private readonly limits: ExtractionLimits) {}
 
-  async extract(bytes: Uint8Array, kind: DocumentKind, contentType: string | undefined, signal?: AbortSignal): Promise<ExtractedDocument> {
+  async extract(
+    bytes: Uint8Array,
+    kind: DocumentKind,
+    contentType: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<ExtractedDocument> {
     while (this.busy.size >= this.limits.size) await this.turn(signal);
     if (this.closed || signal?.aborted) throw new IngestionError("ingestion was interrupted", true);
     const slot = this.idle.pop() ?? this.spawn();
@@ -140,7 +151,12 @@ export class ExtractionPool {
     const { maxMemoryMb } = this.limits;
     const child = fork(childEntry(), [], {
       execArgv: [`--max-old-space-size=${maxMemoryMb}`, "--max-semi-space-size=4"],
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, NODE_ENV: process.env.NODE_ENV },
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        TMPDIR: process.env.TMPDIR,
+        NODE_ENV: process.env.NODE_ENV,
+      },
       serialization: "advanced",
       stdio: ["ignore", "ignore", "ignore", "ipc"],
     });
@@ -157,10 +173,17 @@ export class ExtractionPool {
     slot.child.kill("SIGKILL");
   }
 
-  private run(child: ChildProcess, bytes: Uint8Array, kind: DocumentKind, contentType: string | undefined, signal: AbortSignal | undefined): Promise<ExtractedDocument> {
+  private run(
+    child: ChildProcess,
+    bytes: Uint8Array,
+    kind: DocumentKind,
+    contentType: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<ExtractedDocument> {
     const { timeoutMs, maxMemoryMb, document: limits } = this.limits;
     const capBytes = maxMemoryMb * 1024 * 1024;
-    const outOfMemory = () => new IngestionError(`the document needs more than ${maxMemoryMb} MB of memory to read`, false);
+    const outOfMemory = () =>
+      new IngestionError(`the document needs more than ${maxMemoryMb} MB of memory to read`, false);
     return new Promise((resolve, reject) => {
       let done = false;
       const finish = (error: Error | undefined, document?: ExtractedDocument) => {
@@ -187,7 +210,10 @@ export class ExtractionPool {
         if (exitSignal === "SIGABRT" || exitSignal === "SIGTRAP" || code === 134) finish(outOfMemory());
         else finish(new IngestionError(`text extraction stopped unexpectedly (exit ${exitSignal ?? code})`, true));
       };
-      const timer = setTimeout(() => finish(new IngestionError(`text extraction did not finish within ${timeoutMs / 1000} seconds`, false)), timeoutMs);
+      const timer = setTimeout(
+        () => finish(new IngestionError(`text extraction did not finish within ${timeoutMs / 1000} seconds`, false)),
+        timeoutMs,
+      );
       let reading = false;
       const watch = setInterval(() => {
         if (reading || child.pid === undefined) return;

@@ -20,7 +20,13 @@ interface StreamInfo {
   end: number;
 }
 
-const ABBREVIATIONS: Record<string, string> = { Fl: "FlateDecode", LZW: "LZWDecode", RL: "RunLengthDecode", AHx: "ASCIIHexDecode", A85: "ASCII85Decode" };
+const ABBREVIATIONS: Record<string, string> = {
+  Fl: "FlateDecode",
+  LZW: "LZWDecode",
+  RL: "RunLengthDecode",
+  AHx: "ASCIIHexDecode",
+  A85: "ASCII85Decode",
+};
 
 function pdfName(raw: string): string {
   const name = raw.replace(/#([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
@@ -40,7 +46,8 @@ class PdfObjects {
     if (!reference) return value;
     if (!this.offsets) {
       this.offsets = new Map();
-      for (const match of this.text.matchAll(/(\d+)\s+(\d+)\s+obj\b/g)) this.offsets.set(`${match[1]} ${match[2]}`, match.index + match[0].length);
+      for (const match of this.text.matchAll(/(\d+)\s+(\d+)\s+obj\b/g))
+        this.offsets.set(`${match[1]} ${match[2]}`, match.index + match[0].length);
     }
     const offset = this.offsets.get(`${reference[1]} ${reference[2]}`);
     if (offset === undefined) return undefined;
@@ -83,7 +90,11 @@ function streamAt(objects: PdfObjects, keyword: number): StreamInfo | undefined 
   const lengthValue = /\/Length\s+(\d+\s+\d+\s+R|\d+)/.exec(dictionary)?.[1];
   const length = lengthValue ? Number((objects.resolve(lengthValue) ?? "").trim().split(/\s/)[0]) : Number.NaN;
   const marked = text.indexOf("endstream", start);
-  const fits = Number.isInteger(length) && length >= 0 && start + length <= text.length && /^\s*endstream/.test(text.slice(start + length, start + length + 32));
+  const fits =
+    Number.isInteger(length) &&
+    length >= 0 &&
+    start + length <= text.length &&
+    /^\s*endstream/.test(text.slice(start + length, start + length + 32));
   const end = fits ? start + length : marked < 0 ? text.length : marked;
   const id = /(\d+)\s+(\d+)\s+$/.exec(text.slice(Math.max(0, header - 32), header));
   return {
@@ -99,7 +110,9 @@ function streamAt(objects: PdfObjects, keyword: number): StreamInfo | undefined 
 /** Decodes a stream's data through its expanding filters, up to the budget. */
 async function decodedSize(data: Uint8Array, stream: StreamInfo, budget: number): Promise<Decoded> {
   let input: Uint8Array = data;
-  const expanding = stream.filters.filter((name) => name === "FlateDecode" || name === "LZWDecode" || name === "RunLengthDecode");
+  const expanding = stream.filters.filter(
+    (name) => name === "FlateDecode" || name === "LZWDecode" || name === "RunLengthDecode",
+  );
   if (expanding.length === 0) return { size: 0, over: false };
   let result: Decoded = { size: 0, over: false };
   for (const [index, name] of stream.filters.entries()) {
@@ -108,7 +121,8 @@ async function decodedSize(data: Uint8Array, stream: StreamInfo, budget: number)
     else if (name === "LZWDecode") result = lzwBounded(input, stream.earlyChange, budget, !last);
     else if (name === "RunLengthDecode") result = runLengthBounded(input, budget, !last);
     // The ASCII filters shrink their input; an image filter ends what text extraction decodes.
-    else if (name === "ASCIIHexDecode" || name === "ASCII85Decode") result = { size: input.length, over: false, bytes: Buffer.from(input) };
+    else if (name === "ASCIIHexDecode" || name === "ASCII85Decode")
+      result = { size: input.length, over: false, bytes: Buffer.from(input) };
     else break;
     if (result.over || !result.bytes) return result;
     input = result.bytes;

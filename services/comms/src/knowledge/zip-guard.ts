@@ -13,12 +13,17 @@ const MAX_ENTRIES = 10_000;
 const RATIO_FLOOR_BYTES = MB;
 
 function unreadable(error: unknown): IngestionError {
-  return new IngestionError(`the DOCX file could not be read: ${error instanceof Error ? error.message : String(error)}`, false);
+  return new IngestionError(
+    `the DOCX file could not be read: ${error instanceof Error ? error.message : String(error)}`,
+    false,
+  );
 }
 
 function open(bytes: Buffer): Promise<ZipFile> {
   return new Promise((resolve, reject) => {
-    yauzl.fromBuffer(bytes, { lazyEntries: true, validateEntrySizes: false }, (error, zip) => (error || !zip ? reject(unreadable(error)) : resolve(zip)));
+    yauzl.fromBuffer(bytes, { lazyEntries: true, validateEntrySizes: false }, (error, zip) =>
+      error || !zip ? reject(unreadable(error)) : resolve(zip),
+    );
   });
 }
 
@@ -48,7 +53,9 @@ function inflatedSize(zip: ZipFile, entry: Entry, budget: number): Promise<numbe
         size += chunk.length;
         if (size > entry.uncompressedSize) {
           stream.destroy();
-          reject(new IngestionError("the DOCX file is damaged: one of its parts is larger than the archive says", false));
+          reject(
+            new IngestionError("the DOCX file is damaged: one of its parts is larger than the archive says", false),
+          );
         } else if (size > budget) {
           stream.destroy();
           resolve(size);
@@ -67,7 +74,8 @@ function inflatedSize(zip: ZipFile, entry: Entry, budget: number): Promise<numbe
 export async function checkZip(bytes: Buffer, limits: DocumentLimits): Promise<void> {
   const zip = await open(bytes);
   try {
-    if (zip.entryCount > MAX_ENTRIES) throw new IngestionError(`the DOCX file has more than ${MAX_ENTRIES.toLocaleString("en-US")} parts`, false);
+    if (zip.entryCount > MAX_ENTRIES)
+      throw new IngestionError(`the DOCX file has more than ${MAX_ENTRIES.toLocaleString("en-US")} parts`, false);
     const all = await entries(zip);
     let declared = 0;
     for (const entry of all) {
@@ -75,7 +83,10 @@ export async function checkZip(bytes: Buffer, limits: DocumentLimits): Promise<v
       if (declared > limits.maxDecompressedBytes) throw tooLargeDecompressed(limits);
       const ratio = entry.uncompressedSize / Math.max(1, entry.compressedSize);
       if (entry.uncompressedSize >= RATIO_FLOOR_BYTES && ratio > limits.maxCompressionRatio) {
-        throw new IngestionError(`the document is compressed more than ${limits.maxCompressionRatio} times over (a decompression bomb)`, false);
+        throw new IngestionError(
+          `the document is compressed more than ${limits.maxCompressionRatio} times over (a decompression bomb)`,
+          false,
+        );
       }
     }
     let inflated = 0;

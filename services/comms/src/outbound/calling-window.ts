@@ -19,7 +19,11 @@ export const LEGAL_START = "08:00";
 export const LEGAL_END = "21:00";
 
 /** A campaign's window when the client gives none. */
-export const DEFAULT_CAMPAIGN_WINDOW: CallingWindow = { start: "09:00", end: "20:00", days: ["mon", "tue", "wed", "thu", "fri", "sat"] };
+export const DEFAULT_CAMPAIGN_WINDOW: CallingWindow = {
+  start: "09:00",
+  end: "20:00",
+  days: ["mon", "tue", "wed", "thu", "fri", "sat"],
+};
 
 /** The window of one-off (quick and entity) calls: the legal hours, every day. */
 export const ONE_OFF_WINDOW: CallingWindow = { start: LEGAL_START, end: LEGAL_END, days: [...WEEKDAYS] };
@@ -69,7 +73,10 @@ export function currentOrNextOpening(now: Date, window: CallingWindow, zone: str
     const date = today.plus({ days: offset });
     if (!clamped.days.includes(WEEKDAYS[date.weekday - 1] as WeekdayName)) continue;
     const at = (minutes: number) =>
-      DateTime.fromObject({ year: date.year, month: date.month, day: date.day, hour: Math.floor(minutes / 60), minute: minutes % 60 }, { zone }).toJSDate();
+      DateTime.fromObject(
+        { year: date.year, month: date.month, day: date.day, hour: Math.floor(minutes / 60), minute: minutes % 60 },
+        { zone },
+      ).toJSDate();
     const closesAt = at(end);
     if (now.getTime() < closesAt.getTime()) return { opensAt: at(start), closesAt };
   }

@@ -29,15 +29,22 @@ export function checkContactRow(input: ContactRowInput, country: string): RowRes
   const phone = hasNul(raw) ? undefined : normalizePhone(raw, country);
   if (!phone) return { ok: false, reason: `not a valid phone number: ${raw.slice(0, 64)}` };
   const name = input.name?.trim() || null;
-  if (name && (name.length > MAX.name || hasNul(name))) return { ok: false, reason: `name must be at most ${MAX.name} characters of text` };
+  if (name && (name.length > MAX.name || hasNul(name)))
+    return { ok: false, reason: `name must be at most ${MAX.name} characters of text` };
   const email = input.email?.trim() || null;
-  if (email && (email.length > MAX.email || !isEmail(email) || hasNul(email))) return { ok: false, reason: "not a valid email address" };
+  if (email && (email.length > MAX.email || !isEmail(email) || hasNul(email)))
+    return { ok: false, reason: "not a valid email address" };
   const contactId = input.contactId?.trim() || null;
   if (contactId && !isUuid(contactId)) return { ok: false, reason: "contact_id is not a valid UUID" };
   const timezone = input.timezone?.trim() || null;
-  if (timezone && !IANAZone.isValidZone(timezone)) return { ok: false, reason: "timezone is not a valid IANA time zone name" };
+  if (timezone && !IANAZone.isValidZone(timezone))
+    return { ok: false, reason: "timezone is not a valid IANA time zone name" };
   const variables = input.variables ?? {};
   if (hasNul(variables)) return { ok: false, reason: "variables must not contain NUL characters" };
-  if (JSON.stringify(variables).length > 20_000) return { ok: false, reason: "variables are too large (at most 20,000 characters as JSON)" };
-  return { ok: true, contact: { phoneNumber: phone, name, email, contactId: contactId?.toLowerCase() ?? null, timezone, variables } };
+  if (JSON.stringify(variables).length > 20_000)
+    return { ok: false, reason: "variables are too large (at most 20,000 characters as JSON)" };
+  return {
+    ok: true,
+    contact: { phoneNumber: phone, name, email, contactId: contactId?.toLowerCase() ?? null, timezone, variables },
+  };
 }

@@ -39,7 +39,13 @@ function maxRowChars(limits: CsvLimits): number {
  */
 export async function readCsv(body: Readable, maxRows: number, limits: CsvLimits): Promise<CsvTable> {
   const rowChars = maxRowChars(limits);
-  const parser = parse({ bom: true, skip_empty_lines: true, relax_column_count: true, trim: true, max_record_size: rowChars });
+  const parser = parse({
+    bom: true,
+    skip_empty_lines: true,
+    relax_column_count: true,
+    trim: true,
+    max_record_size: rowChars,
+  });
   body.on("error", (error) => parser.destroy(error));
   body.pipe(parser);
   let header: string[] | undefined;
@@ -47,16 +53,20 @@ export async function readCsv(body: Readable, maxRows: number, limits: CsvLimits
   try {
     for await (const record of parser as AsyncIterable<string[]>) {
       const line = rows.length + (header ? 2 : 1);
-      if (record.length > limits.maxColumns) throw new CsvRefused(`Row ${line} has more than ${limits.maxColumns} columns`);
+      if (record.length > limits.maxColumns)
+        throw new CsvRefused(`Row ${line} has more than ${limits.maxColumns} columns`);
       if (record.some((value) => value.length > limits.maxFieldChars)) {
-        throw new CsvRefused(`Row ${line} has a value longer than ${limits.maxFieldChars.toLocaleString("en-US")} characters`);
+        throw new CsvRefused(
+          `Row ${line} has a value longer than ${limits.maxFieldChars.toLocaleString("en-US")} characters`,
+        );
       }
       if (!header) {
         header = record.map((name) => name.trim());
         continue;
       }
       if (record.every((value) => value === "")) continue;
-      if (rows.length >= maxRows) throw new CsvRefused(`The file has more than ${maxRows.toLocaleString("en-US")} data rows`);
+      if (rows.length >= maxRows)
+        throw new CsvRefused(`The file has more than ${maxRows.toLocaleString("en-US")} data rows`);
       rows.push(record);
     }
   } catch (error) {
@@ -64,7 +74,9 @@ export async function readCsv(body: Readable, maxRows: number, limits: CsvLimits
     body.resume();
     if (error instanceof CsvRefused) throw error;
     if ((error as { code?: string }).code === "CSV_MAX_RECORD_SIZE") {
-      throw new CsvRefused(`A row is longer than ${rowChars.toLocaleString("en-US")} characters (a value is limited to ${limits.maxFieldChars.toLocaleString("en-US")})`);
+      throw new CsvRefused(
+        `A row is longer than ${rowChars.toLocaleString("en-US")} characters (a value is limited to ${limits.maxFieldChars.toLocaleString("en-US")})`,
+      );
     }
     throw new CsvRefused(`Malformed CSV: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -73,7 +85,12 @@ export async function readCsv(body: Readable, maxRows: number, limits: CsvLimits
 }
 
 /** Reads an uploaded CSV from the object store and removes it (it served its one request). */
-export async function readUploadedCsv(objects: ObjectStore, file: UploadedFile, maxRows: number, limits: CsvLimits): Promise<CsvTable> {
+export async function readUploadedCsv(
+  objects: ObjectStore,
+  file: UploadedFile,
+  maxRows: number,
+  limits: CsvLimits,
+): Promise<CsvTable> {
   try {
     const stored = await objects.get(file.objectKey);
     return await readCsv(stored.body, maxRows, limits);

@@ -2,7 +2,12 @@ import { create, type JsonObject } from "@bufbuild/protobuf";
 import type { HandlerContext } from "@connectrpc/connect";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { newEvent, type Emit, type Queryable, type ServiceContext } from "@voiceops/platform";
-import { CampaignStatusChangedSchema, DncEntriesAddedSchema, OutboundCallFinishedSchema, OutboundCallRequestedSchema } from "@voiceops/proto/voiceops/comms/v1/outbound_events_pb";
+import {
+  CampaignStatusChangedSchema,
+  DncEntriesAddedSchema,
+  OutboundCallFinishedSchema,
+  OutboundCallRequestedSchema,
+} from "@voiceops/proto/voiceops/comms/v1/outbound_events_pb";
 import { ClaimedCallSchema, DncSource, type ClaimedCall } from "@voiceops/proto/voiceops/comms/v1/outbound_service_pb";
 import type { CallRequestStore, NewCallRequest } from "../store/call-requests.js";
 import type { CampaignStore } from "../store/campaigns.js";
@@ -60,21 +65,49 @@ export class OutboundEngine {
   // --- events --------------------------------------------------------------------------
 
   requested(emit: Emit, row: CallRequestRow): void {
-    emit(newEvent(row.org_id, "comms.outbound_call.requested", OutboundCallRequestedSchema, create(OutboundCallRequestedSchema, { callRequest: toCallRequest(row) })));
+    emit(
+      newEvent(
+        row.org_id,
+        "comms.outbound_call.requested",
+        OutboundCallRequestedSchema,
+        create(OutboundCallRequestedSchema, { callRequest: toCallRequest(row) }),
+      ),
+    );
   }
 
   finished(emit: Emit, row: CallRequestRow): void {
-    emit(newEvent(row.org_id, "comms.outbound_call.finished", OutboundCallFinishedSchema, create(OutboundCallFinishedSchema, { callRequest: toCallRequest(row) })));
+    emit(
+      newEvent(
+        row.org_id,
+        "comms.outbound_call.finished",
+        OutboundCallFinishedSchema,
+        create(OutboundCallFinishedSchema, { callRequest: toCallRequest(row) }),
+      ),
+    );
   }
 
   async campaignChanged(tx: Queryable, emit: Emit, row: CampaignRow): Promise<void> {
     const counts = (await this.stores.campaigns.counts(tx, [row.id])).get(row.id);
-    emit(newEvent(row.org_id, "comms.campaign.status_changed", CampaignStatusChangedSchema, create(CampaignStatusChangedSchema, { campaign: toCampaign(row, counts) })));
+    emit(
+      newEvent(
+        row.org_id,
+        "comms.campaign.status_changed",
+        CampaignStatusChangedSchema,
+        create(CampaignStatusChangedSchema, { campaign: toCampaign(row, counts) }),
+      ),
+    );
   }
 
   dncAdded(emit: Emit, orgId: string, phones: string[], source: DncSource): void {
     if (phones.length === 0) return;
-    emit(newEvent(orgId, "comms.dnc.added", DncEntriesAddedSchema, create(DncEntriesAddedSchema, { phoneNumbers: phones, source })));
+    emit(
+      newEvent(
+        orgId,
+        "comms.dnc.added",
+        DncEntriesAddedSchema,
+        create(DncEntriesAddedSchema, { phoneNumbers: phones, source }),
+      ),
+    );
   }
 
   // --- the scheduler's passes ------------------------------------------------------------
@@ -97,7 +130,11 @@ export class OutboundEngine {
       for (const row of rows) {
         if (row.attempts < row.max_attempts) {
           await this.stores.requests.requeue(tx, row.id, now);
-          if (row.campaign_contact_id) await this.stores.campaigns.updateContacts(tx, [row.campaign_contact_id], { status: "queued", nextAttemptAt: now });
+          if (row.campaign_contact_id)
+            await this.stores.campaigns.updateContacts(tx, [row.campaign_contact_id], {
+              status: "queued",
+              nextAttemptAt: now,
+            });
         } else {
           const failed = await this.stores.requests.finish(tx, row.id, "failed", now, { disposition: "failed" });
           this.finished(emit, failed);
@@ -174,7 +211,8 @@ export class OutboundEngine {
       const openForAll = campaignOpening !== undefined && campaignOpening.opensAt.getTime() <= now.getTime();
       let free = campaign.max_concurrent_calls - (await this.stores.campaigns.inFlight(tx, campaign.id));
       let moved = 0;
-      if (!openForAll && campaignOpening) moved += await this.stores.campaigns.deferPending(tx, campaign.id, campaignOpening.opensAt);
+      if (!openForAll && campaignOpening)
+        moved += await this.stores.campaigns.deferPending(tx, campaign.id, campaignOpening.opensAt);
       for (let round = 0; free > 0 && round < 20; round++) {
         const candidates = await this.stores.campaigns.lockDueContacts(tx, campaign.id, now, free, openForAll);
         if (candidates.length === 0) break;
@@ -189,7 +227,10 @@ export class OutboundEngine {
         const queued: CampaignContactRow[] = [];
         for (const contact of candidates) {
           if (listed.has(contact.phone_number)) {
-            await this.stores.campaigns.updateContacts(tx, [contact.id], { status: "skipped_dnc", nextAttemptAt: null });
+            await this.stores.campaigns.updateContacts(tx, [contact.id], {
+              status: "skipped_dnc",
+              nextAttemptAt: null,
+            });
             continue;
           }
           const zone = contact.timezone ?? campaign.timezone;
@@ -199,7 +240,10 @@ export class OutboundEngine {
             continue;
           }
           if (opening.opensAt.getTime() > now.getTime()) {
-            await this.stores.campaigns.updateContacts(tx, [contact.id], { status: "pending", nextAttemptAt: opening.opensAt });
+            await this.stores.campaigns.updateContacts(tx, [contact.id], {
+              status: "pending",
+              nextAttemptAt: opening.opensAt,
+            });
             continue;
           }
           queued.push(contact);
@@ -264,10 +308,21 @@ export class OutboundEngine {
         const dialing = await this.stores.requests.markDialing(tx, row.id, now, leaseUntil);
         let attempt = dialing.attempts;
         if (row.campaign_contact_id) {
-          await this.stores.campaigns.updateContacts(tx, [row.campaign_contact_id], { status: "dialing", lastAttemptAt: now, nextAttemptAt: null, addAttempt: true });
+          await this.stores.campaigns.updateContacts(tx, [row.campaign_contact_id], {
+            status: "dialing",
+            lastAttemptAt: now,
+            nextAttemptAt: null,
+            addAttempt: true,
+          });
           attempt = (await this.stores.campaigns.getContact(tx, row.campaign_contact_id))?.attempts ?? attempt;
         }
-        claimed.push(create(ClaimedCallSchema, { callRequest: toCallRequest(dialing), leaseExpiresAt: timestampFromDate(leaseUntil), attempt }));
+        claimed.push(
+          create(ClaimedCallSchema, {
+            callRequest: toCallRequest(dialing),
+            leaseExpiresAt: timestampFromDate(leaseUntil),
+            attempt,
+          }),
+        );
       }
       return claimed;
     });
@@ -293,10 +348,16 @@ export class OutboundEngine {
       if (disposition.outcome === "dnc") await this.listAskedNotToCall(tx, emit, orgId, peek.phone_number, now);
       return false;
     }
-    const finished = await this.stores.requests.finish(tx, request.id, disposition.code === "failed" ? "failed" : "completed", now, {
-      disposition: disposition.code,
-      sessionId: result.sessionId || null,
-    });
+    const finished = await this.stores.requests.finish(
+      tx,
+      request.id,
+      disposition.code === "failed" ? "failed" : "completed",
+      now,
+      {
+        disposition: disposition.code,
+        sessionId: result.sessionId || null,
+      },
+    );
     this.finished(emit, finished);
     if (disposition.outcome === "dnc") await this.listAskedNotToCall(tx, emit, orgId, request.phone_number, now);
     await this.afterResult(tx, finished, disposition.code, result.sessionId || null, now);
@@ -306,13 +367,30 @@ export class OutboundEngine {
   // --- helpers -------------------------------------------------------------------------
 
   /** Lists a number whose call ended with a do_not_call disposition. */
-  private async listAskedNotToCall(tx: Queryable, emit: Emit, orgId: string, phoneNumber: string, now: Date): Promise<void> {
-    const added = await this.stores.dnc.add(tx, orgId, { phoneNumbers: [phoneNumber], reason: "Asked not to be called again", source: "disposition", expiresAt: null }, now);
+  private async listAskedNotToCall(
+    tx: Queryable,
+    emit: Emit,
+    orgId: string,
+    phoneNumber: string,
+    now: Date,
+  ): Promise<void> {
+    const added = await this.stores.dnc.add(
+      tx,
+      orgId,
+      { phoneNumbers: [phoneNumber], reason: "Asked not to be called again", source: "disposition", expiresAt: null },
+      now,
+    );
     this.dncAdded(emit, orgId, added, DncSource.DISPOSITION);
   }
 
   /** Moves a request's campaign contact on after its call ended with `code`. */
-  private async afterResult(tx: Queryable, request: CallRequestRow, code: string, sessionId: string | null, now: Date): Promise<void> {
+  private async afterResult(
+    tx: Queryable,
+    request: CallRequestRow,
+    code: string,
+    sessionId: string | null,
+    now: Date,
+  ): Promise<void> {
     if (!request.campaign_contact_id || !request.campaign_id) return;
     const contact = await this.stores.campaigns.getContact(tx, request.campaign_contact_id);
     const campaign = await this.stores.campaigns.get(tx, request.org_id, request.campaign_id);
@@ -327,7 +405,12 @@ export class OutboundEngine {
       status = "pending";
       nextAttemptAt = new Date(now.getTime() + campaign.retry_delay_minutes * MINUTE);
     }
-    await this.stores.campaigns.updateContacts(tx, [contact.id], { status, nextAttemptAt, disposition: disposition.code, sessionId });
+    await this.stores.campaigns.updateContacts(tx, [contact.id], {
+      status,
+      nextAttemptAt,
+      disposition: disposition.code,
+      sessionId,
+    });
   }
 
   /** Ids of the requests whose number is on the do-not-call list now (one query per organization). */
@@ -349,12 +432,20 @@ export class OutboundEngine {
 
   private async block(tx: Queryable, emit: Emit, row: CallRequestRow, now: Date): Promise<void> {
     this.finished(emit, await this.stores.requests.finish(tx, row.id, "blocked", now));
-    if (row.campaign_contact_id) await this.stores.campaigns.updateContacts(tx, [row.campaign_contact_id], { status: "skipped_dnc", nextAttemptAt: null });
+    if (row.campaign_contact_id)
+      await this.stores.campaigns.updateContacts(tx, [row.campaign_contact_id], {
+        status: "skipped_dnc",
+        nextAttemptAt: null,
+      });
   }
 
   private async putOff(tx: Queryable, row: CallRequestRow, until: Date): Promise<void> {
     await this.stores.requests.reschedule(tx, row.id, until);
-    if (row.campaign_contact_id) await this.stores.campaigns.updateContacts(tx, [row.campaign_contact_id], { status: "queued", nextAttemptAt: until });
+    if (row.campaign_contact_id)
+      await this.stores.campaigns.updateContacts(tx, [row.campaign_contact_id], {
+        status: "queued",
+        nextAttemptAt: until,
+      });
   }
 }
 

@@ -19,9 +19,17 @@ class Outbound {
   readonly scheduler: OutboundScheduler;
 
   constructor(readonly context: ServiceContext) {
-    this.engine = new OutboundEngine(context, { dnc: new DncStore(), campaigns: new CampaignStore(), requests: new CallRequestStore() });
+    this.engine = new OutboundEngine(context, {
+      dnc: new DncStore(),
+      campaigns: new CampaignStore(),
+      requests: new CallRequestStore(),
+    });
     const intervalMs = envInt("OUTBOUND_SCHEDULER_INTERVAL_MS", 1000, { min: 10, max: 600_000 }, context.env);
-    this.scheduler = new OutboundScheduler(this.engine, context.logger.child({ task: "outbound-scheduler" }), intervalMs);
+    this.scheduler = new OutboundScheduler(
+      this.engine,
+      context.logger.child({ task: "outbound-scheduler" }),
+      intervalMs,
+    );
   }
 
   routes(router: ConnectRouter): void {

@@ -9,7 +9,10 @@ import type { OutboundEngine } from "./engine.js";
  * records it on the call request and its campaign contact (once per event: the platform keeps
  * the event ids it applied, and a request that already ended is left alone).
  */
-export function callResultConsumer(engine: OutboundEngine, onRecorded: () => void): EventConsumer<typeof ActivityCreatedSchema> {
+export function callResultConsumer(
+  engine: OutboundEngine,
+  onRecorded: () => void,
+): EventConsumer<typeof ActivityCreatedSchema> {
   return {
     durable: "comms-outbound-call-results",
     subject: "comms.activity.created",
@@ -21,7 +24,11 @@ export function callResultConsumer(engine: OutboundEngine, onRecorded: () => voi
       const callRequestId = metadata.call_request_id;
       if (typeof callRequestId !== "string" || !isUuid(callRequestId)) return;
       const disposition = typeof metadata.disposition === "string" ? metadata.disposition : undefined;
-      const recorded = await engine.recordResult(tx, emit, event.orgId, { callRequestId: callRequestId.toLowerCase(), disposition, sessionId: activity.sessionId });
+      const recorded = await engine.recordResult(tx, emit, event.orgId, {
+        callRequestId: callRequestId.toLowerCase(),
+        disposition,
+        sessionId: activity.sessionId,
+      });
       // The scheduler may now fill the freed slot (or complete the campaign) once this commits.
       if (recorded) setTimeout(onRecorded, 50).unref();
     },

@@ -57,7 +57,8 @@ export class OutboundScheduler {
     } catch (error) {
       this.failures++;
       next = Math.min(30_000, this.intervalMs * 2 ** Math.min(this.failures, 5));
-      if (this.failures === 1 || this.failures % 20 === 0) this.logger.warn({ err: error, retryMs: next }, "outbound scheduler pass failed; will retry");
+      if (this.failures === 1 || this.failures % 20 === 0)
+        this.logger.warn({ err: error, retryMs: next }, "outbound scheduler pass failed; will retry");
     }
     this.schedule(next);
   }

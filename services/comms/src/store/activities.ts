@@ -72,7 +72,11 @@ export class ActivityStore {
   }
 
   async get(db: Queryable, orgId: string, id: string): Promise<ActivityRow | undefined> {
-    const result = await db.query<ActivityRow>(`SELECT ${ACTIVITY_COLUMNS} FROM comms.activities WHERE org_id = $1 AND id = $2`, [orgId, id], { cacheable: true, prepared: true });
+    const result = await db.query<ActivityRow>(
+      `SELECT ${ACTIVITY_COLUMNS} FROM comms.activities WHERE org_id = $1 AND id = $2`,
+      [orgId, id],
+      { cacheable: true, prepared: true },
+    );
     return result.rows[0];
   }
 
@@ -100,7 +104,12 @@ export class ActivityStore {
   }
 
   /** Agent tool calls as LOOKUP activities (by the API, tool in metadata.tool), in one statement. */
-  async insertLookups(db: Queryable, orgId: string, lookups: { tool: string; occurredAt: Date }[], createdAt: Date): Promise<ActivityRow[]> {
+  async insertLookups(
+    db: Queryable,
+    orgId: string,
+    lookups: { tool: string; occurredAt: Date }[],
+    createdAt: Date,
+  ): Promise<ActivityRow[]> {
     const result = await db.query<ActivityRow>(
       `INSERT INTO comms.activities
          (id, org_id, activity_type, description, contact_id, service_request_id, session_id, metadata, source, occurred_at, created_at, customer_phone)
@@ -119,13 +128,24 @@ export class ActivityStore {
     await db.query(
       `INSERT INTO comms.calls (org_id, session_id, activity_id, channel, occurred_at, duration_seconds, has_transcription)
        VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [call.orgId, call.sessionId, call.activityId, call.channel, call.occurredAt, call.durationSeconds, call.hasTranscription],
+      [
+        call.orgId,
+        call.sessionId,
+        call.activityId,
+        call.channel,
+        call.occurredAt,
+        call.durationSeconds,
+        call.hasTranscription,
+      ],
     );
   }
 
   /** Clears a link to another service's deleted record; returns how many activities changed. */
   async unlink(db: Queryable, orgId: string, column: "contact_id" | "service_request_id", id: string): Promise<number> {
-    const result = await db.query(`UPDATE comms.activities SET ${column} = NULL WHERE org_id = $1 AND ${column} = $2`, [orgId, id]);
+    const result = await db.query(`UPDATE comms.activities SET ${column} = NULL WHERE org_id = $1 AND ${column} = $2`, [
+      orgId,
+      id,
+    ]);
     return result.rowCount;
   }
 }

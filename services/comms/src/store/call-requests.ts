@@ -63,10 +63,19 @@ export class CallRequestStore {
     return result.rows;
   }
 
-  async get(db: Queryable, orgId: string, id: string, lock: "" | "FOR UPDATE" = ""): Promise<CallRequestRow | undefined> {
-    const result = await db.query<CallRequestRow>(`SELECT ${REQUEST_COLUMNS} FROM comms.call_requests WHERE org_id = $1 AND id = $2 ${lock}`, [orgId, id], {
-      cacheable: lock === "",
-    });
+  async get(
+    db: Queryable,
+    orgId: string,
+    id: string,
+    lock: "" | "FOR UPDATE" = "",
+  ): Promise<CallRequestRow | undefined> {
+    const result = await db.query<CallRequestRow>(
+      `SELECT ${REQUEST_COLUMNS} FROM comms.call_requests WHERE org_id = $1 AND id = $2 ${lock}`,
+      [orgId, id],
+      {
+        cacheable: lock === "",
+      },
+    );
     return result.rows[0];
   }
 
@@ -149,15 +158,20 @@ export class CallRequestStore {
   }
 
   async announce(db: Queryable, id: string, now: Date, closesAt: Date): Promise<CallRequestRow> {
-    return this.one(db, `UPDATE comms.call_requests SET announced_at = $2, window_closes_at = $3, updated_at = now() WHERE id = $1 ${RETURNING}`, [id, now, closesAt]);
+    return this.one(
+      db,
+      `UPDATE comms.call_requests SET announced_at = $2, window_closes_at = $3, updated_at = now() WHERE id = $1 ${RETURNING}`,
+      [id, now, closesAt],
+    );
   }
 
   /** Puts a queued request off until the next opening of its window; it is announced again then. */
   async reschedule(db: Queryable, id: string, scheduledFor: Date): Promise<CallRequestRow> {
-    return this.one(db, `UPDATE comms.call_requests SET scheduled_for = $2, announced_at = NULL, window_closes_at = NULL, updated_at = now() WHERE id = $1 ${RETURNING}`, [
-      id,
-      scheduledFor,
-    ]);
+    return this.one(
+      db,
+      `UPDATE comms.call_requests SET scheduled_for = $2, announced_at = NULL, window_closes_at = NULL, updated_at = now() WHERE id = $1 ${RETURNING}`,
+      [id, scheduledFor],
+    );
   }
 
   async markDialing(db: Queryable, id: string, now: Date, leaseUntil: Date): Promise<CallRequestRow> {
@@ -188,7 +202,13 @@ export class CallRequestStore {
   }
 
   /** Ends a request: completed or failed (with the call's result), blocked or cancelled. */
-  async finish(db: Queryable, id: string, status: RequestStatusName, now: Date, result: { disposition?: string | null; sessionId?: string | null } = {}): Promise<CallRequestRow> {
+  async finish(
+    db: Queryable,
+    id: string,
+    status: RequestStatusName,
+    now: Date,
+    result: { disposition?: string | null; sessionId?: string | null } = {},
+  ): Promise<CallRequestRow> {
     return this.one(
       db,
       `UPDATE comms.call_requests SET status = $2, completed_at = $3, lease_expires_at = NULL,

@@ -1,7 +1,15 @@
 import { create, fromJson, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
 import { enumFromJson } from "@voiceops/platform";
-import { CallChannelSchema, CallDetailSchema, CallSchema, type Activity, type Call, type CallChannel, type CallDetail } from "@voiceops/proto/voiceops/comms/v1/comms_service_pb";
+import {
+  CallChannelSchema,
+  CallDetailSchema,
+  CallSchema,
+  type Activity,
+  type Call,
+  type CallChannel,
+  type CallDetail,
+} from "@voiceops/proto/voiceops/comms/v1/comms_service_pb";
 import { hasTranscription } from "../handlers/activity-metadata.js";
 import type { ActivityRow } from "./activity-rows.js";
 
@@ -30,12 +38,14 @@ function callFields(row: CallRow) {
     sessionId: row.call_session_id,
     activityId: row.id,
     contactId: row.contact_id ?? undefined,
-    contact: row.contact_id && row.contact_known ? { id: row.contact_id, name: row.contact_name ?? undefined } : undefined,
+    contact:
+      row.contact_id && row.contact_known ? { id: row.contact_id, name: row.contact_name ?? undefined } : undefined,
     channel: (enumFromJson(CallChannelSchema, row.call_channel) ?? 0) as CallChannel,
     direction: text(m.direction),
     fromNumber: text(m.from_number),
     startTime: text(m.start_time),
-    durationSeconds: typeof m.duration_seconds === "number" && Number.isFinite(m.duration_seconds) ? m.duration_seconds : undefined,
+    durationSeconds:
+      typeof m.duration_seconds === "number" && Number.isFinite(m.duration_seconds) ? m.duration_seconds : undefined,
     outcome: text(m.outcome),
     disposition: text(m.disposition),
     hasTranscription: hasTranscription(m),
@@ -53,7 +63,8 @@ export function toCallDetail(row: CallRow, activities: Activity[]): CallDetail {
   const transcription = m.transcription;
   return create(CallDetailSchema, {
     ...callFields(row),
-    transcription: transcription === undefined || transcription === null ? undefined : fromJson(ValueSchema, transcription),
+    transcription:
+      transcription === undefined || transcription === null ? undefined : fromJson(ValueSchema, transcription),
     recording: recordingOf(m),
     activities,
   });

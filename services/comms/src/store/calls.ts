@@ -66,16 +66,20 @@ export class CallStore {
   }
 
   async get(db: Queryable, orgId: string, sessionId: string): Promise<CallRow | undefined> {
-    const result = await db.query<CallRow>(`${CALL_SELECT} WHERE c.org_id = $1 AND c.session_id = $2`, [orgId, sessionId], { cacheable: true, prepared: true });
+    const result = await db.query<CallRow>(
+      `${CALL_SELECT} WHERE c.org_id = $1 AND c.session_id = $2`,
+      [orgId, sessionId],
+      { cacheable: true, prepared: true },
+    );
     return result.rows[0];
   }
 
   /** Every activity of a session, oldest first. */
   async sessionActivities(db: Queryable, orgId: string, sessionId: string): Promise<ActivityRow[]> {
-    const result = await db.query<ActivityRow>(`SELECT ${ACTIVITY_COLUMNS} FROM comms.activities WHERE org_id = $1 AND session_id = $2 ORDER BY occurred_at, id`, [
-      orgId,
-      sessionId,
-    ]);
+    const result = await db.query<ActivityRow>(
+      `SELECT ${ACTIVITY_COLUMNS} FROM comms.activities WHERE org_id = $1 AND session_id = $2 ORDER BY occurred_at, id`,
+      [orgId, sessionId],
+    );
     return result.rows;
   }
 

@@ -56,12 +56,25 @@ export class CampaignStore {
     return result.rows[0] as CampaignRow;
   }
 
-  async get(db: Queryable, orgId: string, id: string, lock: "" | "FOR UPDATE" | "FOR SHARE" = ""): Promise<CampaignRow | undefined> {
-    const result = await db.query<CampaignRow>(`SELECT ${CAMPAIGN_COLUMNS} FROM comms.campaigns WHERE org_id = $1 AND id = $2 ${lock}`, [orgId, id], { cacheable: lock === "" });
+  async get(
+    db: Queryable,
+    orgId: string,
+    id: string,
+    lock: "" | "FOR UPDATE" | "FOR SHARE" = "",
+  ): Promise<CampaignRow | undefined> {
+    const result = await db.query<CampaignRow>(
+      `SELECT ${CAMPAIGN_COLUMNS} FROM comms.campaigns WHERE org_id = $1 AND id = $2 ${lock}`,
+      [orgId, id],
+      { cacheable: lock === "" },
+    );
     return result.rows[0];
   }
 
-  async list(db: Queryable, orgId: string, query: { page: number; pageSize: number; status: string | undefined }): Promise<{ rows: CampaignRow[]; total: number }> {
+  async list(
+    db: Queryable,
+    orgId: string,
+    query: { page: number; pageSize: number; status: string | undefined },
+  ): Promise<{ rows: CampaignRow[]; total: number }> {
     const params: unknown[] = [orgId];
     let filter = "org_id = $1";
     if (query.status) {
@@ -93,7 +106,12 @@ export class CampaignStore {
     return out;
   }
 
-  async setStatus(db: Queryable, id: string, status: CampaignStatusName, stamps: { startedAt?: Date; completedAt?: Date; timezone?: string } = {}): Promise<CampaignRow> {
+  async setStatus(
+    db: Queryable,
+    id: string,
+    status: CampaignStatusName,
+    stamps: { startedAt?: Date; completedAt?: Date; timezone?: string } = {},
+  ): Promise<CampaignRow> {
     const result = await db.query<CampaignRow>(
       `UPDATE comms.campaigns SET status = $2, updated_at = now(),
          started_at = coalesce(started_at, $3), completed_at = coalesce($4, completed_at), timezone = coalesce($5, timezone)
@@ -107,7 +125,12 @@ export class CampaignStore {
    * Adds contacts in one statement; a number already in the campaign is left alone. Returns
    * the numbers added with their status.
    */
-  async addContacts(db: Queryable, orgId: string, campaignId: string, contacts: readonly NewCampaignContact[]): Promise<{ phone_number: string; status: string }[]> {
+  async addContacts(
+    db: Queryable,
+    orgId: string,
+    campaignId: string,
+    contacts: readonly NewCampaignContact[],
+  ): Promise<{ phone_number: string; status: string }[]> {
     if (contacts.length === 0) return [];
     const result = await db.query<{ phone_number: string; status: string }>(
       `INSERT INTO comms.campaign_contacts (id, org_id, campaign_id, phone_number, name, email, contact_id, timezone, variables, status)
@@ -154,7 +177,10 @@ export class CampaignStore {
   }
 
   async contactCount(db: Queryable, campaignId: string): Promise<number> {
-    const result = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM comms.campaign_contacts WHERE campaign_id = $1`, [campaignId]);
+    const result = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM comms.campaign_contacts WHERE campaign_id = $1`,
+      [campaignId],
+    );
     return Number(result.rows[0]?.n ?? 0);
   }
 
@@ -179,27 +205,37 @@ export class CampaignStore {
 
   /** Running campaigns, for the scheduler (each is then locked on its own). */
   async runningIds(db: Queryable, limit: number): Promise<{ id: string; org_id: string }[]> {
-    const result = await db.query<{ id: string; org_id: string }>(`SELECT id, org_id FROM comms.campaigns WHERE status = 'running' ORDER BY id LIMIT $1`, [limit]);
+    const result = await db.query<{ id: string; org_id: string }>(
+      `SELECT id, org_id FROM comms.campaigns WHERE status = 'running' ORDER BY id LIMIT $1`,
+      [limit],
+    );
     return result.rows;
   }
 
   /** Locks a running campaign for this transaction, or undefined when another replica holds it. */
   async lockRunning(db: Queryable, id: string): Promise<CampaignRow | undefined> {
-    const result = await db.query<CampaignRow>(`SELECT ${CAMPAIGN_COLUMNS} FROM comms.campaigns WHERE id = $1 AND status = 'running' FOR UPDATE SKIP LOCKED`, [id]);
+    const result = await db.query<CampaignRow>(
+      `SELECT ${CAMPAIGN_COLUMNS} FROM comms.campaigns WHERE id = $1 AND status = 'running' FOR UPDATE SKIP LOCKED`,
+      [id],
+    );
     return result.rows[0];
   }
 
   /** Contacts queued or dialing: the calls a campaign has in flight. */
   async inFlight(db: Queryable, campaignId: string): Promise<number> {
-    const result = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM comms.campaign_contacts WHERE campaign_id = $1 AND status IN ('queued', 'dialing')`, [campaignId]);
+    const result = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM comms.campaign_contacts WHERE campaign_id = $1 AND status IN ('queued', 'dialing')`,
+      [campaignId],
+    );
     return Number(result.rows[0]?.n ?? 0);
   }
 
   /** Contacts still to call (pending, queued or dialing). */
   async remaining(db: Queryable, campaignId: string): Promise<number> {
-    const result = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM comms.campaign_contacts WHERE campaign_id = $1 AND status IN ('pending', 'queued', 'dialing')`, [
-      campaignId,
-    ]);
+    const result = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM comms.campaign_contacts WHERE campaign_id = $1 AND status IN ('pending', 'queued', 'dialing')`,
+      [campaignId],
+    );
     return Number(result.rows[0]?.n ?? 0);
   }
 
@@ -208,7 +244,13 @@ export class CampaignStore {
    * skipped). Without `openForAll`, only contacts with a zone of their own are considered: the
    * campaign's window is closed in its zone.
    */
-  async lockDueContacts(db: Queryable, campaignId: string, now: Date, limit: number, openForAll: boolean): Promise<CampaignContactRow[]> {
+  async lockDueContacts(
+    db: Queryable,
+    campaignId: string,
+    now: Date,
+    limit: number,
+    openForAll: boolean,
+  ): Promise<CampaignContactRow[]> {
     const result = await db.query<CampaignContactRow>(
       `SELECT ${CONTACT_COLUMNS} FROM comms.campaign_contacts
        WHERE campaign_id = $1 AND status = 'pending' AND (next_attempt_at IS NULL OR next_attempt_at <= $2)
@@ -233,7 +275,10 @@ export class CampaignStore {
   }
 
   async getContact(db: Queryable, id: string): Promise<CampaignContactRow | undefined> {
-    const result = await db.query<CampaignContactRow>(`SELECT ${CONTACT_COLUMNS} FROM comms.campaign_contacts WHERE id = $1`, [id]);
+    const result = await db.query<CampaignContactRow>(
+      `SELECT ${CONTACT_COLUMNS} FROM comms.campaign_contacts WHERE id = $1`,
+      [id],
+    );
     return result.rows[0];
   }
 

@@ -26,7 +26,13 @@ export class ContactCopies {
       const kept = latest.get(key);
       if (!kept || kept.version <= copy.version) latest.set(key, copy);
     }
-    const rows = [...latest.values()].map((copy) => ({ org_id: copy.orgId, id: copy.id, name: copy.name, phone_number: copy.phoneNumber, version: copy.version }));
+    const rows = [...latest.values()].map((copy) => ({
+      org_id: copy.orgId,
+      id: copy.id,
+      name: copy.name,
+      phone_number: copy.phoneNumber,
+      version: copy.version,
+    }));
     if (rows.length === 0) return;
     await db.query(
       `INSERT INTO comms.contacts AS c (org_id, id, name, phone_number, version)

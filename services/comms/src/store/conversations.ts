@@ -25,13 +25,18 @@ export function mergeState(stored: JsonObject, patch: JsonObject, now: Date): Js
   }
   if (SUMMARY in patch) {
     if (state[SUMMARY] === undefined) delete state[SUMMARY_UPDATED_AT];
-    else if (!sameJson(stored[SUMMARY], state[SUMMARY]) || state[SUMMARY_UPDATED_AT] === undefined) state[SUMMARY_UPDATED_AT] = now.toISOString();
+    else if (!sameJson(stored[SUMMARY], state[SUMMARY]) || state[SUMMARY_UPDATED_AT] === undefined)
+      state[SUMMARY_UPDATED_AT] = now.toISOString();
   }
   return state;
 }
 
 export class ConversationStore {
-  async list(db: Queryable, orgId: string, query: { phones: string[] | undefined; channel: string | undefined; limit: number }): Promise<ConversationRow[]> {
+  async list(
+    db: Queryable,
+    orgId: string,
+    query: { phones: string[] | undefined; channel: string | undefined; limit: number },
+  ): Promise<ConversationRow[]> {
     const params: unknown[] = [orgId];
     const where = ["org_id = $1"];
     if (query.phones) {
@@ -50,7 +55,12 @@ export class ConversationStore {
     return result.rows;
   }
 
-  async get(db: Queryable, orgId: string, id: string, options: { lock?: boolean } = {}): Promise<ConversationRow | undefined> {
+  async get(
+    db: Queryable,
+    orgId: string,
+    id: string,
+    options: { lock?: boolean } = {},
+  ): Promise<ConversationRow | undefined> {
     const result = await db.query<ConversationRow>(
       `SELECT ${CONVERSATION_COLUMNS} FROM comms.conversations WHERE org_id = $1 AND id = $2${options.lock ? " FOR UPDATE" : ""}`,
       [orgId, id],
@@ -62,7 +72,14 @@ export class ConversationStore {
   }
 
   /** Merges the patch into the active conversation of the phone and channel, or starts one. */
-  async upsert(db: Queryable, orgId: string, phone: string, channel: string, patch: JsonObject, now: Date): Promise<{ row: ConversationRow; created: boolean }> {
+  async upsert(
+    db: Queryable,
+    orgId: string,
+    phone: string,
+    channel: string,
+    patch: JsonObject,
+    now: Date,
+  ): Promise<{ row: ConversationRow; created: boolean }> {
     // Two tries: a conversation started concurrently makes the insert a no-op, then it is found.
     for (let attempt = 0; attempt < 2; attempt++) {
       const found = await db.query<ConversationRow>(
@@ -88,7 +105,12 @@ export class ConversationStore {
     throw commsErrors.CONVERSATION_CHANGED_CONCURRENTLY();
   }
 
-  async end(db: Queryable, orgId: string, id: string, now: Date): Promise<{ row: ConversationRow; changed: boolean } | undefined> {
+  async end(
+    db: Queryable,
+    orgId: string,
+    id: string,
+    now: Date,
+  ): Promise<{ row: ConversationRow; changed: boolean } | undefined> {
     const result = await db.query<ConversationRow>(
       `UPDATE comms.conversations SET is_active = false, ended_at = $3, updated_at = $3 WHERE org_id = $1 AND id = $2 AND is_active
        RETURNING ${CONVERSATION_COLUMNS}`,

@@ -23,7 +23,10 @@ export class DncStore {
     const where = ["org_id = $1"];
     if (query.search) {
       params.push(likePattern(query.search));
-      const options = [`reason ILIKE $${params.length} ESCAPE '\\'`, `phone_number ILIKE $${params.length} ESCAPE '\\'`];
+      const options = [
+        `reason ILIKE $${params.length} ESCAPE '\\'`,
+        `phone_number ILIKE $${params.length} ESCAPE '\\'`,
+      ];
       if (looksLikePhone(query.search)) {
         params.push(likePattern(phoneDigits(query.search)));
         options.push(`phone_digits LIKE $${params.length} ESCAPE '\\'`);
@@ -42,18 +45,20 @@ export class DncStore {
 
   /** The entry listing the number now, if any (expired entries do not count). */
   async active(db: Queryable, orgId: string, phone: string, now: Date): Promise<DncRow | undefined> {
-    const result = await db.query<DncRow>(`SELECT ${DNC_COLUMNS} FROM comms.dnc_entries WHERE org_id = $1 AND ${ACTIVE} AND phone_number = $3`, [orgId, now, phone]);
+    const result = await db.query<DncRow>(
+      `SELECT ${DNC_COLUMNS} FROM comms.dnc_entries WHERE org_id = $1 AND ${ACTIVE} AND phone_number = $3`,
+      [orgId, now, phone],
+    );
     return result.rows[0];
   }
 
   /** Which of the numbers are listed now, in one query. */
   async blocked(db: Queryable, orgId: string, phones: readonly string[], now: Date): Promise<Set<string>> {
     if (phones.length === 0) return new Set();
-    const result = await db.query<{ phone_number: string }>(`SELECT phone_number FROM comms.dnc_entries WHERE org_id = $1 AND ${ACTIVE} AND phone_number = ANY($3::text[])`, [
-      orgId,
-      now,
-      [...new Set(phones)],
-    ]);
+    const result = await db.query<{ phone_number: string }>(
+      `SELECT phone_number FROM comms.dnc_entries WHERE org_id = $1 AND ${ACTIVE} AND phone_number = ANY($3::text[])`,
+      [orgId, now, [...new Set(phones)]],
+    );
     return new Set(result.rows.map((row) => row.phone_number));
   }
 
@@ -80,7 +85,10 @@ export class DncStore {
   }
 
   async delete(db: Queryable, orgId: string, phone: string): Promise<boolean> {
-    const result = await db.query(`DELETE FROM comms.dnc_entries WHERE org_id = $1 AND phone_number = $2`, [orgId, phone]);
+    const result = await db.query(`DELETE FROM comms.dnc_entries WHERE org_id = $1 AND phone_number = $2`, [
+      orgId,
+      phone,
+    ]);
     return result.rowCount > 0;
   }
 }

@@ -1,6 +1,11 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { KnowledgeSourceSchema, KnowledgeSourceStatus, KnowledgeSourceType, type KnowledgeSource } from "@voiceops/proto/voiceops/comms/v1/knowledge_service_pb";
+import {
+  KnowledgeSourceSchema,
+  KnowledgeSourceStatus,
+  KnowledgeSourceType,
+  type KnowledgeSource,
+} from "@voiceops/proto/voiceops/comms/v1/knowledge_service_pb";
 
 // A knowledge source row as the database returns it, and its mapping to the API message.
 
@@ -24,7 +29,8 @@ export interface SourceRow {
   updated_at: Date;
 }
 
-export const SOURCE_COLUMNS = "id, org_id, type, title, url, filename, content_type, status, error, chunk_count, bytes, created_at, updated_at";
+export const SOURCE_COLUMNS =
+  "id, org_id, type, title, url, filename, content_type, status, error, chunk_count, bytes, created_at, updated_at";
 
 export const TYPE_OF: Record<SourceType, KnowledgeSourceType> = {
   text: KnowledgeSourceType.TEXT,

@@ -48,7 +48,8 @@ export interface SearchOutcome {
 
 /** Weights of ts_rank_cd for D (body), C, B, A (headings) labels. */
 const WEIGHTS = "{0.2, 0.4, 0.6, 1.0}";
-const HEADLINE_OPTIONS = 'StartSel=<b>, StopSel=</b>, MaxWords=40, MinWords=12, ShortWord=2, MaxFragments=2, FragmentDelimiter=" ... "';
+const HEADLINE_OPTIONS =
+  'StartSel=<b>, StopSel=</b>, MaxWords=40, MinWords=12, ShortWord=2, MaxFragments=2, FragmentDelimiter=" ... "';
 /** Most chunks one step scores. */
 const CANDIDATE_LIMIT = 500;
 /** Chunks (estimated) a relaxed search draws through term pairs, and through single terms. */
@@ -80,14 +81,17 @@ export function wordsOf(text: string): string[] {
 export function editDistance(a: string, b: string): number {
   const rows = a.length + 1;
   const cols = b.length + 1;
-  const d: number[][] = Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const d: number[][] = Array.from({ length: rows }, (_, i) =>
+    Array.from({ length: cols }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i < rows; i++) {
     for (let j = 1; j < cols; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       const row = d[i] as number[];
       const up = d[i - 1] as number[];
       let best = Math.min((up[j] as number) + 1, (row[j - 1] as number) + 1, (up[j - 1] as number) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, ((d[i - 2] as number[])[j - 2] as number) + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, ((d[i - 2] as number[])[j - 2] as number) + 1);
       row[j] = best;
     }
   }
@@ -125,16 +129,26 @@ interface Step {
 export class KnowledgeSearchStore {
   async search(db: Queryable, orgId: string, q: SearchQuery): Promise<SearchOutcome> {
     // The query's statistics are read while its strict search runs (on a pool, side by side).
-    const [typed, strict] = await Promise.all([this.analyze(db, orgId, q.query), this.run(db, orgId, q, strictStep(q.query), 1, [])]);
+    const [typed, strict] = await Promise.all([
+      this.analyze(db, orgId, q.query),
+      this.run(db, orgId, q, strictStep(q.query), 1, []),
+    ]);
     if (!typed) return { mode: "fulltext", results: [] };
     if (strict.length > 0) return { mode: "fulltext", results: strict };
 
-    const [relaxed, corrected] = await Promise.all([typed.plain ? this.relaxed(db, orgId, q, typed, 1) : Promise.resolve([]), this.correct(db, orgId, q.query)]);
+    const [relaxed, corrected] = await Promise.all([
+      typed.plain ? this.relaxed(db, orgId, q, typed, 1) : Promise.resolve([]),
+      this.correct(db, orgId, q.query),
+    ]);
     let fixed: SearchHit[] = [];
     if (corrected) {
-      const [query, hits] = await Promise.all([this.analyze(db, orgId, corrected.text), this.run(db, orgId, q, strictStep(corrected.text), corrected.closeness, [])]);
+      const [query, hits] = await Promise.all([
+        this.analyze(db, orgId, corrected.text),
+        this.run(db, orgId, q, strictStep(corrected.text), corrected.closeness, []),
+      ]);
       fixed = hits;
-      if (query && fixed.length === 0 && query.plain) fixed = await this.relaxed(db, orgId, q, query, corrected.closeness);
+      if (query && fixed.length === 0 && query.plain)
+        fixed = await this.relaxed(db, orgId, q, query, corrected.closeness);
     }
     return { mode: "fuzzy", results: best([...relaxed, ...fixed], q.topK) };
   }
@@ -165,8 +179,16 @@ export class KnowledgeSearchStore {
    * Chunks having two or more of the query's terms (drawn through its rarest pairs), then, when
    * those are too few, chunks having one (drawn through its rarest terms), by weighted coverage.
    */
-  private async relaxed(db: Queryable, orgId: string, q: SearchQuery, query: Analysis, closeness: number): Promise<SearchHit[]> {
-    const present = query.terms.filter((term) => term.df > 0).sort((a, b) => a.df - b.df || (a.lexeme < b.lexeme ? -1 : 1));
+  private async relaxed(
+    db: Queryable,
+    orgId: string,
+    q: SearchQuery,
+    query: Analysis,
+    closeness: number,
+  ): Promise<SearchHit[]> {
+    const present = query.terms
+      .filter((term) => term.df > 0)
+      .sort((a, b) => a.df - b.df || (a.lexeme < b.lexeme ? -1 : 1));
     if (present.length === 0) return [];
     const coverage = {
       rank: query.terms.map((t) => quoteLexeme(t.lexeme)).join(" | "),
@@ -181,11 +203,23 @@ export class KnowledgeSearchStore {
         for (let j = i + 1; j < rare.length; j++) {
           const a = rare[i] as (typeof rare)[number];
           const b = rare[j] as (typeof rare)[number];
-          pairs.push({ match: `(${quoteLexeme(a.lexeme)} & ${quoteLexeme(b.lexeme)})`, estimate: (a.df * b.df) / query.total });
+          pairs.push({
+            match: `(${quoteLexeme(a.lexeme)} & ${quoteLexeme(b.lexeme)})`,
+            estimate: (a.df * b.df) / query.total,
+          });
         }
       }
       pairs.sort((a, b) => a.estimate - b.estimate);
-      found.push(...(await this.run(db, orgId, q, { match: withinBudget(pairs, PAIR_BUDGET).join(" | "), ...coverage }, closeness, [])));
+      found.push(
+        ...(await this.run(
+          db,
+          orgId,
+          q,
+          { match: withinBudget(pairs, PAIR_BUDGET).join(" | "), ...coverage },
+          closeness,
+          [],
+        )),
+      );
     }
     if (found.length < q.topK) {
       const singles = withinBudget(
@@ -207,10 +241,24 @@ export class KnowledgeSearchStore {
   }
 
   /** One step: the best chunks matching step.match (among CANDIDATE_LIMIT), scored, with their text and highlight. */
-  private async run(db: Queryable, orgId: string, q: SearchQuery, step: Step, closeness: number, exclude: string[]): Promise<SearchHit[]> {
+  private async run(
+    db: Queryable,
+    orgId: string,
+    q: SearchQuery,
+    step: Step,
+    closeness: number,
+    exclude: string[],
+  ): Promise<SearchHit[]> {
     const total = step.weights.reduce((sum, w) => sum + w, 0);
     // With a websearch query, $3 is the query text again (every parameter must be used).
-    const params: unknown[] = [orgId, step.match, step.websearch ? step.match : step.rank, q.topK - exclude.length, closeness, q.minScore];
+    const params: unknown[] = [
+      orgId,
+      step.match,
+      step.websearch ? step.match : step.rank,
+      q.topK - exclude.length,
+      closeness,
+      q.minScore,
+    ];
     const match = step.websearch ? "websearch_to_tsquery('english', $2)" : "$2::tsquery";
     const rank = step.websearch ? "websearch_to_tsquery('english', $3)" : "$3::tsquery";
     const where = ["c.org_id = $1", `c.tsv @@ ${match}`];
@@ -265,15 +313,30 @@ export class KnowledgeSearchStore {
    * neighbour stay as typed. Undefined when nothing could be corrected. closeness is the mean
    * over the query's words of 1 - edits / length (1 for a word kept as typed).
    */
-  private async correct(db: Queryable, orgId: string, text: string): Promise<{ text: string; closeness: number } | undefined> {
+  private async correct(
+    db: Queryable,
+    orgId: string,
+    text: string,
+  ): Promise<{ text: string; closeness: number } | undefined> {
     const words = [...new Set(wordsOf(text))];
     if (words.length === 0) return undefined;
     const probes: { word: string; lo: string; hi: string }[] = [];
     for (const word of words) {
       for (const prefix of prefixesOf(word))
-        probes.push({ word, lo: prefix, hi: `${prefix.slice(0, -1)}${String.fromCodePoint((prefix.codePointAt(prefix.length - 1) ?? 0) + 1)}` });
+        probes.push({
+          word,
+          lo: prefix,
+          hi: `${prefix.slice(0, -1)}${String.fromCodePoint((prefix.codePointAt(prefix.length - 1) ?? 0) + 1)}`,
+        });
     }
-    const result = await db.query<{ word: string; stop: boolean; known: boolean; candidate: string | null; similarity: number | null; sources: number | null }>(
+    const result = await db.query<{
+      word: string;
+      stop: boolean;
+      known: boolean;
+      candidate: string | null;
+      similarity: number | null;
+      sources: number | null;
+    }>(
       `WITH q AS (
          SELECT p.word, p.lo, p.hi, coalesce(tsvector_to_array(to_tsvector('english', p.word)), '{}') AS lexemes
          FROM unnest($2::text[], $3::text[], $4::text[]) AS p(word, lo, hi)),
@@ -290,21 +353,38 @@ export class KnowledgeSearchStore {
            AND length(w.word) BETWEEN length(k.word) - 2 AND length(k.word) + 2
          ORDER BY similarity(w.word, k.word) DESC, w.sources DESC, w.word
          LIMIT $6) n ON true`,
-      [orgId, probes.map((p) => p.word), probes.map((p) => p.lo), probes.map((p) => p.hi), MIN_CORRECTED_LENGTH, NEIGHBOURS],
+      [
+        orgId,
+        probes.map((p) => p.word),
+        probes.map((p) => p.lo),
+        probes.map((p) => p.hi),
+        MIN_CORRECTED_LENGTH,
+        NEIGHBOURS,
+      ],
     );
-    const byWord = new Map<string, { stop: boolean; known: boolean; best?: { word: string; edits: number; similarity: number; sources: number } }>();
+    const byWord = new Map<
+      string,
+      { stop: boolean; known: boolean; best?: { word: string; edits: number; similarity: number; sources: number } }
+    >();
     for (const row of result.rows) {
       const entry = byWord.get(row.word) ?? { stop: row.stop, known: row.known };
       byWord.set(row.word, entry);
       if (!row.candidate) continue;
       const edits = editDistance(row.word, row.candidate);
       if (edits > allowedEdits(row.word.length)) continue;
-      const candidate = { word: row.candidate, edits, similarity: Number(row.similarity ?? 0), sources: Number(row.sources ?? 0) };
+      const candidate = {
+        word: row.candidate,
+        edits,
+        similarity: Number(row.similarity ?? 0),
+        sources: Number(row.sources ?? 0),
+      };
       const current = entry.best;
       if (
         !current ||
         edits < current.edits ||
-        (edits === current.edits && (candidate.similarity > current.similarity || (candidate.similarity === current.similarity && candidate.sources > current.sources)))
+        (edits === current.edits &&
+          (candidate.similarity > current.similarity ||
+            (candidate.similarity === current.similarity && candidate.sources > current.sources)))
       ) {
         entry.best = candidate;
       }

@@ -21,7 +21,8 @@ export interface NewSource {
 }
 
 /** What a worker needs to ingest a source it claimed. */
-export interface ClaimedSource extends Pick<SourceRow, "id" | "org_id" | "type" | "title" | "url" | "filename" | "content_type"> {
+export interface ClaimedSource
+  extends Pick<SourceRow, "id" | "org_id" | "type" | "title" | "url" | "filename" | "content_type"> {
   body: string | null;
   object_key: string | null;
   attempts: number;
@@ -68,7 +69,11 @@ export class KnowledgeSourceStore {
   }
 
   async get(db: Queryable, orgId: string, id: string): Promise<SourceRow | undefined> {
-    const result = await db.query<SourceRow>(`SELECT ${SOURCE_COLUMNS} FROM ${TABLE} WHERE org_id = $1 AND id = $2`, [orgId, id], { cacheable: true, prepared: true });
+    const result = await db.query<SourceRow>(
+      `SELECT ${SOURCE_COLUMNS} FROM ${TABLE} WHERE org_id = $1 AND id = $2`,
+      [orgId, id],
+      { cacheable: true, prepared: true },
+    );
     return result.rows[0];
   }
 
@@ -78,7 +83,19 @@ export class KnowledgeSourceStore {
       `INSERT INTO ${TABLE} (id, org_id, type, title, url, filename, content_type, bytes, body, object_key, search_text)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
        RETURNING ${SOURCE_COLUMNS}`,
-      [newId(), orgId, source.type, source.title, source.url, source.filename, source.contentType, source.bytes, source.body, source.objectKey, searchText],
+      [
+        newId(),
+        orgId,
+        source.type,
+        source.title,
+        source.url,
+        source.filename,
+        source.contentType,
+        source.bytes,
+        source.body,
+        source.objectKey,
+        searchText,
+      ],
     );
     const row = result.rows[0];
     if (!row) throw new Error(`insert into ${TABLE} returned no row`);
@@ -90,7 +107,11 @@ export class KnowledgeSourceStore {
    * vocabulary; call it in a transaction. Resolves the row, or undefined when it does not
    * exist in the org.
    */
-  async delete(tx: Queryable, orgId: string, id: string): Promise<{ id: string; object_key: string | null } | undefined> {
+  async delete(
+    tx: Queryable,
+    orgId: string,
+    id: string,
+  ): Promise<{ id: string; object_key: string | null } | undefined> {
     const result = await tx.query<{ id: string; object_key: string | null; words: string[] }>(
       `DELETE FROM ${TABLE} WHERE org_id = $1 AND id = $2 RETURNING id, object_key, words`,
       [orgId, id],
@@ -98,8 +119,14 @@ export class KnowledgeSourceStore {
     const row = result.rows[0];
     if (!row) return undefined;
     if (row.words.length > 0) {
-      await tx.query(`UPDATE comms.knowledge_words SET sources = sources - 1 WHERE org_id = $1 AND word = ANY($2::text[])`, [orgId, row.words]);
-      await tx.query(`DELETE FROM comms.knowledge_words WHERE org_id = $1 AND word = ANY($2::text[]) AND sources <= 0`, [orgId, row.words]);
+      await tx.query(
+        `UPDATE comms.knowledge_words SET sources = sources - 1 WHERE org_id = $1 AND word = ANY($2::text[])`,
+        [orgId, row.words],
+      );
+      await tx.query(
+        `DELETE FROM comms.knowledge_words WHERE org_id = $1 AND word = ANY($2::text[]) AND sources <= 0`,
+        [orgId, row.words],
+      );
     }
     return { id: row.id, object_key: row.object_key };
   }
@@ -127,7 +154,12 @@ export class KnowledgeSourceStore {
    * Claims the next source to ingest for leaseMs: the given one first when it is claimable,
    * else the oldest claimable one (never claimed, or its lease ran out). Counts the attempt.
    */
-  async claim(db: Queryable, leaseMs: number, maxAttempts: number, preferId?: string): Promise<ClaimedSource | undefined> {
+  async claim(
+    db: Queryable,
+    leaseMs: number,
+    maxAttempts: number,
+    preferId?: string,
+  ): Promise<ClaimedSource | undefined> {
     const result = await db.query<ClaimedSource>(
       `UPDATE ${TABLE}
        SET attempts = attempts + 1, claimed_until = now() + make_interval(secs => $1::double precision)
@@ -144,25 +176,27 @@ export class KnowledgeSourceStore {
 
   /** Extends the lease of a source being ingested; false when it is gone (deleted meanwhile). */
   async renew(db: Queryable, id: string, leaseMs: number): Promise<boolean> {
-    const result = await db.query(`UPDATE ${TABLE} SET claimed_until = now() + make_interval(secs => $2::double precision) WHERE id = $1 AND status = 'processing'`, [
-      id,
-      leaseMs / 1000,
-    ]);
+    const result = await db.query(
+      `UPDATE ${TABLE} SET claimed_until = now() + make_interval(secs => $2::double precision) WHERE id = $1 AND status = 'processing'`,
+      [id, leaseMs / 1000],
+    );
     return result.rowCount > 0;
   }
 
   /** Puts a failed attempt back in the queue, claimable again after delayMs. */
   async retryLater(db: Queryable, id: string, delayMs: number, reason: string): Promise<void> {
-    await db.query(`UPDATE ${TABLE} SET claimed_until = now() + make_interval(secs => $2::double precision), last_error = $3 WHERE id = $1 AND status = 'processing'`, [
-      id,
-      delayMs / 1000,
-      reason,
-    ]);
+    await db.query(
+      `UPDATE ${TABLE} SET claimed_until = now() + make_interval(secs => $2::double precision), last_error = $3 WHERE id = $1 AND status = 'processing'`,
+      [id, delayMs / 1000, reason],
+    );
   }
 
   /** Lets another worker take a source at once (this one stops before finishing it). */
   async release(db: Queryable, id: string): Promise<void> {
-    await db.query(`UPDATE ${TABLE} SET claimed_until = NULL, attempts = greatest(attempts - 1, 0) WHERE id = $1 AND status = 'processing'`, [id]);
+    await db.query(
+      `UPDATE ${TABLE} SET claimed_until = NULL, attempts = greatest(attempts - 1, 0) WHERE id = $1 AND status = 'processing'`,
+      [id],
+    );
   }
 
   async markError(db: Queryable, id: string, reason: string): Promise<SourceRow | undefined> {
@@ -196,7 +230,14 @@ export class KnowledgeSourceStore {
       await tx.query(
         `INSERT INTO comms.knowledge_chunks (id, org_id, source_id, position, heading, content)
          SELECT i, $1, $2, p, h, c FROM unnest($3::uuid[], $4::int[], $5::text[], $6::text[]) AS t(i, p, h, c)`,
-        [source.org_id, source.id, batch.map(() => newId()), batch.map((_, i) => start + i), batch.map((c) => c.heading), batch.map((c) => c.content)],
+        [
+          source.org_id,
+          source.id,
+          batch.map(() => newId()),
+          batch.map((_, i) => start + i),
+          batch.map((c) => c.heading),
+          batch.map((c) => c.content),
+        ],
       );
     }
     // ts_stat reads a query text; the id is a uuid the database itself returned.

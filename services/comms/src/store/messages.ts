@@ -50,7 +50,9 @@ export class MessageStore {
     let total = `SELECT count(*)::int AS total FROM comms.activities WHERE ${where.join(" AND ")}`;
     if (counted) {
       // Without a phone or time filter the total is read from the per-type counts.
-      const types = query.direction ? [TYPES[query.channel][query.direction]] : [...new Set(Object.values(TYPES[query.channel]))];
+      const types = query.direction
+        ? [TYPES[query.channel][query.direction]]
+        : [...new Set(Object.values(TYPES[query.channel]))];
       params.push(types);
       total = `SELECT coalesce(sum(n), 0)::int AS total FROM comms.activity_counts WHERE org_id = $1 AND activity_type = ANY($${params.length}::text[])`;
     }

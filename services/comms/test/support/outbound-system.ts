@@ -2,7 +2,14 @@ import { randomBytes } from "node:crypto";
 import { createClient, type Client } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { ManualClock, type Clock } from "@voiceops/platform";
-import { AdminClient, isolatedDatabase, newTenant, orgMetadata, testEnv, type Tenant } from "@voiceops/platform/testing";
+import {
+  AdminClient,
+  isolatedDatabase,
+  newTenant,
+  orgMetadata,
+  testEnv,
+  type Tenant,
+} from "@voiceops/platform/testing";
 import { OutboundCallsService } from "@voiceops/proto/voiceops/comms/v1/outbound_service_pb";
 import { startSystem, type RunningSystem } from "../../../../gateway/src/system.js";
 
@@ -40,7 +47,11 @@ export interface OutboundSystem {
 }
 
 /** Starts a whole system on the given clock, with the voice runtime's INTERNAL_API_KEY set. */
-export async function startOutboundSystem(clock: Clock, database: OwnDatabase, extra: Record<string, string> = {}): Promise<OutboundSystem> {
+export async function startOutboundSystem(
+  clock: Clock,
+  database: OwnDatabase,
+  extra: Record<string, string> = {},
+): Promise<OutboundSystem> {
   const internalToken = randomBytes(18).toString("base64url");
   const env = testEnv({
     ...database.env,

@@ -30,7 +30,10 @@ export interface ContactReference {
 }
 
 /** The contact fields of a request, and what is wrong with them (all of it). */
-export function contactInput(org: OrgContext, req: ContactReference): { name: string | null; email: string | null; phone: string | null; violations: Violation[] } {
+export function contactInput(
+  org: OrgContext,
+  req: ContactReference,
+): { name: string | null; email: string | null; phone: string | null; violations: Violation[] } {
   const name = blankToNull(req.name);
   const email = blankToNull(req.email);
   const violations: Violation[] = [];
@@ -49,7 +52,14 @@ export function contactInput(org: OrgContext, req: ContactReference): { name: st
  * missing contact_id; with none, the contact fields are known to be valid. This is how
  * POST /api/leads and every other upsert of a contact (a booking) find their contact.
  */
-export async function upsertContact(tx: Queryable, contacts: ContactStore, org: OrgContext, req: ContactReference, emit: Emit, violations: Violation[]): Promise<ContactRow> {
+export async function upsertContact(
+  tx: Queryable,
+  contacts: ContactStore,
+  org: OrgContext,
+  req: ContactReference,
+  emit: Emit,
+  violations: Violation[],
+): Promise<ContactRow> {
   if (req.contactId) {
     const contact = await contacts.get(tx, org.orgId, req.contactId);
     if (!contact) throw invalidArgument([referenceNotFound("contact_id", "contact", req.contactId), ...violations]);
@@ -58,12 +68,22 @@ export async function upsertContact(tx: Queryable, contacts: ContactStore, org: 
   }
   if (violations.length > 0) throw invalidArgument(violations);
   const { name, email, phone } = contactInput(org, req);
-  let contact = (phone ? await contacts.findByPhone(tx, org.orgId, phone) : undefined) ?? (email ? await contacts.findByEmail(tx, org.orgId, email) : undefined);
+  let contact =
+    (phone ? await contacts.findByPhone(tx, org.orgId, phone) : undefined) ??
+    (email ? await contacts.findByEmail(tx, org.orgId, email) : undefined);
   if (!contact) {
     contact =
-      (await contacts.insert(tx, org.orgId, { name, phone_number: phone, email, status: "lead" })) ?? (phone ? await contacts.findByPhone(tx, org.orgId, phone) : undefined);
+      (await contacts.insert(tx, org.orgId, { name, phone_number: phone, email, status: "lead" })) ??
+      (phone ? await contacts.findByPhone(tx, org.orgId, phone) : undefined);
     if (!contact) throw crmErrors.CONTACT_NOT_STORED();
-    emit(newEvent(org.orgId, "crm.contact.created", ContactCreatedSchema, create(ContactCreatedSchema, { contact: toContact(contact) })));
+    emit(
+      newEvent(
+        org.orgId,
+        "crm.contact.created",
+        ContactCreatedSchema,
+        create(ContactCreatedSchema, { contact: toContact(contact) }),
+      ),
+    );
     return contact;
   }
   // Fill what the existing contact lacks; never overwrite what it has.
@@ -73,7 +93,14 @@ export async function upsertContact(tx: Queryable, contacts: ContactStore, org: 
   if (!contact.phone_number && phone && !(await contacts.findByPhone(tx, org.orgId, phone))) fill.phone_number = phone;
   if (Object.keys(fill).length > 0) {
     contact = (await contacts.update(tx, org.orgId, contact.id, fill)) ?? contact;
-    emit(newEvent(org.orgId, "crm.contact.updated", ContactUpdatedSchema, create(ContactUpdatedSchema, { contact: toContact(contact) })));
+    emit(
+      newEvent(
+        org.orgId,
+        "crm.contact.updated",
+        ContactUpdatedSchema,
+        create(ContactUpdatedSchema, { contact: toContact(contact) }),
+      ),
+    );
   }
   return contact;
 }
@@ -84,7 +111,9 @@ export function contactUpsertHandlers(service: ServiceContext, stores: CrmStores
     async upsertContact(req: UpsertContactRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       const violations = contactInput(org, req).violations;
-      const contact = await service.write(ctx, (tx, emit) => upsertContact(tx, stores.contacts, org, req, emit, violations));
+      const contact = await service.write(ctx, (tx, emit) =>
+        upsertContact(tx, stores.contacts, org, req, emit, violations),
+      );
       return { contact: toContact(contact) };
     },
   } satisfies Partial<ServiceImpl<typeof CrmService>>;

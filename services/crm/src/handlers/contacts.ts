@@ -15,7 +15,12 @@ import {
   notFound,
   invalidValue,
 } from "@voiceops/platform";
-import { ContactCreatedSchema, ContactDeletedSchema, ContactUpdatedSchema, LeadDeletedSchema } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
+import {
+  ContactCreatedSchema,
+  ContactDeletedSchema,
+  ContactUpdatedSchema,
+  LeadDeletedSchema,
+} from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
 import {
   ContactFieldsSchema,
   ContactSort,
@@ -55,7 +60,14 @@ export function contactHandlers(service: ServiceContext, stores: CrmStores) {
   return {
     async listContacts(req: ListContactsRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const { page, pageSize, prospects, sort } = withDefaults(ListContactsRequestSchema, req, "page", "pageSize", "prospects", "sort");
+      const { page, pageSize, prospects, sort } = withDefaults(
+        ListContactsRequestSchema,
+        req,
+        "page",
+        "pageSize",
+        "prospects",
+        "sort",
+      );
       const { rows, total } = await store.list(db, org.orgId, {
         page,
         pageSize,
@@ -69,7 +81,9 @@ export function contactHandlers(service: ServiceContext, stores: CrmStores) {
 
     async createContact(req: CreateContactRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const { values, violations } = columnValues<ContactValues>(CreateContactRequestSchema, req, CONTACT_FIELDS, { country: org.country });
+      const { values, violations } = columnValues<ContactValues>(CreateContactRequestSchema, req, CONTACT_FIELDS, {
+        country: org.country,
+      });
       if (!values.name && !values.phone_number && !violations.some((v) => v.field === "phone_number")) {
         violations.push(invalidValue("", "name or phone_number is required", null));
       }
@@ -80,7 +94,14 @@ export function contactHandlers(service: ServiceContext, stores: CrmStores) {
           const phone = String(values.phone_number);
           throw duplicatePhone(await store.findByPhone(tx, org.orgId, phone), phone);
         }
-        emit(newEvent(org.orgId, "crm.contact.created", ContactCreatedSchema, create(ContactCreatedSchema, { contact: toContact(inserted) })));
+        emit(
+          newEvent(
+            org.orgId,
+            "crm.contact.created",
+            ContactCreatedSchema,
+            create(ContactCreatedSchema, { contact: toContact(inserted) }),
+          ),
+        );
         return inserted;
       });
       return { contact: toContact(row) };
@@ -115,10 +136,15 @@ export function contactHandlers(service: ServiceContext, stores: CrmStores) {
     async updateContact(req: UpdateContactRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       const fields = updatedFields(ContactFieldsSchema, req.contact, req.updateMask, CONTACT_FIELDS);
-      const { values, violations } = columnValues<ContactValues>(ContactFieldsSchema, req.contact ?? create(ContactFieldsSchema), fields, {
-        prefix: "contact.",
-        country: org.country,
-      });
+      const { values, violations } = columnValues<ContactValues>(
+        ContactFieldsSchema,
+        req.contact ?? create(ContactFieldsSchema),
+        fields,
+        {
+          prefix: "contact.",
+          country: org.country,
+        },
+      );
       if (violations.length > 0) throw invalidArgument(violations);
       const row = await service.write(ctx, async (tx, emit) => {
         // The contact must exist in the caller's org before anything else is judged: an unknown
@@ -144,7 +170,14 @@ export function contactHandlers(service: ServiceContext, stores: CrmStores) {
         if (!updated.name && !updated.phone_number) {
           throw invalidArgument([invalidValue("contact", "a contact needs a name or a phone_number", null)]);
         }
-        emit(newEvent(org.orgId, "crm.contact.updated", ContactUpdatedSchema, create(ContactUpdatedSchema, { contact: toContact(updated) })));
+        emit(
+          newEvent(
+            org.orgId,
+            "crm.contact.updated",
+            ContactUpdatedSchema,
+            create(ContactUpdatedSchema, { contact: toContact(updated) }),
+          ),
+        );
         return updated;
       });
       return { contact: toContact(row) };
@@ -171,9 +204,20 @@ export function contactHandlers(service: ServiceContext, stores: CrmStores) {
     },
   } satisfies Partial<ServiceImpl<typeof CrmService>>;
 
-  function emitDeletions(orgId: string, deleted: { contactIds: string[]; leads: { id: string; contact_id: string }[] }, emit: Emit): void {
+  function emitDeletions(
+    orgId: string,
+    deleted: { contactIds: string[]; leads: { id: string; contact_id: string }[] },
+    emit: Emit,
+  ): void {
     for (const lead of deleted.leads) {
-      emit(newEvent(orgId, "crm.lead.deleted", LeadDeletedSchema, create(LeadDeletedSchema, { leadId: lead.id, contactId: lead.contact_id })));
+      emit(
+        newEvent(
+          orgId,
+          "crm.lead.deleted",
+          LeadDeletedSchema,
+          create(LeadDeletedSchema, { leadId: lead.id, contactId: lead.contact_id }),
+        ),
+      );
     }
     for (const contactId of deleted.contactIds) {
       emit(newEvent(orgId, "crm.contact.deleted", ContactDeletedSchema, create(ContactDeletedSchema, { contactId })));

@@ -17,7 +17,12 @@ import {
   type Violation,
   withDefaults,
 } from "@voiceops/platform";
-import { ContactUpdatedSchema, LeadCreatedSchema, LeadDeletedSchema, LeadUpdatedSchema } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
+import {
+  ContactUpdatedSchema,
+  LeadCreatedSchema,
+  LeadDeletedSchema,
+  LeadUpdatedSchema,
+} from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
 import {
   CreateLeadRequestSchema,
   LeadFieldsSchema,
@@ -36,19 +41,33 @@ import { leadStatusText, toContact, toLead, type LeadRow } from "../store/rows.j
 import type { CrmStores } from "../store/index.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-const LEAD_INPUT_FIELDS = ["status", "source", "notes", "estimated_value_cents", "next_step", "next_step_due_at", "lost_reason"] as const;
+const LEAD_INPUT_FIELDS = [
+  "status",
+  "source",
+  "notes",
+  "estimated_value_cents",
+  "next_step",
+  "next_step_due_at",
+  "lost_reason",
+] as const;
 
 /**
  * The won/lost rules. Entering "lost" needs a reason and stamps lost_at; entering "won" stamps
  * won_at and names the contact as the customer; leaving either clears its stamp.
  */
-function applyOutcome(values: LeadValues, previous: LeadRow | undefined, contactId: string, path: string): { violations: Violation[]; won: boolean } {
+function applyOutcome(
+  values: LeadValues,
+  previous: LeadRow | undefined,
+  contactId: string,
+  path: string,
+): { violations: Violation[]; won: boolean } {
   const status = (values.status ?? previous?.status) as string;
   const violations: Violation[] = [];
   const wasStatus = previous?.status;
   if (status === "lost") {
     const reason = "lost_reason" in values ? values.lost_reason : previous?.lost_reason;
-    if (!reason) violations.push(invalidValue(`${path}lost_reason`, "lost_reason is required when status is lost", null));
+    if (!reason)
+      violations.push(invalidValue(`${path}lost_reason`, "lost_reason is required when status is lost", null));
     if (wasStatus !== "lost") values.lost_at = new Date();
     if (wasStatus === "won") values.won_at = null;
   } else if (status === "won") {
@@ -70,7 +89,15 @@ export function leadHandlers(service: ServiceContext, stores: CrmStores, pipelin
     const contact = await contacts.get(tx, org.orgId, contactId);
     if (!contact || contact.status === "customer") return;
     const updated = await contacts.update(tx, org.orgId, contactId, { status: "customer" });
-    if (updated) emit(newEvent(org.orgId, "crm.contact.updated", ContactUpdatedSchema, create(ContactUpdatedSchema, { contact: toContact(updated) })));
+    if (updated)
+      emit(
+        newEvent(
+          org.orgId,
+          "crm.contact.updated",
+          ContactUpdatedSchema,
+          create(ContactUpdatedSchema, { contact: toContact(updated) }),
+        ),
+      );
   }
 
   async function readLead(tx: Queryable, orgId: string, id: string): Promise<LeadRow> {
@@ -99,14 +126,19 @@ export function leadHandlers(service: ServiceContext, stores: CrmStores, pipelin
       const { values } = columnValues<LeadValues>(CreateLeadRequestSchema, req, LEAD_INPUT_FIELDS);
       // Every failing field is reported at once: the contact fields, the lost rule and (checked in
       // the transaction) a contact_id that is not in the org. Nothing is written when any fails.
-      const violations = [...contactInput(org, req).violations, ...applyOutcome({ ...values }, undefined, "", "").violations];
+      const violations = [
+        ...contactInput(org, req).violations,
+        ...applyOutcome({ ...values }, undefined, "", "").violations,
+      ];
       const row = await service.write(ctx, async (tx, emit) => {
         const contact = await upsertContact(tx, contacts, org, req, emit, violations);
         const { won } = applyOutcome(values, undefined, contact.id, "");
         if (won) await markCustomer(tx, org, contact.id, emit);
         const id = await leads.insert(tx, org.orgId, contact.id, values);
         const lead = await readLead(tx, org.orgId, id);
-        emit(newEvent(org.orgId, "crm.lead.created", LeadCreatedSchema, create(LeadCreatedSchema, { lead: toLead(lead) })));
+        emit(
+          newEvent(org.orgId, "crm.lead.created", LeadCreatedSchema, create(LeadCreatedSchema, { lead: toLead(lead) })),
+        );
         return lead;
       });
       return { lead: toLead(row) };
@@ -117,7 +149,14 @@ export function leadHandlers(service: ServiceContext, stores: CrmStores, pipelin
       const since = new Date(Date.now() - pipelineDays * DAY_MS);
       const summary = await leads.pipeline(db, org.orgId, since);
       const byStatus: Record<string, number> = {};
-      for (const status of [LeadStatus.NEW, LeadStatus.CONTACTED, LeadStatus.QUALIFIED, LeadStatus.PROPOSAL, LeadStatus.WON, LeadStatus.LOST]) {
+      for (const status of [
+        LeadStatus.NEW,
+        LeadStatus.CONTACTED,
+        LeadStatus.QUALIFIED,
+        LeadStatus.PROPOSAL,
+        LeadStatus.WON,
+        LeadStatus.LOST,
+      ]) {
         const name = leadStatusText(status);
         byStatus[name] = Number(summary?.by_status?.[name] ?? 0);
       }
@@ -156,7 +195,9 @@ export function leadHandlers(service: ServiceContext, stores: CrmStores, pipelin
         if (won) await markCustomer(tx, org, previous.contact_id, emit);
         await leads.update(tx, org.orgId, req.leadId, values);
         const lead = await readLead(tx, org.orgId, req.leadId);
-        emit(newEvent(org.orgId, "crm.lead.updated", LeadUpdatedSchema, create(LeadUpdatedSchema, { lead: toLead(lead) })));
+        emit(
+          newEvent(org.orgId, "crm.lead.updated", LeadUpdatedSchema, create(LeadUpdatedSchema, { lead: toLead(lead) })),
+        );
         return lead;
       });
       return { lead: toLead(row) };
@@ -167,7 +208,14 @@ export function leadHandlers(service: ServiceContext, stores: CrmStores, pipelin
       await service.write(ctx, async (tx, emit) => {
         const deleted = await leads.delete(tx, org.orgId, req.leadId);
         if (!deleted) throw notFound("Lead");
-        emit(newEvent(org.orgId, "crm.lead.deleted", LeadDeletedSchema, create(LeadDeletedSchema, { leadId: req.leadId, contactId: deleted.contact_id })));
+        emit(
+          newEvent(
+            org.orgId,
+            "crm.lead.deleted",
+            LeadDeletedSchema,
+            create(LeadDeletedSchema, { leadId: req.leadId, contactId: deleted.contact_id }),
+          ),
+        );
       });
       return {};
     },

@@ -3,7 +3,11 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { hashSecret, newEvent, newSecret, orgOf, type ServiceContext, notFound } from "@voiceops/platform";
 import { PortalTokenCreatedSchema, PortalTokensRevokedSchema } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
-import type { CreatePortalTokenRequest, CrmService, RevokePortalTokenRequest } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
+import type {
+  CreatePortalTokenRequest,
+  CrmService,
+  RevokePortalTokenRequest,
+} from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 import type { PortalService, ResolvePortalTokenRequest } from "@voiceops/proto/voiceops/crm/v1/portal_service_pb";
 import type { CrmStores } from "../store/index.js";
 
@@ -29,7 +33,12 @@ export function portalTokenHandlers(service: ServiceContext, stores: CrmStores, 
             org.orgId,
             "crm.portal_token.created",
             PortalTokenCreatedSchema,
-            create(PortalTokenCreatedSchema, { tokenId, contactId: contact.id, expiresAt: timestampFromDate(expiresAt), revokedTokenIds }),
+            create(PortalTokenCreatedSchema, {
+              tokenId,
+              contactId: contact.id,
+              expiresAt: timestampFromDate(expiresAt),
+              revokedTokenIds,
+            }),
           ),
         );
       });
@@ -43,7 +52,14 @@ export function portalTokenHandlers(service: ServiceContext, stores: CrmStores, 
         if (!contact) throw notFound("Contact");
         const tokenIds = await tokens.revokeActive(tx, org.orgId, contact.id, service.clock.now());
         if (tokenIds.length > 0)
-          emit(newEvent(org.orgId, "crm.portal_token.revoked", PortalTokensRevokedSchema, create(PortalTokensRevokedSchema, { contactId: contact.id, tokenIds })));
+          emit(
+            newEvent(
+              org.orgId,
+              "crm.portal_token.revoked",
+              PortalTokensRevokedSchema,
+              create(PortalTokensRevokedSchema, { contactId: contact.id, tokenIds }),
+            ),
+          );
       });
       return {};
     },

@@ -14,7 +14,16 @@ import {
 import { CONTACT_COLUMNS, type ContactRow } from "./rows.js";
 
 /** Writable contact columns; update SQL is built only from these names, never from input. */
-export const CONTACT_FIELDS = ["name", "phone_number", "email", "status", "company_name", "address", "notes", "tags"] as const;
+export const CONTACT_FIELDS = [
+  "name",
+  "phone_number",
+  "email",
+  "status",
+  "company_name",
+  "address",
+  "notes",
+  "tags",
+] as const;
 export type ContactField = (typeof CONTACT_FIELDS)[number];
 export type ContactValues = Partial<Record<ContactField, string | string[] | null>>;
 
@@ -49,7 +58,8 @@ export class ContactStore {
       statusFilter = query.prospects ? "status = 'prospect'" : "status <> 'prospect'";
     }
     const where = [organizationFilter(query.search), statusFilter];
-    if (query.search) where.push(textSearch(query.search, params, { columns: CONTACT_SEARCH_COLUMNS, phoneDigits: "phone_digits" }));
+    if (query.search)
+      where.push(textSearch(query.search, params, { columns: CONTACT_SEARCH_COLUMNS, phoneDigits: "phone_digits" }));
     const filter = where.join(" AND ");
     // With a search, the matches are found once (the organization's trigram entries) and
     // counted while the page is cut from them.
@@ -78,20 +88,27 @@ export class ContactStore {
   }
 
   async get(db: Queryable, orgId: string, id: string): Promise<ContactRow | undefined> {
-    const result = await db.query<ContactRow>(`SELECT ${CONTACT_COLUMNS} FROM crm.contacts WHERE org_id = $1 AND id = $2`, [orgId, id], { cacheable: true, prepared: true });
+    const result = await db.query<ContactRow>(
+      `SELECT ${CONTACT_COLUMNS} FROM crm.contacts WHERE org_id = $1 AND id = $2`,
+      [orgId, id],
+      { cacheable: true, prepared: true },
+    );
     return result.rows[0];
   }
 
   async findByPhone(db: Queryable, orgId: string, phone: string): Promise<ContactRow | undefined> {
-    const result = await db.query<ContactRow>(`SELECT ${CONTACT_COLUMNS} FROM crm.contacts WHERE org_id = $1 AND phone_number = $2`, [orgId, phone]);
+    const result = await db.query<ContactRow>(
+      `SELECT ${CONTACT_COLUMNS} FROM crm.contacts WHERE org_id = $1 AND phone_number = $2`,
+      [orgId, phone],
+    );
     return result.rows[0];
   }
 
   async findByEmail(db: Queryable, orgId: string, email: string): Promise<ContactRow | undefined> {
-    const result = await db.query<ContactRow>(`SELECT ${CONTACT_COLUMNS} FROM crm.contacts WHERE org_id = $1 AND lower(email) = lower($2) ORDER BY created_at, id LIMIT 1`, [
-      orgId,
-      email,
-    ]);
+    const result = await db.query<ContactRow>(
+      `SELECT ${CONTACT_COLUMNS} FROM crm.contacts WHERE org_id = $1 AND lower(email) = lower($2) ORDER BY created_at, id LIMIT 1`,
+      [orgId, email],
+    );
     return result.rows[0];
   }
 
@@ -128,14 +145,27 @@ export class ContactStore {
       params.push(field === "tags" ? (values.tags ?? []) : values[field]);
       sets.push(`${field} = $${params.length}`);
     }
-    const result = await db.query<ContactRow>(`UPDATE crm.contacts SET ${sets.join(", ")} WHERE org_id = $1 AND id = $2 RETURNING ${CONTACT_COLUMNS}`, params);
+    const result = await db.query<ContactRow>(
+      `UPDATE crm.contacts SET ${sets.join(", ")} WHERE org_id = $1 AND id = $2 RETURNING ${CONTACT_COLUMNS}`,
+      params,
+    );
     return result.rows[0];
   }
 
   /** Deletes contacts (and, by cascade, their leads); returns what was deleted. */
-  async delete(db: Queryable, orgId: string, ids: string[]): Promise<{ contactIds: string[]; leads: { id: string; contact_id: string }[] }> {
-    const leads = await db.query<{ id: string; contact_id: string }>(`SELECT id, contact_id FROM crm.leads WHERE org_id = $1 AND contact_id = ANY($2::uuid[])`, [orgId, ids]);
-    const deleted = await db.query<{ id: string }>(`DELETE FROM crm.contacts WHERE org_id = $1 AND id = ANY($2::uuid[]) RETURNING id`, [orgId, ids]);
+  async delete(
+    db: Queryable,
+    orgId: string,
+    ids: string[],
+  ): Promise<{ contactIds: string[]; leads: { id: string; contact_id: string }[] }> {
+    const leads = await db.query<{ id: string; contact_id: string }>(
+      `SELECT id, contact_id FROM crm.leads WHERE org_id = $1 AND contact_id = ANY($2::uuid[])`,
+      [orgId, ids],
+    );
+    const deleted = await db.query<{ id: string }>(
+      `DELETE FROM crm.contacts WHERE org_id = $1 AND id = ANY($2::uuid[]) RETURNING id`,
+      [orgId, ids],
+    );
     return { contactIds: deleted.rows.map((row) => row.id), leads: leads.rows };
   }
 
@@ -143,7 +173,13 @@ export class ContactStore {
    * Name or phone search, best first: exact phone, then name prefix, then substring. Every
    * branch of the match is indexed (search_text and phone_digits trigrams, the phone key).
    */
-  async search(db: Queryable, orgId: string, q: string, e164: string | undefined, limit: number): Promise<ContactRow[]> {
+  async search(
+    db: Queryable,
+    orgId: string,
+    q: string,
+    e164: string | undefined,
+    limit: number,
+  ): Promise<ContactRow[]> {
     const params: unknown[] = [orgId, likePattern(q), prefixPattern(q), e164 ?? null, limit];
     const narrowing = indexedSearchPattern(q, params).replace("{p}", "$2");
     // The exact number is found through the organization's own phone key.

@@ -2,7 +2,18 @@ import { newId, type Queryable, selectPage, textSearch } from "@voiceops/platfor
 import { CONTACT_SEARCH_COLUMNS } from "./contacts.js";
 import type { LeadRow } from "./rows.js";
 
-export const LEAD_FIELDS = ["status", "source", "notes", "estimated_value_cents", "next_step", "next_step_due_at", "lost_reason", "won_at", "lost_at", "customer_id"] as const;
+export const LEAD_FIELDS = [
+  "status",
+  "source",
+  "notes",
+  "estimated_value_cents",
+  "next_step",
+  "next_step_due_at",
+  "lost_reason",
+  "won_at",
+  "lost_at",
+  "customer_id",
+] as const;
 export type LeadField = (typeof LEAD_FIELDS)[number];
 export type LeadValues = Partial<Record<LeadField, string | number | Date | null>>;
 
@@ -33,7 +44,14 @@ export class LeadStore {
       where.push(`l.status = $${params.length}`);
     }
     if (query.search) {
-      where.push(textSearch(query.search, params, { alias: "c.", columns: CONTACT_SEARCH_COLUMNS, phoneDigits: "phone_digits", besides: ["l.notes ILIKE {p} ESCAPE '\\'"] }));
+      where.push(
+        textSearch(query.search, params, {
+          alias: "c.",
+          columns: CONTACT_SEARCH_COLUMNS,
+          phoneDigits: "phone_digits",
+          besides: ["l.notes ILIKE {p} ESCAPE '\\'"],
+        }),
+      );
     }
     let order = "l.created_at DESC, l.id DESC";
     if (query.staleBefore) {
@@ -57,7 +75,10 @@ export class LeadStore {
   }
 
   async get(db: Queryable, orgId: string, id: string): Promise<LeadRow | undefined> {
-    const result = await db.query<LeadRow>(`${SELECT} WHERE l.org_id = $1 AND l.id = $2`, [orgId, id], { cacheable: true, prepared: true });
+    const result = await db.query<LeadRow>(`${SELECT} WHERE l.org_id = $1 AND l.id = $2`, [orgId, id], {
+      cacheable: true,
+      prepared: true,
+    });
     return result.rows[0];
   }
 
@@ -99,7 +120,10 @@ export class LeadStore {
   }
 
   async delete(db: Queryable, orgId: string, id: string): Promise<{ contact_id: string } | undefined> {
-    const result = await db.query<{ contact_id: string }>(`DELETE FROM crm.leads WHERE org_id = $1 AND id = $2 RETURNING contact_id`, [orgId, id]);
+    const result = await db.query<{ contact_id: string }>(
+      `DELETE FROM crm.leads WHERE org_id = $1 AND id = $2 RETURNING contact_id`,
+      [orgId, id],
+    );
     return result.rows[0];
   }
 

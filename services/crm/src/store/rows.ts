@@ -51,7 +51,8 @@ export interface LeadRow {
   contact_email: string | null;
 }
 
-export const CONTACT_COLUMNS = "id, org_id, name, phone_number, email, status, company_name, address, notes, tags, created_at, updated_at";
+export const CONTACT_COLUMNS =
+  "id, org_id, name, phone_number, email, status, company_name, address, notes, tags, created_at, updated_at";
 
 const opt = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
 const ts = (value: Date | null) => (value ? timestampFromDate(value) : undefined);

@@ -13,7 +13,11 @@ import {
   type Violation,
   withDefaults,
 } from "@voiceops/platform";
-import { UrgentAlertCreatedSchema, UrgentAlertDeletedSchema, UrgentAlertUpdatedSchema } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
+import {
+  UrgentAlertCreatedSchema,
+  UrgentAlertDeletedSchema,
+  UrgentAlertUpdatedSchema,
+} from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
 import {
   ListUrgentAlertsRequestSchema,
   UrgentAlertFieldsSchema,
@@ -33,14 +37,25 @@ import type { PeerLookups } from "../peers.js";
 export function alertEvent(orgId: string, verb: "created" | "updated", row: AlertRow): DomainEvent {
   const alert = toUrgentAlert(row);
   return verb === "created"
-    ? newEvent(orgId, "fieldops.urgent_alert.created", UrgentAlertCreatedSchema, create(UrgentAlertCreatedSchema, { alert }))
-    : newEvent(orgId, "fieldops.urgent_alert.updated", UrgentAlertUpdatedSchema, create(UrgentAlertUpdatedSchema, { alert }));
+    ? newEvent(
+        orgId,
+        "fieldops.urgent_alert.created",
+        UrgentAlertCreatedSchema,
+        create(UrgentAlertCreatedSchema, { alert }),
+      )
+    : newEvent(
+        orgId,
+        "fieldops.urgent_alert.updated",
+        UrgentAlertUpdatedSchema,
+        create(UrgentAlertUpdatedSchema, { alert }),
+      );
 }
 
 /** Every column of an alert from the create (and replace) body: omitted optional fields are null. */
 function alertValues(fields: UrgentAlertFields | undefined): AlertValues {
   // Every column is named and none is not_null, so each has a value.
-  return columnValues<AlertValues>(UrgentAlertFieldsSchema, fields ?? create(UrgentAlertFieldsSchema), ALERT_FIELDS).values as AlertValues;
+  return columnValues<AlertValues>(UrgentAlertFieldsSchema, fields ?? create(UrgentAlertFieldsSchema), ALERT_FIELDS)
+    .values as AlertValues;
 }
 
 export function alertHandlers(service: ServiceContext, stores: FieldopsStores, lookups: PeerLookups) {
@@ -113,7 +128,14 @@ export function alertHandlers(service: ServiceContext, stores: FieldopsStores, l
       await service.write(ctx, async (tx, emit) => {
         const alertId = await alerts.delete(tx, org.orgId, req.alertId);
         if (!alertId) throw notFound("Urgent alert");
-        emit(newEvent(org.orgId, "fieldops.urgent_alert.deleted", UrgentAlertDeletedSchema, create(UrgentAlertDeletedSchema, { alertId })));
+        emit(
+          newEvent(
+            org.orgId,
+            "fieldops.urgent_alert.deleted",
+            UrgentAlertDeletedSchema,
+            create(UrgentAlertDeletedSchema, { alertId }),
+          ),
+        );
       });
       return {};
     },

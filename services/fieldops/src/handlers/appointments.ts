@@ -41,7 +41,13 @@ import {
 import { freeSlots } from "../scheduling/availability.js";
 import { candidateSlots, daysBetween, heldSpan, localDateRange } from "../scheduling/slots.js";
 import type { AppointmentTypeRow } from "../store/appointment-types.js";
-import { appointmentStatusOf, appointmentStatusText, toAppointment, type AppointmentRow, type NewAppointment } from "../store/appointments.js";
+import {
+  appointmentStatusOf,
+  appointmentStatusText,
+  toAppointment,
+  type AppointmentRow,
+  type NewAppointment,
+} from "../store/appointments.js";
 import type { FieldopsStores } from "../store/index.js";
 import type { SlotHoldRow } from "../store/slot-holds.js";
 import { type BookingPlan, bookingRules, rulesOf } from "./booking.js";
@@ -81,12 +87,28 @@ function dateField(field: string, value: string | undefined, violations: Violati
 
 function appointmentEvent(orgId: string, row: AppointmentRow, previous?: AppointmentRow): DomainEvent {
   const appointment = toAppointment(row);
-  if (!previous) return newEvent(orgId, "fieldops.appointment.booked", AppointmentBookedSchema, create(AppointmentBookedSchema, { appointment }));
+  if (!previous)
+    return newEvent(
+      orgId,
+      "fieldops.appointment.booked",
+      AppointmentBookedSchema,
+      create(AppointmentBookedSchema, { appointment }),
+    );
   const previousStatus = appointmentStatusOf(previous.status);
   if (row.status === "cancelled") {
-    return newEvent(orgId, "fieldops.appointment.cancelled", AppointmentCancelledSchema, create(AppointmentCancelledSchema, { appointment, previousStatus }));
+    return newEvent(
+      orgId,
+      "fieldops.appointment.cancelled",
+      AppointmentCancelledSchema,
+      create(AppointmentCancelledSchema, { appointment, previousStatus }),
+    );
   }
-  return newEvent(orgId, "fieldops.appointment.updated", AppointmentUpdatedSchema, create(AppointmentUpdatedSchema, { appointment, previousStatus }));
+  return newEvent(
+    orgId,
+    "fieldops.appointment.updated",
+    AppointmentUpdatedSchema,
+    create(AppointmentUpdatedSchema, { appointment, previousStatus }),
+  );
 }
 
 /** A held slot as a booking plan: its time, its claim, its technician. */
@@ -102,7 +124,9 @@ function planOfHold(hold: SlotHoldRow): BookingPlan {
 function holdMismatches(hold: SlotHoldRow, req: BookAppointmentRequest, technicianId: string | undefined): Violation[] {
   const violations: Violation[] = [];
   if (req.appointmentTypeId.toLowerCase() !== hold.appointment_type_id) {
-    violations.push(invalidValue("appointment_type_id", "the hold is for another appointment type", req.appointmentTypeId));
+    violations.push(
+      invalidValue("appointment_type_id", "the hold is for another appointment type", req.appointmentTypeId),
+    );
   }
   if (req.start && timestampDate(req.start).getTime() !== hold.start_at.getTime()) {
     violations.push(invalidValue("start", "the hold is for another start", timestampDate(req.start).toISOString()));
@@ -122,7 +146,10 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
     type: AppointmentTypeRow,
     plan: BookingPlan,
     technicianId: string | null,
-    rest: Omit<NewAppointment, "appointment_type_id" | "technician_id" | "start_at" | "end_at" | "held_from" | "held_to">,
+    rest: Omit<
+      NewAppointment,
+      "appointment_type_id" | "technician_id" | "start_at" | "end_at" | "held_from" | "held_to"
+    >,
   ): NewAppointment {
     return {
       ...rest,
@@ -135,12 +162,20 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
     };
   }
 
-  async function reschedule(ctx: HandlerContext, org: OrgContext, req: ManageAppointmentRequest, current: AppointmentRow): Promise<AppointmentRow> {
+  async function reschedule(
+    ctx: HandlerContext,
+    org: OrgContext,
+    req: ManageAppointmentRequest,
+    current: AppointmentRow,
+  ): Promise<AppointmentRow> {
     if (!req.start) throw invalidArgument([required("start", "the new start of a rescheduled appointment")]);
     const start = timestampDate(req.start);
     const type = await appointmentTypes.get(db, org.orgId, current.appointment_type_id);
     if (!type?.is_active) throw fieldopsErrors.APPOINTMENT_TYPE_NOT_BOOKABLE();
-    const plan = await planBooking(db, org, type, start, { ignoreAppointmentId: current.id, keep: current.technician_id });
+    const plan = await planBooking(db, org, type, start, {
+      ignoreAppointmentId: current.id,
+      keep: current.technician_id,
+    });
     // One transaction: the old one is cancelled and the new one booked, or neither.
     return claimFirstThatFits(ctx, org.orgId, plan, async (tx, emit, technicianId, now) => {
       const old = await appointments.get(tx, org.orgId, current.id, { forUpdate: true });
@@ -157,7 +192,10 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
         rescheduled_from_id: old.id,
       });
       const booked = await appointments.insert(tx, org.orgId, values, now);
-      const payload = create(AppointmentRescheduledSchema, { appointment: toAppointment(booked), previous: toAppointment(cancelled) });
+      const payload = create(AppointmentRescheduledSchema, {
+        appointment: toAppointment(booked),
+        previous: toAppointment(cancelled),
+      });
       emit(newEvent(org.orgId, "fieldops.appointment.rescheduled", AppointmentRescheduledSchema, payload));
       return booked;
     });
@@ -170,17 +208,30 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
       const zone = req.timezone ?? org.timezone;
       const violations: Violation[] = [];
       const type = await activeType(org.orgId, req.appointmentTypeId, violations);
-      const dateFrom = dateField("date_from", req.dateFrom, violations) ?? (req.dateFrom === undefined ? localDate(now, zone) : undefined);
-      const dateTo = dateField("date_to", req.dateTo, violations) ?? (req.dateTo === undefined && dateFrom ? shiftDate(dateFrom, 6) : undefined);
+      const dateFrom =
+        dateField("date_from", req.dateFrom, violations) ??
+        (req.dateFrom === undefined ? localDate(now, zone) : undefined);
+      const dateTo =
+        dateField("date_to", req.dateTo, violations) ??
+        (req.dateTo === undefined && dateFrom ? shiftDate(dateFrom, 6) : undefined);
       if (dateFrom && dateTo) {
         const days = daysBetween(dateFrom, dateTo);
         if (days < 0) violations.push(invalidValue("date_to", "date_to must not be before date_from", dateTo));
-        else if (days > MAX_RANGE_DAYS) violations.push(invalidValue("date_to", `date_to may be at most ${MAX_RANGE_DAYS} days after date_from`, dateTo));
+        else if (days > MAX_RANGE_DAYS)
+          violations.push(
+            invalidValue("date_to", `date_to may be at most ${MAX_RANGE_DAYS} days after date_from`, dateTo),
+          );
       }
       if (violations.length > 0 || !type || !dateFrom || !dateTo) throw invalidArgument(violations);
       const technicianId = req.technicianId?.toLowerCase();
       const rules = rulesOf(type);
-      const candidates = candidateSlots(org.businessHours, org.timezone, localDateRange(zone, dateFrom, dateTo), rules, now);
+      const candidates = candidateSlots(
+        org.businessHours,
+        org.timezone,
+        localDateRange(zone, dateFrom, dateTo),
+        rules,
+        now,
+      );
       const first = candidates[0];
       const last = candidates[candidates.length - 1];
       const snapshot = await appointments.snapshot(db, org.orgId, {
@@ -190,14 +241,22 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
         requiredSkills: type.required_skills,
         technicianId,
       });
-      if (technicianId !== undefined && !snapshot.askedTechnicianExists) throw invalidArgument([unknownTechnician("technician_id", req.technicianId ?? technicianId)]);
+      if (technicianId !== undefined && !snapshot.askedTechnicianExists)
+        throw invalidArgument([unknownTechnician("technician_id", req.technicianId ?? technicianId)]);
       // An asked technician stands alone: without them there is nobody (not the business).
-      const slots = technicianId !== undefined && snapshot.technicians.length === 0 ? [] : freeSlots(snapshot, candidates, rules, org.timezone, now);
+      const slots =
+        technicianId !== undefined && snapshot.technicians.length === 0
+          ? []
+          : freeSlots(snapshot, candidates, rules, org.timezone, now);
       const write = localIsoWriter(zone);
       return {
         appointmentTypeId: type.id,
         timezone: zone,
-        slots: slots.map((slot) => ({ start: write(slot.start), end: write(slot.end), technicianIds: slot.technicianIds })),
+        slots: slots.map((slot) => ({
+          start: write(slot.start),
+          end: write(slot.end),
+          technicianIds: slot.technicianIds,
+        })),
       };
     },
 
@@ -210,16 +269,21 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
         req.serviceRequestId === undefined ? undefined : lookups.serviceRequest(org, req.serviceRequestId),
         req.holdId === undefined ? undefined : slotHolds.getLive(db, org.orgId, req.holdId, clock.now()),
       ]);
-      if (req.serviceRequestId !== undefined && !request) violations.push(referenceNotFound("service_request_id", "service request", req.serviceRequestId));
+      if (req.serviceRequestId !== undefined && !request)
+        violations.push(referenceNotFound("service_request_id", "service request", req.serviceRequestId));
       if (req.contactId === undefined && !req.contact) violations.push(required("contact_id", "contact_id or contact"));
       if (!req.start && req.holdId === undefined) violations.push(required("start", "start, or hold_id"));
       if (hold) violations.push(...holdMismatches(hold, req, technicianId));
       if (violations.length > 0 || !type) throw invalidArgument(violations);
       if (req.holdId !== undefined && !hold) throw fieldopsErrors.SLOT_HOLD_GONE();
-      const plan = hold ? planOfHold(hold) : await planBooking(db, org, type, timestampDate(req.start as Timestamp), { technicianId });
+      const plan = hold
+        ? planOfHold(hold)
+        : await planBooking(db, org, type, timestampDate(req.start as Timestamp), { technicianId });
       const contact = await lookups.upsertContact(
         org,
-        req.contactId !== undefined ? { contactId: req.contactId } : { name: req.contact?.name, phoneNumber: req.contact?.phoneNumber, email: req.contact?.email },
+        req.contactId !== undefined
+          ? { contactId: req.contactId }
+          : { name: req.contact?.name, phoneNumber: req.contact?.phoneNumber, email: req.contact?.email },
       );
       const row = await claimFirstThatFits(ctx, org.orgId, plan, async (tx, emit, candidate, now) => {
         // The hold ends with the booking, in its transaction: its claim gives way to the appointment's.
@@ -244,14 +308,16 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
       const current = await appointments.get(db, org.orgId, req.appointmentId);
       if (!current) throw notFound("Appointment");
       if (FINISHED.has(current.status)) throw fieldopsErrors.APPOINTMENT_FINISHED(current.status);
-      if (req.action === AppointmentAction.RESCHEDULE) return { appointment: toAppointment(await reschedule(ctx, org, req, current)) };
+      if (req.action === AppointmentAction.RESCHEDULE)
+        return { appointment: toAppointment(await reschedule(ctx, org, req, current)) };
       const target = {
         [AppointmentAction.CANCEL]: "cancelled",
         [AppointmentAction.CONFIRM]: "confirmed",
         [AppointmentAction.COMPLETE]: "completed",
         [AppointmentAction.NO_SHOW]: "no_show",
       }[req.action as number];
-      if (!target) throw invalidArgument([notAllowed("action", null, ["reschedule", "cancel", "confirm", "complete", "no_show"])]);
+      if (!target)
+        throw invalidArgument([notAllowed("action", null, ["reschedule", "cancel", "confirm", "complete", "no_show"])]);
       const row = await service.write(ctx, async (tx, emit) => {
         const locked = await appointments.get(tx, org.orgId, current.id, { forUpdate: true });
         if (!locked) throw notFound("Appointment");
@@ -271,7 +337,8 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
       const violations: Violation[] = [];
       const dateFrom = dateField("date_from", req.dateFrom, violations) ?? localDate(clock.now(), org.timezone);
       const dateTo = dateField("date_to", req.dateTo, violations);
-      if (dateTo && daysBetween(dateFrom, dateTo) < 0) violations.push(invalidValue("date_to", "date_to must not be before date_from", dateTo));
+      if (dateTo && daysBetween(dateFrom, dateTo) < 0)
+        violations.push(invalidValue("date_to", "date_to must not be before date_from", dateTo));
       if (violations.length > 0) throw invalidArgument(violations);
       const range = localDateRange(org.timezone, dateFrom, dateTo ?? dateFrom);
       const { page, pageSize } = withDefaults(ListAppointmentsRequestSchema, req, "page", "pageSize");

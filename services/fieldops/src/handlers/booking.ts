@@ -48,10 +48,18 @@ export function bookingRules(service: ServiceContext, stores: FieldopsStores) {
   const { appointments, appointmentTypes, reservations } = stores;
 
   /** The active appointment type of a request, or a violation on appointment_type_id. */
-  async function activeType(orgId: string, id: string, violations: Violation[]): Promise<AppointmentTypeRow | undefined> {
+  async function activeType(
+    orgId: string,
+    id: string,
+    violations: Violation[],
+  ): Promise<AppointmentTypeRow | undefined> {
     const type = await appointmentTypes.get(db, orgId, id);
     if (type?.is_active) return type;
-    violations.push(type ? invalidValue("appointment_type_id", "the appointment type is not active", id) : referenceNotFound("appointment_type_id", "appointment type", id));
+    violations.push(
+      type
+        ? invalidValue("appointment_type_id", "the appointment type is not active", id)
+        : referenceNotFound("appointment_type_id", "appointment type", id),
+    );
     return undefined;
   }
 
@@ -71,7 +79,9 @@ export function bookingRules(service: ServiceContext, stores: FieldopsStores) {
     const rules = rulesOf(type);
     const day = DateTime.fromJSDate(start, { zone: org.timezone }).startOf("day");
     const daySpan = { start: day.toMillis(), end: day.plus({ days: 1 }).toMillis() };
-    const slot = candidateSlots(org.businessHours, org.timezone, daySpan, rules, now).find((candidate) => candidate.start === start.getTime());
+    const slot = candidateSlots(org.businessHours, org.timezone, daySpan, rules, now).find(
+      (candidate) => candidate.start === start.getTime(),
+    );
     if (!slot) {
       throw invalidArgument([
         invalidValue(
@@ -90,10 +100,17 @@ export function bookingRules(service: ServiceContext, stores: FieldopsStores) {
       technicianId: options.technicianId,
       ignoreAppointmentId: options.ignoreAppointmentId,
     });
-    if (options.technicianId !== undefined && !snapshot.technicians.some((technician) => technician.id === options.technicianId)) {
+    if (
+      options.technicianId !== undefined &&
+      !snapshot.technicians.some((technician) => technician.id === options.technicianId)
+    ) {
       throw invalidArgument([
         snapshot.askedTechnicianExists
-          ? invalidValue("technician_id", "the technician is not active or lacks a required skill of the appointment type", options.technicianId)
+          ? invalidValue(
+              "technician_id",
+              "the technician is not active or lacks a required skill of the appointment type",
+              options.technicianId,
+            )
           : unknownTechnician("technician_id", options.technicianId),
       ]);
     }
@@ -123,7 +140,14 @@ export function bookingRules(service: ServiceContext, stores: FieldopsStores) {
         try {
           return await service.write(ctx, async (tx, emit) => {
             const now = clock.now();
-            await reservations.prepareClaim(tx, orgId, technicianId, new Date(plan.held.start), new Date(plan.held.end), now);
+            await reservations.prepareClaim(
+              tx,
+              orgId,
+              technicianId,
+              new Date(plan.held.start),
+              new Date(plan.held.end),
+              now,
+            );
             return claim(tx, emit, technicianId, now);
           });
         } catch (error) {

@@ -19,7 +19,11 @@ import {
   type ServiceContext,
   type Violation,
 } from "@voiceops/platform";
-import { DispatchCancelledSchema, DispatchCreatedSchema, DispatchUpdatedSchema } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
+import {
+  DispatchCancelledSchema,
+  DispatchCreatedSchema,
+  DispatchUpdatedSchema,
+} from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
 import {
   DispatchFieldsSchema,
   type CancelDispatchRequest,
@@ -31,7 +35,15 @@ import {
   type UpdateDispatchRequest,
 } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
 import { EmergencyTypeSchema, type ServiceRequest } from "@voiceops/proto/voiceops/jobs/v1/jobs_service_pb";
-import { dispatchStatusOf, dispatchStatusText, dispatchValuesOf, toDispatch, type DispatchRow, type DispatchStore, type DispatchValues } from "../store/dispatches.js";
+import {
+  dispatchStatusOf,
+  dispatchStatusText,
+  dispatchValuesOf,
+  toDispatch,
+  type DispatchRow,
+  type DispatchStore,
+  type DispatchValues,
+} from "../store/dispatches.js";
 import type { FieldopsStores } from "../store/index.js";
 import type { PeerLookups } from "../peers.js";
 import { unknownTechnician } from "./schedules.js";
@@ -46,17 +58,46 @@ const FINISHED = new Set(["completed", "cancelled"]);
 /** The event of a dispatch's change: fieldops.dispatch.created, .updated or .cancelled. */
 function dispatchEvent(orgId: string, row: DispatchRow, previous?: DispatchRow): DomainEvent {
   const dispatch = toDispatch(row);
-  if (!previous) return newEvent(orgId, "fieldops.dispatch.created", DispatchCreatedSchema, create(DispatchCreatedSchema, { dispatch }));
+  if (!previous)
+    return newEvent(
+      orgId,
+      "fieldops.dispatch.created",
+      DispatchCreatedSchema,
+      create(DispatchCreatedSchema, { dispatch }),
+    );
   const previousStatus = dispatchStatusOf(previous.status);
   if (row.status === "cancelled") {
-    return newEvent(orgId, "fieldops.dispatch.cancelled", DispatchCancelledSchema, create(DispatchCancelledSchema, { dispatch, previousStatus }));
+    return newEvent(
+      orgId,
+      "fieldops.dispatch.cancelled",
+      DispatchCancelledSchema,
+      create(DispatchCancelledSchema, { dispatch, previousStatus }),
+    );
   }
-  return newEvent(orgId, "fieldops.dispatch.updated", DispatchUpdatedSchema, create(DispatchUpdatedSchema, { dispatch, previousStatus }));
+  return newEvent(
+    orgId,
+    "fieldops.dispatch.updated",
+    DispatchUpdatedSchema,
+    create(DispatchUpdatedSchema, { dispatch, previousStatus }),
+  );
 }
 
 /** Cancels an active dispatch in the caller's transaction, with its event. */
-export async function cancelDispatch(tx: Queryable, emit: (event: DomainEvent) => void, store: DispatchStore, orgId: string, row: DispatchRow, now: Date): Promise<DispatchRow> {
-  const cancelled = await store.update(tx, orgId, row.id, { ...dispatchValuesOf(row), status: "cancelled", cancelled_at: now }, now);
+export async function cancelDispatch(
+  tx: Queryable,
+  emit: (event: DomainEvent) => void,
+  store: DispatchStore,
+  orgId: string,
+  row: DispatchRow,
+  now: Date,
+): Promise<DispatchRow> {
+  const cancelled = await store.update(
+    tx,
+    orgId,
+    row.id,
+    { ...dispatchValuesOf(row), status: "cancelled", cancelled_at: now },
+    now,
+  );
   if (!cancelled) throw notFound("Dispatch");
   emit(dispatchEvent(orgId, cancelled, row));
   return cancelled;
@@ -65,7 +106,8 @@ export async function cancelDispatch(tx: Queryable, emit: (event: DomainEvent) =
 /** The words a technician's skills are matched against: the request's category and emergency type. */
 function skillsWanted(request: ServiceRequest): string[] {
   const wanted = [request.category?.trim()];
-  if (request.emergencyType !== undefined) wanted.push(enumToJson(EmergencyTypeSchema, request.emergencyType) ?? undefined);
+  if (request.emergencyType !== undefined)
+    wanted.push(enumToJson(EmergencyTypeSchema, request.emergencyType) ?? undefined);
   return wanted.filter((word): word is string => Boolean(word));
 }
 
@@ -80,7 +122,9 @@ export function dispatchHandlers(service: ServiceContext, stores: FieldopsStores
    * tried.
    */
   async function autoPick(tx: Queryable, org: OrgContext, request: ServiceRequest, now: Date): Promise<string> {
-    await tx.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`fieldops.dispatch.autopick:${org.orgId}`]);
+    await tx.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [
+      `fieldops.dispatch.autopick:${org.orgId}`,
+    ]);
     const day = { start: endOfLocalDay(org.timezone, -1, now), end: endOfLocalDay(org.timezone, 0, now) };
     for (const id of await technicians.rankAvailable(tx, org.orgId, now, skillsWanted(request), day)) {
       if (!(await technicians.lock(tx, org.orgId, id))) continue;
@@ -99,7 +143,8 @@ export function dispatchHandlers(service: ServiceContext, stores: FieldopsStores
       ]);
       const violations: Violation[] = [];
       if (!request) violations.push(referenceNotFound("service_request_id", "service request", req.serviceRequestId));
-      if (technicianId !== undefined && !technician) violations.push(unknownTechnician("technician_id", req.technicianId ?? technicianId));
+      if (technicianId !== undefined && !technician)
+        violations.push(unknownTechnician("technician_id", req.technicianId ?? technicianId));
       if (violations.length > 0 || !request) throw invalidArgument(violations);
       const row = await service.write(ctx, async (tx, emit) => {
         const now = clock.now();

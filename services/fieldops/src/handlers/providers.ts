@@ -15,7 +15,11 @@ import {
   type ServiceContext,
   withDefaults,
 } from "@voiceops/platform";
-import { ServiceProviderCreatedSchema, ServiceProviderDeletedSchema, ServiceProviderUpdatedSchema } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
+import {
+  ServiceProviderCreatedSchema,
+  ServiceProviderDeletedSchema,
+  ServiceProviderUpdatedSchema,
+} from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
 import {
   type FieldopsService,
   CreateServiceProviderRequestSchema,
@@ -48,10 +52,20 @@ export async function insertProvider(
   schema: DescMessage,
   input: CreateServiceProviderRequest | CreateTechnicianRequest,
 ): Promise<ServiceProviderRow> {
-  const { values, violations } = columnValues<ProviderValues>(schema, input, PROVIDER_FIELDS, { country: org.country, overrides: { name: requiredText } });
+  const { values, violations } = columnValues<ProviderValues>(schema, input, PROVIDER_FIELDS, {
+    country: org.country,
+    overrides: { name: requiredText },
+  });
   if (violations.length > 0 || typeof values.name !== "string") throw invalidArgument(violations);
   const inserted = await store.insert(tx, org.orgId, { ...values, name: values.name });
-  emit(newEvent(org.orgId, "fieldops.provider.created", ServiceProviderCreatedSchema, create(ServiceProviderCreatedSchema, { provider: toServiceProvider(inserted) })));
+  emit(
+    newEvent(
+      org.orgId,
+      "fieldops.provider.created",
+      ServiceProviderCreatedSchema,
+      create(ServiceProviderCreatedSchema, { provider: toServiceProvider(inserted) }),
+    ),
+  );
   return inserted;
 }
 
@@ -73,11 +87,16 @@ export async function updateProvider(
   },
 ): Promise<ServiceProviderRow> {
   const fields = updatedFields(ServiceProviderFieldsSchema, update.fields, update.mask, PROVIDER_FIELDS);
-  const { values, violations } = columnValues<ProviderValues>(ServiceProviderFieldsSchema, update.fields ?? create(ServiceProviderFieldsSchema), fields, {
-    prefix: `${update.message}.`,
-    country: org.country,
-    overrides: { name: requiredText },
-  });
+  const { values, violations } = columnValues<ProviderValues>(
+    ServiceProviderFieldsSchema,
+    update.fields ?? create(ServiceProviderFieldsSchema),
+    fields,
+    {
+      prefix: `${update.message}.`,
+      country: org.country,
+      overrides: { name: requiredText },
+    },
+  );
   if (violations.length > 0) throw invalidArgument(violations);
   if (Object.keys(values).length === 0) {
     const existing = await store.get(tx, org.orgId, update.id);
@@ -86,7 +105,14 @@ export async function updateProvider(
   }
   const updated = await store.update(tx, org.orgId, update.id, values);
   if (!updated) throw notFound(update.entity);
-  emit(newEvent(org.orgId, "fieldops.provider.updated", ServiceProviderUpdatedSchema, create(ServiceProviderUpdatedSchema, { provider: toServiceProvider(updated) })));
+  emit(
+    newEvent(
+      org.orgId,
+      "fieldops.provider.updated",
+      ServiceProviderUpdatedSchema,
+      create(ServiceProviderUpdatedSchema, { provider: toServiceProvider(updated) }),
+    ),
+  );
   return updated;
 }
 
@@ -94,7 +120,14 @@ export async function updateProvider(
  * Deletes a provider (a technician): refused (409) while on an active dispatch; the on-call
  * schedules that have not ended are cancelled, each with its event. Resolves the stored id.
  */
-export function removeProvider(ctx: HandlerContext, service: ServiceContext, stores: FieldopsStores, org: OrgContext, id: string, entity: string): Promise<string> {
+export function removeProvider(
+  ctx: HandlerContext,
+  service: ServiceContext,
+  stores: FieldopsStores,
+  org: OrgContext,
+  id: string,
+  entity: string,
+): Promise<string> {
   return service.write(ctx, async (tx, emit) => {
     const row = await stores.technicians.lock(tx, org.orgId, id);
     if (!row) throw notFound(entity);
@@ -105,7 +138,14 @@ export function removeProvider(ctx: HandlerContext, service: ServiceContext, sto
       emit(scheduleEvent(org.orgId, "cancelled", schedule));
     }
     await stores.providers.delete(tx, org.orgId, row.id);
-    emit(newEvent(org.orgId, "fieldops.provider.deleted", ServiceProviderDeletedSchema, create(ServiceProviderDeletedSchema, { providerId: row.id })));
+    emit(
+      newEvent(
+        org.orgId,
+        "fieldops.provider.deleted",
+        ServiceProviderDeletedSchema,
+        create(ServiceProviderDeletedSchema, { providerId: row.id }),
+      ),
+    );
     return row.id;
   });
 }
@@ -129,7 +169,9 @@ export function providerHandlers(service: ServiceContext, stores: FieldopsStores
 
     async createServiceProvider(req: CreateServiceProviderRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const row = await service.write(ctx, (tx, emit) => insertProvider(tx, emit, store, org, CreateServiceProviderRequestSchema, req));
+      const row = await service.write(ctx, (tx, emit) =>
+        insertProvider(tx, emit, store, org, CreateServiceProviderRequestSchema, req),
+      );
       return { provider: toServiceProvider(row) };
     },
 
@@ -143,7 +185,13 @@ export function providerHandlers(service: ServiceContext, stores: FieldopsStores
     async updateServiceProvider(req: UpdateServiceProviderRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       const row = await service.write(ctx, (tx, emit) =>
-        updateProvider(tx, emit, store, org, { id: req.providerId, fields: req.provider, mask: req.updateMask, message: "provider", entity: "Service provider" }),
+        updateProvider(tx, emit, store, org, {
+          id: req.providerId,
+          fields: req.provider,
+          mask: req.updateMask,
+          message: "provider",
+          entity: "Service provider",
+        }),
       );
       return { provider: toServiceProvider(row) };
     },

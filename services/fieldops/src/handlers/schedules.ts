@@ -17,7 +17,11 @@ import {
   type ServiceContext,
   type Violation,
 } from "@voiceops/platform";
-import { OnCallScheduleCancelledSchema, OnCallScheduleCreatedSchema, OnCallScheduleUpdatedSchema } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
+import {
+  OnCallScheduleCancelledSchema,
+  OnCallScheduleCreatedSchema,
+  OnCallScheduleUpdatedSchema,
+} from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
 import {
   OnCallScheduleFieldsSchema,
   type CancelOnCallScheduleRequest,
@@ -45,8 +49,10 @@ function instant(value: Timestamp | undefined): Date | undefined {
 export function scheduleEvent(orgId: string, verb: "created" | "updated" | "cancelled", row: ScheduleRow): DomainEvent {
   const schedule = toOnCallSchedule(row);
   const type = `fieldops.on_call_schedule.${verb}`;
-  if (verb === "created") return newEvent(orgId, type, OnCallScheduleCreatedSchema, create(OnCallScheduleCreatedSchema, { schedule }));
-  if (verb === "updated") return newEvent(orgId, type, OnCallScheduleUpdatedSchema, create(OnCallScheduleUpdatedSchema, { schedule }));
+  if (verb === "created")
+    return newEvent(orgId, type, OnCallScheduleCreatedSchema, create(OnCallScheduleCreatedSchema, { schedule }));
+  if (verb === "updated")
+    return newEvent(orgId, type, OnCallScheduleUpdatedSchema, create(OnCallScheduleUpdatedSchema, { schedule }));
   return newEvent(orgId, type, OnCallScheduleCancelledSchema, create(OnCallScheduleCancelledSchema, { schedule }));
 }
 
@@ -55,8 +61,20 @@ export function scheduleHandlers(service: ServiceContext, stores: FieldopsStores
   const { schedules, technicians } = stores;
 
   /** 409 when the technician already has a scheduled schedule overlapping the values. */
-  async function refuseOverlap(tx: Queryable, org: OrgContext, values: ScheduleValues, exceptId?: string): Promise<void> {
-    const other = await schedules.findOverlap(tx, org.orgId, values.technician_id, values.start_at, values.end_at, exceptId);
+  async function refuseOverlap(
+    tx: Queryable,
+    org: OrgContext,
+    values: ScheduleValues,
+    exceptId?: string,
+  ): Promise<void> {
+    const other = await schedules.findOverlap(
+      tx,
+      org.orgId,
+      values.technician_id,
+      values.start_at,
+      values.end_at,
+      exceptId,
+    );
     if (other) throw fieldopsErrors.ON_CALL_OVERLAP(other);
   }
 
@@ -68,7 +86,11 @@ export function scheduleHandlers(service: ServiceContext, stores: FieldopsStores
       if (from && to && to < from) {
         throw invalidArgument([invalidValue("end_date", "end_date must not be before start_date", to.toISOString())]);
       }
-      const rows = await schedules.list(db, org.orgId, { from: from ?? clock.now(), to, technicianId: req.technicianId });
+      const rows = await schedules.list(db, org.orgId, {
+        from: from ?? clock.now(),
+        to,
+        technicianId: req.technicianId,
+      });
       return { items: rows.map(toOnCallSchedule), total: rows.length };
     },
 
@@ -83,9 +105,15 @@ export function scheduleHandlers(service: ServiceContext, stores: FieldopsStores
         if (!technician) violations.push(unknownTechnician("technician_id", req.technicianId));
         if (!start) violations.push(required("start_at"));
         if (!end) violations.push(required("end_at"));
-        else if (start && end <= start) violations.push(invalidValue("end_at", "end_at must be after start_at", end.toISOString()));
+        else if (start && end <= start)
+          violations.push(invalidValue("end_at", "end_at must be after start_at", end.toISOString()));
         if (violations.length > 0 || !technician || !start || !end) throw invalidArgument(violations);
-        const values: ScheduleValues = { technician_id: technician.id, start_at: start, end_at: end, notes: blankToNull(req.notes) };
+        const values: ScheduleValues = {
+          technician_id: technician.id,
+          start_at: start,
+          end_at: end,
+          notes: blankToNull(req.notes),
+        };
         await refuseOverlap(tx, org, values);
         const inserted = await schedules.insert(tx, org.orgId, values, clock.now());
         emit(scheduleEvent(org.orgId, "created", inserted));
@@ -106,10 +134,14 @@ export function scheduleHandlers(service: ServiceContext, stores: FieldopsStores
         // Technicians first, then the schedule (the order a technician's deletion takes too), in
         // id order, so two writers never wait on each other.
         const violations: Violation[] = [];
-        const wanted = fields.includes("technician_id") && input.technicianId ? input.technicianId.toLowerCase() : before.technician_id;
+        const wanted =
+          fields.includes("technician_id") && input.technicianId
+            ? input.technicianId.toLowerCase()
+            : before.technician_id;
         for (const id of [...new Set([before.technician_id, wanted])].sort()) {
           const locked = await technicians.lock(tx, org.orgId, id);
-          if (!locked && id === wanted) violations.push(unknownTechnician("schedule.technician_id", input.technicianId ?? id));
+          if (!locked && id === wanted)
+            violations.push(unknownTechnician("schedule.technician_id", input.technicianId ?? id));
         }
         const current = await schedules.get(tx, org.orgId, req.scheduleId, { forUpdate: true });
         if (!current) throw notFound("On-call schedule");
@@ -124,7 +156,13 @@ export function scheduleHandlers(service: ServiceContext, stores: FieldopsStores
         };
         if (values.end_at <= values.start_at) {
           const field = fields.includes("end_at") ? "schedule.end_at" : "schedule.start_at";
-          violations.push(invalidValue(field, "end_at must be after start_at", (field.endsWith("end_at") ? values.end_at : values.start_at).toISOString()));
+          violations.push(
+            invalidValue(
+              field,
+              "end_at must be after start_at",
+              (field.endsWith("end_at") ? values.end_at : values.start_at).toISOString(),
+            ),
+          );
         }
         if (violations.length > 0) throw invalidArgument(violations);
         await refuseOverlap(tx, org, values, current.id);

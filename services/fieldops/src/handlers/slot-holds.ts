@@ -1,7 +1,11 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { invalidArgument, notFound, orgOf, type ServiceContext, type Violation } from "@voiceops/platform";
-import type { CreateSlotHoldRequest, DeleteSlotHoldRequest, FieldopsService } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
+import type {
+  CreateSlotHoldRequest,
+  DeleteSlotHoldRequest,
+  FieldopsService,
+} from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
 import type { FieldopsStores } from "../store/index.js";
 import { toSlotHold } from "../store/slot-holds.js";
 import { bookingRules } from "./booking.js";
@@ -22,7 +26,9 @@ export function slotHoldHandlers(service: ServiceContext, stores: FieldopsStores
       const type = await activeType(org.orgId, req.appointmentTypeId, violations);
       if (violations.length > 0 || !type || !req.start) throw invalidArgument(violations);
       // The same checks and choice of technician as a booking; the claim is the hold's.
-      const plan = await planBooking(db, org, type, timestampDate(req.start), { technicianId: req.technicianId?.toLowerCase() });
+      const plan = await planBooking(db, org, type, timestampDate(req.start), {
+        technicianId: req.technicianId?.toLowerCase(),
+      });
       const row = await claimFirstThatFits(ctx, org.orgId, plan, (tx, _emit, technicianId, now) =>
         slotHolds.insert(
           tx,

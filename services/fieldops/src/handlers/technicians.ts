@@ -39,7 +39,9 @@ export function technicianHandlers(service: ServiceContext, stores: FieldopsStor
 
     async createTechnician(req: CreateTechnicianRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const row = await service.write(ctx, async (tx, emit) => reread(tx, org, (await insertProvider(tx, emit, stores.providers, org, CreateTechnicianRequestSchema, req)).id));
+      const row = await service.write(ctx, async (tx, emit) =>
+        reread(tx, org, (await insertProvider(tx, emit, stores.providers, org, CreateTechnicianRequestSchema, req)).id),
+      );
       return { technician: toTechnician(row) };
     },
 

@@ -17,13 +17,20 @@ const BUSINESS = "";
  * dispatch's creation to the end of today (the organization's local day): an emergency takes
  * the rest of the day, tomorrow stays bookable. A slot holds its own buffers too.
  */
-export function freeSlots(snapshot: SchedulingSnapshot, candidates: Span[], rules: SlotRules, orgZone: string, now: Date): FreeSlot[] {
+export function freeSlots(
+  snapshot: SchedulingSnapshot,
+  candidates: Span[],
+  rules: SlotRules,
+  orgZone: string,
+  now: Date,
+): FreeSlot[] {
   const resources = snapshot.hasTechnicians ? snapshot.technicians.map((technician) => technician.id) : [BUSINESS];
   const busy = new Map<string, Span[]>(resources.map((id) => [id, []]));
   for (const appointment of snapshot.appointments) {
     busy.get(appointment.technician_id ?? BUSINESS)?.push({ start: appointment.heldFrom, end: appointment.heldTo });
   }
-  for (const hold of snapshot.holds) busy.get(hold.technician_id ?? BUSINESS)?.push({ start: hold.heldFrom, end: hold.heldTo });
+  for (const hold of snapshot.holds)
+    busy.get(hold.technician_id ?? BUSINESS)?.push({ start: hold.heldFrom, end: hold.heldTo });
   const endOfToday = endOfLocalDay(orgZone, 0, now).getTime();
   for (const dispatch of snapshot.dispatches) {
     busy.get(dispatch.technician_id)?.push({ start: Math.min(dispatch.since, now.getTime()), end: endOfToday });
@@ -47,8 +54,11 @@ export function rankForBooking(snapshot: SchedulingSnapshot, free: string[], day
   const counts = new Map<string, number>();
   for (const appointment of snapshot.appointments) {
     const start = appointment.start;
-    if (appointment.technician_id && start >= day.start && start < day.end) counts.set(appointment.technician_id, (counts.get(appointment.technician_id) ?? 0) + 1);
+    if (appointment.technician_id && start >= day.start && start < day.end)
+      counts.set(appointment.technician_id, (counts.get(appointment.technician_id) ?? 0) + 1);
   }
   const order = new Map(snapshot.technicians.map((technician, index) => [technician.id, index]));
-  return [...free].sort((a, b) => (counts.get(a) ?? 0) - (counts.get(b) ?? 0) || (order.get(a) ?? 0) - (order.get(b) ?? 0));
+  return [...free].sort(
+    (a, b) => (counts.get(a) ?? 0) - (counts.get(b) ?? 0) || (order.get(a) ?? 0) - (order.get(b) ?? 0),
+  );
 }

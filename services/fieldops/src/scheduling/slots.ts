@@ -62,7 +62,10 @@ export function candidateSlots(hours: WeeklyHours, orgZone: string, range: Span,
 
 /** What a slot holds of its resource: the slot widened by the type's buffers. */
 export function heldSpan(slot: Span, rules: SlotRules): Span {
-  return { start: slot.start - rules.bufferBeforeMinutes * MINUTE_MS, end: slot.end + rules.bufferAfterMinutes * MINUTE_MS };
+  return {
+    start: slot.start - rules.bufferBeforeMinutes * MINUTE_MS,
+    end: slot.end + rules.bufferAfterMinutes * MINUTE_MS,
+  };
 }
 
 /** Busy spans sorted by start with overlapping or touching ones merged. */

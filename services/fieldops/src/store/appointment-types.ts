@@ -52,7 +52,12 @@ export class AppointmentTypeStore {
   }
 
   /** A type that is not deleted. */
-  async get(db: Queryable, orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<AppointmentTypeRow | undefined> {
+  async get(
+    db: Queryable,
+    orgId: string,
+    id: string,
+    options: { forUpdate?: boolean } = {},
+  ): Promise<AppointmentTypeRow | undefined> {
     const result = await db.query<AppointmentTypeRow>(
       `SELECT ${COLUMNS} FROM fieldops.appointment_types WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL ${options.forUpdate ? "FOR UPDATE" : ""}`,
       [orgId, id],
@@ -72,7 +77,13 @@ export class AppointmentTypeStore {
     return row;
   }
 
-  async update(db: Queryable, orgId: string, id: string, values: AppointmentTypeValues, now: Date): Promise<AppointmentTypeRow | undefined> {
+  async update(
+    db: Queryable,
+    orgId: string,
+    id: string,
+    values: AppointmentTypeValues,
+    now: Date,
+  ): Promise<AppointmentTypeRow | undefined> {
     const result = await db.query<AppointmentTypeRow>(
       `UPDATE fieldops.appointment_types
        SET ${APPOINTMENT_TYPE_FIELDS.map((field, index) => `${field} = $${index + 3}`).join(", ")}, updated_at = $13

@@ -1,7 +1,12 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { enumFromJson, enumToJson, newId, selectPage, type Queryable } from "@voiceops/platform";
-import { AppointmentSchema, AppointmentStatus, AppointmentStatusSchema, type Appointment } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
+import {
+  AppointmentSchema,
+  AppointmentStatus,
+  AppointmentStatusSchema,
+  type Appointment,
+} from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
 import { ACTIVE_DISPATCH } from "./technicians.js";
 
 export interface AppointmentRow {
@@ -49,7 +54,12 @@ const COLUMNS =
   "a.id, a.org_id, a.appointment_type_id, t.name AS appointment_type_name, a.contact_id, a.contact_name, a.contact_phone, a.technician_id, a.service_request_id, a.start_at, a.end_at, a.status, a.notes, a.cancel_reason, a.rescheduled_from_id, a.created_at, a.updated_at";
 
 /** Appointment rows of a statement (a SELECT, or a write RETURNING *) named `a`, with their type's name. */
-async function appointmentsOf(db: Queryable, statement: string, params: unknown[], orderBy?: string): Promise<AppointmentRow[]> {
+async function appointmentsOf(
+  db: Queryable,
+  statement: string,
+  params: unknown[],
+  orderBy?: string,
+): Promise<AppointmentRow[]> {
   const result = await db.query<AppointmentRow>(
     `WITH a AS (${statement})
      SELECT ${COLUMNS} FROM a JOIN fieldops.appointment_types t ON t.id = a.appointment_type_id
@@ -148,9 +158,24 @@ export class AppointmentStore {
        SELECT 'dispatch', d.technician_id, NULL, extract(epoch FROM d.created_at) * 1000, NULL
          FROM fieldops.dispatches d
          WHERE d.org_id = $1 AND d.${ACTIVE_DISPATCH} AND d.technician_id IN (SELECT id FROM techs)`,
-      [orgId, query.from, query.to, query.requiredSkills, query.technicianId ?? null, query.ignoreAppointmentId ?? null, query.now],
+      [
+        orgId,
+        query.from,
+        query.to,
+        query.requiredSkills,
+        query.technicianId ?? null,
+        query.ignoreAppointmentId ?? null,
+        query.now,
+      ],
     );
-    const snapshot: SchedulingSnapshot = { hasTechnicians: false, askedTechnicianExists: false, technicians: [], appointments: [], holds: [], dispatches: [] };
+    const snapshot: SchedulingSnapshot = {
+      hasTechnicians: false,
+      askedTechnicianExists: false,
+      technicians: [],
+      appointments: [],
+      holds: [],
+      dispatches: [],
+    };
     for (const row of result.rows) {
       if (row.kind === "technician") snapshot.technicians.push({ id: row.resource as string, name: row.name ?? "" });
       else if (row.kind === "any_technician") snapshot.hasTechnicians = true;
@@ -158,21 +183,41 @@ export class AppointmentStore {
       else if (row.kind === "appointments") {
         const numbers = (row.spans ?? "").split(",");
         for (let i = 0; i + 2 < numbers.length; i += 3) {
-          snapshot.appointments.push({ technician_id: row.resource, heldFrom: Number(numbers[i]), heldTo: Number(numbers[i + 1]), start: Number(numbers[i + 2]) });
+          snapshot.appointments.push({
+            technician_id: row.resource,
+            heldFrom: Number(numbers[i]),
+            heldTo: Number(numbers[i + 1]),
+            start: Number(numbers[i + 2]),
+          });
         }
       } else if (row.kind === "holds") {
         const numbers = (row.spans ?? "").split(",");
         for (let i = 0; i + 1 < numbers.length; i += 2) {
-          snapshot.holds.push({ technician_id: row.resource, heldFrom: Number(numbers[i]), heldTo: Number(numbers[i + 1]) });
+          snapshot.holds.push({
+            technician_id: row.resource,
+            heldFrom: Number(numbers[i]),
+            heldTo: Number(numbers[i + 1]),
+          });
         }
       } else snapshot.dispatches.push({ technician_id: row.resource as string, since: Number(row.since_ms) });
     }
-    snapshot.technicians.sort((a, b) => a.name.toLowerCase().localeCompare(b.name.toLowerCase()) || (a.id < b.id ? -1 : 1));
+    snapshot.technicians.sort(
+      (a, b) => a.name.toLowerCase().localeCompare(b.name.toLowerCase()) || (a.id < b.id ? -1 : 1),
+    );
     return snapshot;
   }
 
-  async get(db: Queryable, orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<AppointmentRow | undefined> {
-    const [row] = await appointmentsOf(db, `SELECT * FROM fieldops.appointments WHERE org_id = $1 AND id = $2 ${options.forUpdate ? "FOR UPDATE" : ""}`, [orgId, id]);
+  async get(
+    db: Queryable,
+    orgId: string,
+    id: string,
+    options: { forUpdate?: boolean } = {},
+  ): Promise<AppointmentRow | undefined> {
+    const [row] = await appointmentsOf(
+      db,
+      `SELECT * FROM fieldops.appointments WHERE org_id = $1 AND id = $2 ${options.forUpdate ? "FOR UPDATE" : ""}`,
+      [orgId, id],
+    );
     return row;
   }
 
@@ -205,19 +250,28 @@ export class AppointmentStore {
     return row;
   }
 
-  async setStatus(db: Queryable, orgId: string, id: string, status: string, cancelReason: string | null, now: Date): Promise<AppointmentRow | undefined> {
-    const [row] = await appointmentsOf(db, `UPDATE fieldops.appointments SET status = $3, cancel_reason = $4, updated_at = $5 WHERE org_id = $1 AND id = $2 RETURNING *`, [
-      orgId,
-      id,
-      status,
-      cancelReason,
-      now,
-    ]);
+  async setStatus(
+    db: Queryable,
+    orgId: string,
+    id: string,
+    status: string,
+    cancelReason: string | null,
+    now: Date,
+  ): Promise<AppointmentRow | undefined> {
+    const [row] = await appointmentsOf(
+      db,
+      `UPDATE fieldops.appointments SET status = $3, cancel_reason = $4, updated_at = $5 WHERE org_id = $1 AND id = $2 RETURNING *`,
+      [orgId, id, status, cancelReason, now],
+    );
     return row;
   }
 
   /** Soonest first, ties by id: appointments starting in [from, to). */
-  async list(db: Queryable, orgId: string, query: AppointmentListQuery): Promise<{ rows: AppointmentRow[]; total: number }> {
+  async list(
+    db: Queryable,
+    orgId: string,
+    query: AppointmentListQuery,
+  ): Promise<{ rows: AppointmentRow[]; total: number }> {
     const params: unknown[] = [orgId, query.from];
     const where = ["a.org_id = $1", "a.start_at >= $2"];
     const filter = (condition: string, value: unknown) => {

@@ -1,7 +1,12 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { enumFromJson, enumToJson, newId, type Queryable } from "@voiceops/platform";
-import { DispatchSchema, DispatchStatus, DispatchStatusSchema, type Dispatch } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
+import {
+  DispatchSchema,
+  DispatchStatus,
+  DispatchStatusSchema,
+  type Dispatch,
+} from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
 import { technicianSummary, withTechnician, type WithTechnician } from "./rows.js";
 import { ACTIVE_DISPATCH } from "./technicians.js";
 
@@ -30,7 +35,8 @@ export interface DispatchValues {
   cancelled_at: Date | null;
 }
 
-const COLUMNS = "d.id, d.org_id, d.service_request_id, d.technician_id, d.status, d.eta_at, d.notes, d.created_at, d.updated_at, d.completed_at, d.cancelled_at";
+const COLUMNS =
+  "d.id, d.org_id, d.service_request_id, d.technician_id, d.status, d.eta_at, d.notes, d.created_at, d.updated_at, d.completed_at, d.cancelled_at";
 
 /** Dispatch rows of a statement (a SELECT, or a write RETURNING *), with their technician. */
 function dispatchesOf(db: Queryable, statement: string, params: unknown[], orderBy?: string): Promise<DispatchRow[]> {
@@ -56,46 +62,98 @@ export class DispatchStore {
     filter("status", query.status);
     filter("service_request_id", query.serviceRequestId);
     filter("technician_id", query.technicianId);
-    return dispatchesOf(db, `SELECT * FROM fieldops.dispatches d WHERE ${where.join(" AND ")}`, params, "d.created_at DESC, d.id DESC");
+    return dispatchesOf(
+      db,
+      `SELECT * FROM fieldops.dispatches d WHERE ${where.join(" AND ")}`,
+      params,
+      "d.created_at DESC, d.id DESC",
+    );
   }
 
   /** Active dispatches, soonest ETA first, those without one last, then oldest first. */
   async listActive(db: Queryable, orgId: string): Promise<DispatchRow[]> {
-    return dispatchesOf(db, `SELECT * FROM fieldops.dispatches d WHERE d.org_id = $1 AND d.${ACTIVE_DISPATCH}`, [orgId], "d.eta_at ASC NULLS LAST, d.created_at ASC, d.id ASC");
+    return dispatchesOf(
+      db,
+      `SELECT * FROM fieldops.dispatches d WHERE d.org_id = $1 AND d.${ACTIVE_DISPATCH}`,
+      [orgId],
+      "d.eta_at ASC NULLS LAST, d.created_at ASC, d.id ASC",
+    );
   }
 
-  async get(db: Queryable, orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<DispatchRow | undefined> {
-    const [row] = await dispatchesOf(db, `SELECT * FROM fieldops.dispatches WHERE org_id = $1 AND id = $2 ${options.forUpdate ? "FOR UPDATE" : ""}`, [orgId, id]);
+  async get(
+    db: Queryable,
+    orgId: string,
+    id: string,
+    options: { forUpdate?: boolean } = {},
+  ): Promise<DispatchRow | undefined> {
+    const [row] = await dispatchesOf(
+      db,
+      `SELECT * FROM fieldops.dispatches WHERE org_id = $1 AND id = $2 ${options.forUpdate ? "FOR UPDATE" : ""}`,
+      [orgId, id],
+    );
     return row;
   }
 
   /** Ids of the active dispatches of a service request. */
   async activeIdsForRequest(db: Queryable, orgId: string, serviceRequestId: string): Promise<string[]> {
-    const result = await db.query<{ id: string }>(`SELECT id FROM fieldops.dispatches WHERE org_id = $1 AND service_request_id = $2 AND ${ACTIVE_DISPATCH}`, [
-      orgId,
-      serviceRequestId,
-    ]);
+    const result = await db.query<{ id: string }>(
+      `SELECT id FROM fieldops.dispatches WHERE org_id = $1 AND service_request_id = $2 AND ${ACTIVE_DISPATCH}`,
+      [orgId, serviceRequestId],
+    );
     return result.rows.map((row) => row.id);
   }
 
-  async insert(db: Queryable, orgId: string, serviceRequestId: string, values: DispatchValues, now: Date): Promise<DispatchRow> {
+  async insert(
+    db: Queryable,
+    orgId: string,
+    serviceRequestId: string,
+    values: DispatchValues,
+    now: Date,
+  ): Promise<DispatchRow> {
     const [row] = await dispatchesOf(
       db,
       `INSERT INTO fieldops.dispatches (id, org_id, service_request_id, technician_id, status, eta_at, notes, created_at, updated_at, completed_at, cancelled_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10) RETURNING *`,
-      [newId(), orgId, serviceRequestId, values.technician_id, values.status, values.eta_at, values.notes, now, values.completed_at, values.cancelled_at],
+      [
+        newId(),
+        orgId,
+        serviceRequestId,
+        values.technician_id,
+        values.status,
+        values.eta_at,
+        values.notes,
+        now,
+        values.completed_at,
+        values.cancelled_at,
+      ],
     );
     if (!row) throw new Error("insert returned no row");
     return row;
   }
 
-  async update(db: Queryable, orgId: string, id: string, values: DispatchValues, now: Date): Promise<DispatchRow | undefined> {
+  async update(
+    db: Queryable,
+    orgId: string,
+    id: string,
+    values: DispatchValues,
+    now: Date,
+  ): Promise<DispatchRow | undefined> {
     const [row] = await dispatchesOf(
       db,
       `UPDATE fieldops.dispatches
        SET technician_id = $3, status = $4, eta_at = $5, notes = $6, completed_at = $7, cancelled_at = $8, updated_at = $9
        WHERE org_id = $1 AND id = $2 RETURNING *`,
-      [orgId, id, values.technician_id, values.status, values.eta_at, values.notes, values.completed_at, values.cancelled_at, now],
+      [
+        orgId,
+        id,
+        values.technician_id,
+        values.status,
+        values.eta_at,
+        values.notes,
+        values.completed_at,
+        values.cancelled_at,
+        now,
+      ],
     );
     return row;
   }

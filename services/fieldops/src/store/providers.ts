@@ -2,7 +2,16 @@ import { newId, type Queryable, selectPage, textSearch } from "@voiceops/platfor
 import { SERVICE_PROVIDER_COLUMNS, type ServiceProviderRow } from "./rows.js";
 
 /** Writable provider columns; update SQL is built only from these names, never from input. */
-export const PROVIDER_FIELDS = ["name", "phone_number", "email", "specialty", "skills", "status", "is_on_call", "notes"] as const;
+export const PROVIDER_FIELDS = [
+  "name",
+  "phone_number",
+  "email",
+  "specialty",
+  "skills",
+  "status",
+  "is_on_call",
+  "notes",
+] as const;
 export type ProviderField = (typeof PROVIDER_FIELDS)[number];
 export type ProviderValues = Partial<Record<ProviderField, string | string[] | boolean | null>>;
 
@@ -16,7 +25,11 @@ export interface ProviderListQuery {
 }
 
 export class ServiceProviderStore {
-  async list(db: Queryable, orgId: string, query: ProviderListQuery): Promise<{ rows: ServiceProviderRow[]; total: number }> {
+  async list(
+    db: Queryable,
+    orgId: string,
+    query: ProviderListQuery,
+  ): Promise<{ rows: ServiceProviderRow[]; total: number }> {
     const params: unknown[] = [orgId];
     const where = ["org_id = $1"];
     if (query.status !== undefined) {
@@ -48,10 +61,14 @@ export class ServiceProviderStore {
   }
 
   async get(db: Queryable, orgId: string, id: string): Promise<ServiceProviderRow | undefined> {
-    const result = await db.query<ServiceProviderRow>(`SELECT ${SERVICE_PROVIDER_COLUMNS} FROM fieldops.service_providers WHERE org_id = $1 AND id = $2`, [orgId, id], {
-      cacheable: true,
-      prepared: true,
-    });
+    const result = await db.query<ServiceProviderRow>(
+      `SELECT ${SERVICE_PROVIDER_COLUMNS} FROM fieldops.service_providers WHERE org_id = $1 AND id = $2`,
+      [orgId, id],
+      {
+        cacheable: true,
+        prepared: true,
+      },
+    );
     return result.rows[0];
   }
 
@@ -79,7 +96,12 @@ export class ServiceProviderStore {
   }
 
   /** Applies the given columns; undefined when the provider does not exist in the org. */
-  async update(db: Queryable, orgId: string, id: string, values: ProviderValues): Promise<ServiceProviderRow | undefined> {
+  async update(
+    db: Queryable,
+    orgId: string,
+    id: string,
+    values: ProviderValues,
+  ): Promise<ServiceProviderRow | undefined> {
     const params: unknown[] = [orgId, id];
     const sets = ["updated_at = now()"];
     for (const field of PROVIDER_FIELDS) {
@@ -96,7 +118,10 @@ export class ServiceProviderStore {
 
   /** Deletes a provider; resolves its stored id, or undefined when it is not in the org. */
   async delete(db: Queryable, orgId: string, id: string): Promise<string | undefined> {
-    const result = await db.query<{ id: string }>(`DELETE FROM fieldops.service_providers WHERE org_id = $1 AND id = $2 RETURNING id`, [orgId, id]);
+    const result = await db.query<{ id: string }>(
+      `DELETE FROM fieldops.service_providers WHERE org_id = $1 AND id = $2 RETURNING id`,
+      [orgId, id],
+    );
     return result.rows[0]?.id;
   }
 }

@@ -13,8 +13,17 @@ export class ReservationStore {
    * the way are deleted: a constraint cannot read the clock, so their claims stand until then.
    * Every claiming transaction calls this before anything else it locks.
    */
-  async prepareClaim(tx: Queryable, orgId: string, technicianId: string | null, from: Date, to: Date, now: Date): Promise<void> {
-    await tx.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`fieldops.reservations:${orgId}:${technicianId ?? "business"}`]);
+  async prepareClaim(
+    tx: Queryable,
+    orgId: string,
+    technicianId: string | null,
+    from: Date,
+    to: Date,
+    now: Date,
+  ): Promise<void> {
+    await tx.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [
+      `fieldops.reservations:${orgId}:${technicianId ?? "business"}`,
+    ]);
     await tx.query(
       `DELETE FROM fieldops.slot_holds
        WHERE org_id = $1 AND technician_id IS NOT DISTINCT FROM $2::uuid AND blocked && tstzrange($3, $4) AND expires_at <= $5`,

@@ -1,7 +1,12 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { enumFromJson, enumToJson, type Queryable } from "@voiceops/platform";
-import { ServiceProviderSchema, ServiceProviderStatus, ServiceProviderStatusSchema, type ServiceProvider } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
+import {
+  ServiceProviderSchema,
+  ServiceProviderStatus,
+  ServiceProviderStatusSchema,
+  type ServiceProvider,
+} from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
 
 // Rows as the database returns them, and their mapping to the API messages. Statuses are
 // stored as their API spelling ("active"), which the enum descriptor translates.
@@ -21,14 +26,16 @@ export interface ServiceProviderRow {
   updated_at: Date;
 }
 
-export const SERVICE_PROVIDER_COLUMNS = "id, org_id, name, phone_number, email, specialty, skills, status, is_on_call, notes, created_at, updated_at";
+export const SERVICE_PROVIDER_COLUMNS =
+  "id, org_id, name, phone_number, email, specialty, skills, status, is_on_call, notes, created_at, updated_at";
 
 export function providerStatusText(status: ServiceProviderStatus): string {
   return enumToJson(ServiceProviderStatusSchema, status) ?? "active";
 }
 
 export function providerStatusOf(text: string): ServiceProviderStatus {
-  return (enumFromJson(ServiceProviderStatusSchema, text) ?? ServiceProviderStatus.UNSPECIFIED) as ServiceProviderStatus;
+  return (enumFromJson(ServiceProviderStatusSchema, text) ??
+    ServiceProviderStatus.UNSPECIFIED) as ServiceProviderStatus;
 }
 
 /** The fields of a provider row as message values: a service provider's, and a technician's too. */

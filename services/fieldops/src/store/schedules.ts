@@ -1,7 +1,12 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { enumFromJson, newId, type Queryable } from "@voiceops/platform";
-import { OnCallScheduleSchema, OnCallScheduleStatus, OnCallScheduleStatusSchema, type OnCallSchedule } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
+import {
+  OnCallScheduleSchema,
+  OnCallScheduleStatus,
+  OnCallScheduleStatusSchema,
+  type OnCallSchedule,
+} from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
 import { technicianSummary, withTechnician, type WithTechnician } from "./rows.js";
 
 export interface ScheduleRow extends WithTechnician {
@@ -32,7 +37,11 @@ function schedulesOf(db: Queryable, statement: string, params: unknown[], orderB
 
 export class ScheduleStore {
   /** Scheduled schedules overlapping [from, to) (to = none: no end; to = from: covering that instant), by start. */
-  async list(db: Queryable, orgId: string, query: { from: Date; to: Date | undefined; technicianId: string | undefined }): Promise<ScheduleRow[]> {
+  async list(
+    db: Queryable,
+    orgId: string,
+    query: { from: Date; to: Date | undefined; technicianId: string | undefined },
+  ): Promise<ScheduleRow[]> {
     const params: unknown[] = [orgId, query.from];
     const where = ["s.org_id = $1", "s.status = 'scheduled'", "s.end_at > $2"];
     if (query.to !== undefined) {
@@ -44,16 +53,37 @@ export class ScheduleStore {
       params.push(query.technicianId);
       where.push(`s.technician_id = $${params.length}`);
     }
-    return schedulesOf(db, `SELECT * FROM fieldops.on_call_schedules s WHERE ${where.join(" AND ")}`, params, "s.start_at ASC, s.end_at ASC, s.id ASC");
+    return schedulesOf(
+      db,
+      `SELECT * FROM fieldops.on_call_schedules s WHERE ${where.join(" AND ")}`,
+      params,
+      "s.start_at ASC, s.end_at ASC, s.id ASC",
+    );
   }
 
-  async get(db: Queryable, orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<ScheduleRow | undefined> {
-    const [row] = await schedulesOf(db, `SELECT * FROM fieldops.on_call_schedules WHERE org_id = $1 AND id = $2 ${options.forUpdate ? "FOR UPDATE" : ""}`, [orgId, id]);
+  async get(
+    db: Queryable,
+    orgId: string,
+    id: string,
+    options: { forUpdate?: boolean } = {},
+  ): Promise<ScheduleRow | undefined> {
+    const [row] = await schedulesOf(
+      db,
+      `SELECT * FROM fieldops.on_call_schedules WHERE org_id = $1 AND id = $2 ${options.forUpdate ? "FOR UPDATE" : ""}`,
+      [orgId, id],
+    );
     return row;
   }
 
   /** The id of a scheduled schedule of the technician overlapping [start, end), other than `exceptId`. */
-  async findOverlap(db: Queryable, orgId: string, technicianId: string, start: Date, end: Date, exceptId?: string): Promise<string | undefined> {
+  async findOverlap(
+    db: Queryable,
+    orgId: string,
+    technicianId: string,
+    start: Date,
+    end: Date,
+    exceptId?: string,
+  ): Promise<string | undefined> {
     const result = await db.query<{ id: string }>(
       `SELECT id FROM fieldops.on_call_schedules
        WHERE org_id = $1 AND technician_id = $2 AND status = 'scheduled' AND start_at < $4 AND end_at > $3
@@ -75,7 +105,13 @@ export class ScheduleStore {
     return row;
   }
 
-  async update(db: Queryable, orgId: string, id: string, values: ScheduleValues, now: Date): Promise<ScheduleRow | undefined> {
+  async update(
+    db: Queryable,
+    orgId: string,
+    id: string,
+    values: ScheduleValues,
+    now: Date,
+  ): Promise<ScheduleRow | undefined> {
     const [row] = await schedulesOf(
       db,
       `UPDATE fieldops.on_call_schedules SET technician_id = $3, start_at = $4, end_at = $5, notes = $6, updated_at = $7
@@ -114,7 +150,8 @@ export function toOnCallSchedule(row: ScheduleRow): OnCallSchedule {
     technician: technicianSummary(row),
     startAt: timestampFromDate(row.start_at),
     endAt: timestampFromDate(row.end_at),
-    status: (enumFromJson(OnCallScheduleStatusSchema, row.status) ?? OnCallScheduleStatus.UNSPECIFIED) as OnCallScheduleStatus,
+    status: (enumFromJson(OnCallScheduleStatusSchema, row.status) ??
+      OnCallScheduleStatus.UNSPECIFIED) as OnCallScheduleStatus,
     notes: row.notes ?? undefined,
     createdAt: timestampFromDate(row.created_at),
     updatedAt: timestampFromDate(row.updated_at),

@@ -27,7 +27,8 @@ export interface NewSlotHold {
   expires_at: Date;
 }
 
-const COLUMNS = "id, org_id, appointment_type_id, technician_id, start_at, end_at, lower(blocked) AS held_from, upper(blocked) AS held_to, expires_at, created_at";
+const COLUMNS =
+  "id, org_id, appointment_type_id, technician_id, start_at, end_at, lower(blocked) AS held_from, upper(blocked) AS held_to, expires_at, created_at";
 
 /**
  * Slot holds. Each one claims its resource's time in fieldops.reservations (a trigger), whose
@@ -40,7 +41,18 @@ export class SlotHoldStore {
     const result = await db.query<SlotHoldRow>(
       `INSERT INTO fieldops.slot_holds (id, org_id, appointment_type_id, technician_id, start_at, end_at, blocked, expires_at, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, tstzrange($7, $8), $9, $10) RETURNING ${COLUMNS}`,
-      [newId(), orgId, values.appointment_type_id, values.technician_id, values.start_at, values.end_at, values.held_from, values.held_to, values.expires_at, now],
+      [
+        newId(),
+        orgId,
+        values.appointment_type_id,
+        values.technician_id,
+        values.start_at,
+        values.end_at,
+        values.held_from,
+        values.held_to,
+        values.expires_at,
+        now,
+      ],
     );
     const row = result.rows[0];
     if (!row) throw new Error("insert returned no row");
@@ -49,7 +61,10 @@ export class SlotHoldStore {
 
   /** A hold of the organization that is still live at `now`. */
   async getLive(db: Queryable, orgId: string, id: string, now: Date): Promise<SlotHoldRow | undefined> {
-    const result = await db.query<SlotHoldRow>(`SELECT ${COLUMNS} FROM fieldops.slot_holds WHERE org_id = $1 AND id = $2 AND expires_at > $3`, [orgId, id, now]);
+    const result = await db.query<SlotHoldRow>(
+      `SELECT ${COLUMNS} FROM fieldops.slot_holds WHERE org_id = $1 AND id = $2 AND expires_at > $3`,
+      [orgId, id, now],
+    );
     return result.rows[0];
   }
 

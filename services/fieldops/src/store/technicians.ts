@@ -1,7 +1,13 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { Queryable } from "@voiceops/platform";
-import { OnCallSource, OnCallTechnicianSchema, TechnicianSchema, type OnCallTechnician, type Technician } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
+import {
+  OnCallSource,
+  OnCallTechnicianSchema,
+  TechnicianSchema,
+  type OnCallTechnician,
+  type Technician,
+} from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
 import { providerFields, SERVICE_PROVIDER_COLUMNS, type ServiceProviderRow } from "./rows.js";
 
 /** A service provider seen as a technician: who is on call and available at a given instant. */
@@ -89,7 +95,10 @@ export class TechnicianStore {
    * Resolves the stored row, or undefined when the technician is not in the org.
    */
   async lock(db: Queryable, orgId: string, id: string): Promise<ServiceProviderRow | undefined> {
-    const result = await db.query<ServiceProviderRow>(`SELECT ${SERVICE_PROVIDER_COLUMNS} FROM fieldops.service_providers WHERE org_id = $1 AND id = $2 FOR UPDATE`, [orgId, id]);
+    const result = await db.query<ServiceProviderRow>(
+      `SELECT ${SERVICE_PROVIDER_COLUMNS} FROM fieldops.service_providers WHERE org_id = $1 AND id = $2 FOR UPDATE`,
+      [orgId, id],
+    );
     return result.rows[0];
   }
 
@@ -98,7 +107,13 @@ export class TechnicianStore {
    * case) to one of `skills` first, then the fewest dispatches created in [dayStart, dayEnd)
    * (cancelled ones not counted), then name and id.
    */
-  async rankAvailable(db: Queryable, orgId: string, now: Date, skills: string[], day: { start: Date; end: Date }): Promise<string[]> {
+  async rankAvailable(
+    db: Queryable,
+    orgId: string,
+    now: Date,
+    skills: string[],
+    day: { start: Date; end: Date },
+  ): Promise<string[]> {
     const { sql, params } = technicianQuery(orgId, now, { availableNow: true });
     params.push(
       skills.map((skill) => skill.toLowerCase()),
@@ -119,7 +134,10 @@ export class TechnicianStore {
   }
 
   async hasActiveDispatch(db: Queryable, orgId: string, technicianId: string): Promise<boolean> {
-    const result = await db.query(`SELECT 1 FROM fieldops.dispatches WHERE org_id = $1 AND technician_id = $2 AND ${ACTIVE_DISPATCH} LIMIT 1`, [orgId, technicianId]);
+    const result = await db.query(
+      `SELECT 1 FROM fieldops.dispatches WHERE org_id = $1 AND technician_id = $2 AND ${ACTIVE_DISPATCH} LIMIT 1`,
+      [orgId, technicianId],
+    );
     return result.rows.length > 0;
   }
 }

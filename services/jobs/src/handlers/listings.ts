@@ -1,6 +1,16 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { columnValues, invalidArgument, newEvent, orgOf, requiredText, updatedFields, withDefaults, type ServiceContext, notFound } from "@voiceops/platform";
+import {
+  columnValues,
+  invalidArgument,
+  newEvent,
+  orgOf,
+  requiredText,
+  updatedFields,
+  withDefaults,
+  type ServiceContext,
+  notFound,
+} from "@voiceops/platform";
 import { ServiceListingChangedSchema } from "@voiceops/proto/voiceops/jobs/v1/jobs_events_pb";
 import {
   CreateServiceListingRequestSchema,
@@ -32,13 +42,25 @@ export function listingHandlers(service: ServiceContext, stores: JobsStores) {
 
     async createServiceListing(req, ctx) {
       const org = orgOf(ctx);
-      const { values, violations } = columnValues<ListingValues>(CreateServiceListingRequestSchema, req, LISTING_FIELDS, { overrides: { name: requiredText } });
+      const { values, violations } = columnValues<ListingValues>(
+        CreateServiceListingRequestSchema,
+        req,
+        LISTING_FIELDS,
+        { overrides: { name: requiredText } },
+      );
       if (violations.length > 0 || values.name === undefined) throw invalidArgument(violations);
       const name = values.name;
       const row = await service.write(ctx, async (tx, emit) => {
         const inserted = await store.insert(tx, org.orgId, { ...values, name });
         const listing = toServiceListing(inserted);
-        emit(newEvent(org.orgId, "jobs.service_listing.created", ServiceListingChangedSchema, create(ServiceListingChangedSchema, { listingId: inserted.id, listing })));
+        emit(
+          newEvent(
+            org.orgId,
+            "jobs.service_listing.created",
+            ServiceListingChangedSchema,
+            create(ServiceListingChangedSchema, { listingId: inserted.id, listing }),
+          ),
+        );
         return inserted;
       });
       return { listing: toServiceListing(row) };
@@ -54,10 +76,15 @@ export function listingHandlers(service: ServiceContext, stores: JobsStores) {
     async updateServiceListing(req, ctx) {
       const org = orgOf(ctx);
       const fields = updatedFields(ServiceListingFieldsSchema, req.listing, req.updateMask, LISTING_FIELDS);
-      const { values, violations } = columnValues<ListingValues>(ServiceListingFieldsSchema, req.listing ?? create(ServiceListingFieldsSchema), fields, {
-        prefix: "listing.",
-        overrides: { name: requiredText },
-      });
+      const { values, violations } = columnValues<ListingValues>(
+        ServiceListingFieldsSchema,
+        req.listing ?? create(ServiceListingFieldsSchema),
+        fields,
+        {
+          prefix: "listing.",
+          overrides: { name: requiredText },
+        },
+      );
       if (violations.length > 0) throw invalidArgument(violations);
       const row = await service.write(ctx, async (tx, emit) => {
         if (Object.keys(values).length === 0) {
@@ -69,7 +96,14 @@ export function listingHandlers(service: ServiceContext, stores: JobsStores) {
         const updated = await store.update(tx, org.orgId, req.listingId, values);
         if (!updated) throw notFound("Service listing");
         const listing = toServiceListing(updated);
-        emit(newEvent(org.orgId, "jobs.service_listing.updated", ServiceListingChangedSchema, create(ServiceListingChangedSchema, { listingId: updated.id, listing })));
+        emit(
+          newEvent(
+            org.orgId,
+            "jobs.service_listing.updated",
+            ServiceListingChangedSchema,
+            create(ServiceListingChangedSchema, { listingId: updated.id, listing }),
+          ),
+        );
         return updated;
       });
       return { listing: toServiceListing(row) };
@@ -80,7 +114,14 @@ export function listingHandlers(service: ServiceContext, stores: JobsStores) {
       await service.write(ctx, async (tx, emit) => {
         const deletedId = await store.delete(tx, org.orgId, req.listingId);
         if (!deletedId) throw notFound("Service listing");
-        emit(newEvent(org.orgId, "jobs.service_listing.deleted", ServiceListingChangedSchema, create(ServiceListingChangedSchema, { listingId: deletedId })));
+        emit(
+          newEvent(
+            org.orgId,
+            "jobs.service_listing.deleted",
+            ServiceListingChangedSchema,
+            create(ServiceListingChangedSchema, { listingId: deletedId }),
+          ),
+        );
       });
       return {};
     },

@@ -1,7 +1,19 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import { blankToNull, enumToJson, newEvent, orgOf, type ServiceContext, notFound, withDefaults } from "@voiceops/platform";
-import { EmergencyRaisedSchema, QuotePostedSchema, QuoteStatusChangedSchema } from "@voiceops/proto/voiceops/jobs/v1/jobs_events_pb";
+import {
+  blankToNull,
+  enumToJson,
+  newEvent,
+  orgOf,
+  type ServiceContext,
+  notFound,
+  withDefaults,
+} from "@voiceops/platform";
+import {
+  EmergencyRaisedSchema,
+  QuotePostedSchema,
+  QuoteStatusChangedSchema,
+} from "@voiceops/proto/voiceops/jobs/v1/jobs_events_pb";
 import {
   MarkEmergencyRequestSchema,
   EmergencyTypeSchema,
@@ -28,7 +40,14 @@ export function quoteHandlers(service: ServiceContext, stores: JobsStores) {
           notes: blankToNull(req.notes),
         });
         if (!updated) throw notFound("Service request");
-        emit(newEvent(org.orgId, "jobs.quote.posted", QuotePostedSchema, create(QuotePostedSchema, { quote: toQuoteOfRequest(updated) })));
+        emit(
+          newEvent(
+            org.orgId,
+            "jobs.quote.posted",
+            QuotePostedSchema,
+            create(QuotePostedSchema, { quote: toQuoteOfRequest(updated) }),
+          ),
+        );
         return updated;
       });
       return { quote: toQuoteOfRequest(row) };
@@ -42,9 +61,18 @@ export function quoteHandlers(service: ServiceContext, stores: JobsStores) {
         const updated = await store.setQuoteStatus(tx, org.orgId, req.serviceRequestId, status);
         if (!updated) {
           const exists = await store.get(tx, org.orgId, req.serviceRequestId);
-          throw exists ? new ConnectError("This service request has no quote", Code.NotFound) : notFound("Service request");
+          throw exists
+            ? new ConnectError("This service request has no quote", Code.NotFound)
+            : notFound("Service request");
         }
-        emit(newEvent(org.orgId, "jobs.quote.status_changed", QuoteStatusChangedSchema, create(QuoteStatusChangedSchema, { quote: toQuoteOfRequest(updated) })));
+        emit(
+          newEvent(
+            org.orgId,
+            "jobs.quote.status_changed",
+            QuoteStatusChangedSchema,
+            create(QuoteStatusChangedSchema, { quote: toQuoteOfRequest(updated) }),
+          ),
+        );
         return updated;
       });
       return { quote: toQuoteOfRequest(row) };
@@ -61,7 +89,14 @@ export function quoteHandlers(service: ServiceContext, stores: JobsStores) {
           notes: blankToNull(req.notes),
         });
         if (!updated) throw notFound("Service request");
-        emit(newEvent(org.orgId, "jobs.emergency.raised", EmergencyRaisedSchema, create(EmergencyRaisedSchema, { serviceRequest: toServiceRequest(updated) })));
+        emit(
+          newEvent(
+            org.orgId,
+            "jobs.emergency.raised",
+            EmergencyRaisedSchema,
+            create(EmergencyRaisedSchema, { serviceRequest: toServiceRequest(updated) }),
+          ),
+        );
         return updated;
       });
       return { serviceRequest: toServiceRequest(row) };

@@ -1,7 +1,22 @@
 import { create } from "@bufbuild/protobuf";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import { columnValues, endOfLocalDay, invalidArgument, newEvent, orgOf, updatedFields, withDefaults, type ServiceContext, notFound, enumFilter } from "@voiceops/platform";
-import { ServiceRequestCreatedSchema, ServiceRequestDeletedSchema, ServiceRequestUpdatedSchema } from "@voiceops/proto/voiceops/jobs/v1/jobs_events_pb";
+import {
+  columnValues,
+  endOfLocalDay,
+  invalidArgument,
+  newEvent,
+  orgOf,
+  updatedFields,
+  withDefaults,
+  type ServiceContext,
+  notFound,
+  enumFilter,
+} from "@voiceops/platform";
+import {
+  ServiceRequestCreatedSchema,
+  ServiceRequestDeletedSchema,
+  ServiceRequestUpdatedSchema,
+} from "@voiceops/proto/voiceops/jobs/v1/jobs_events_pb";
 import {
   CreateServiceRequestRequestSchema,
   ListServiceRequestsRequestSchema,
@@ -42,11 +57,21 @@ export function requestHandlers(service: ServiceContext, stores: JobsStores, che
     async createServiceRequest(req: CreateServiceRequestRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       const { values } = columnValues<RequestValues>(CreateServiceRequestRequestSchema, req, REQUEST_FIELDS);
-      const violations = await checkReferences(org, { contactId: values.contact_id as string | null, providerId: values.provider_id as string | null });
+      const violations = await checkReferences(org, {
+        contactId: values.contact_id as string | null,
+        providerId: values.provider_id as string | null,
+      });
       if (violations.length > 0) throw invalidArgument(violations);
       const row = await service.write(ctx, async (tx, emit) => {
         const inserted = await store.insert(tx, org.orgId, values);
-        emit(newEvent(org.orgId, "jobs.service_request.created", ServiceRequestCreatedSchema, create(ServiceRequestCreatedSchema, { serviceRequest: toServiceRequest(inserted) })));
+        emit(
+          newEvent(
+            org.orgId,
+            "jobs.service_request.created",
+            ServiceRequestCreatedSchema,
+            create(ServiceRequestCreatedSchema, { serviceRequest: toServiceRequest(inserted) }),
+          ),
+        );
         return inserted;
       });
       return { serviceRequest: toServiceRequest(row) };
@@ -62,21 +87,36 @@ export function requestHandlers(service: ServiceContext, stores: JobsStores, che
     async updateServiceRequest(req: UpdateServiceRequestRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       const fields = updatedFields(ServiceRequestFieldsSchema, req.serviceRequest, req.updateMask, REQUEST_FIELDS);
-      const { values } = columnValues<RequestValues>(ServiceRequestFieldsSchema, req.serviceRequest ?? create(ServiceRequestFieldsSchema), fields);
+      const { values } = columnValues<RequestValues>(
+        ServiceRequestFieldsSchema,
+        req.serviceRequest ?? create(ServiceRequestFieldsSchema),
+        fields,
+      );
       // An unknown request is a 404 before any check of what the body links to.
       if (!(await store.get(db, org.orgId, req.serviceRequestId))) throw notFound("Service request");
       const violations = await checkReferences(
         org,
-        { contactId: values.contact_id as string | null | undefined, providerId: values.provider_id as string | null | undefined },
+        {
+          contactId: values.contact_id as string | null | undefined,
+          providerId: values.provider_id as string | null | undefined,
+        },
         "service_request.",
       );
       if (violations.length > 0) throw invalidArgument(violations);
       const row = await service.write(ctx, async (tx, emit) => {
-        const updated = fields.length === 0 ? await store.get(tx, org.orgId, req.serviceRequestId) : await store.update(tx, org.orgId, req.serviceRequestId, values);
+        const updated =
+          fields.length === 0
+            ? await store.get(tx, org.orgId, req.serviceRequestId)
+            : await store.update(tx, org.orgId, req.serviceRequestId, values);
         if (!updated) throw notFound("Service request");
         if (fields.length > 0) {
           emit(
-            newEvent(org.orgId, "jobs.service_request.updated", ServiceRequestUpdatedSchema, create(ServiceRequestUpdatedSchema, { serviceRequest: toServiceRequest(updated) })),
+            newEvent(
+              org.orgId,
+              "jobs.service_request.updated",
+              ServiceRequestUpdatedSchema,
+              create(ServiceRequestUpdatedSchema, { serviceRequest: toServiceRequest(updated) }),
+            ),
           );
         }
         return updated;
@@ -88,7 +128,14 @@ export function requestHandlers(service: ServiceContext, stores: JobsStores, che
       const org = orgOf(ctx);
       await service.write(ctx, async (tx, emit) => {
         if (!(await store.delete(tx, org.orgId, req.serviceRequestId))) throw notFound("Service request");
-        emit(newEvent(org.orgId, "jobs.service_request.deleted", ServiceRequestDeletedSchema, create(ServiceRequestDeletedSchema, { serviceRequestId: req.serviceRequestId })));
+        emit(
+          newEvent(
+            org.orgId,
+            "jobs.service_request.deleted",
+            ServiceRequestDeletedSchema,
+            create(ServiceRequestDeletedSchema, { serviceRequestId: req.serviceRequestId }),
+          ),
+        );
       });
       return {};
     },
@@ -96,7 +143,12 @@ export function requestHandlers(service: ServiceContext, stores: JobsStores, che
     async getServiceRequestStats(_req: unknown, ctx: HandlerContext) {
       const org = orgOf(ctx);
       const stats = await store.stats(db, org.orgId);
-      return { openTotal: stats.open_total, emergencies: stats.emergencies, pendingQuotes: stats.pending_quotes, assigned: stats.assigned };
+      return {
+        openTotal: stats.open_total,
+        emergencies: stats.emergencies,
+        pendingQuotes: stats.pending_quotes,
+        assigned: stats.assigned,
+      };
     },
   } satisfies Partial<ServiceImpl<typeof JobsService>>;
 }

@@ -19,7 +19,8 @@ export interface ListingRow {
   updated_at: Date;
 }
 
-export const LISTING_COLUMNS = "id, org_id, name, description, category, price_cents, duration_minutes, is_available, is_active, created_at, updated_at";
+export const LISTING_COLUMNS =
+  "id, org_id, name, description, category, price_cents, duration_minutes, is_available, is_active, created_at, updated_at";
 
 const opt = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
 

@@ -2,7 +2,15 @@ import { newId, type Queryable, selectPage, textSearch } from "@voiceops/platfor
 import { LISTING_COLUMNS, type ListingRow } from "./listing-rows.js";
 
 /** Writable listing columns; update SQL is built only from these names, never from input. */
-export const LISTING_FIELDS = ["name", "description", "category", "price_cents", "duration_minutes", "is_available", "is_active"] as const;
+export const LISTING_FIELDS = [
+  "name",
+  "description",
+  "category",
+  "price_cents",
+  "duration_minutes",
+  "is_available",
+  "is_active",
+] as const;
 export type ListingField = (typeof LISTING_FIELDS)[number];
 
 export interface ListingValues {
@@ -48,10 +56,14 @@ export class ServiceListingStore {
   }
 
   async get(db: Queryable, orgId: string, id: string): Promise<ListingRow | undefined> {
-    const result = await db.query<ListingRow>(`SELECT ${LISTING_COLUMNS} FROM jobs.service_listings WHERE org_id = $1 AND id = $2`, [orgId, id], {
-      cacheable: true,
-      prepared: true,
-    });
+    const result = await db.query<ListingRow>(
+      `SELECT ${LISTING_COLUMNS} FROM jobs.service_listings WHERE org_id = $1 AND id = $2`,
+      [orgId, id],
+      {
+        cacheable: true,
+        prepared: true,
+      },
+    );
     return result.rows[0];
   }
 
@@ -86,13 +98,19 @@ export class ServiceListingStore {
       params.push(values[field]);
       sets.push(`${field} = $${params.length}`);
     }
-    const result = await db.query<ListingRow>(`UPDATE jobs.service_listings SET ${sets.join(", ")} WHERE org_id = $1 AND id = $2 RETURNING ${LISTING_COLUMNS}`, params);
+    const result = await db.query<ListingRow>(
+      `UPDATE jobs.service_listings SET ${sets.join(", ")} WHERE org_id = $1 AND id = $2 RETURNING ${LISTING_COLUMNS}`,
+      params,
+    );
     return result.rows[0];
   }
 
   /** Deletes a listing; resolves its id, or undefined when it does not exist in the org. */
   async delete(db: Queryable, orgId: string, id: string): Promise<string | undefined> {
-    const result = await db.query<{ id: string }>(`DELETE FROM jobs.service_listings WHERE org_id = $1 AND id = $2 RETURNING id`, [orgId, id]);
+    const result = await db.query<{ id: string }>(
+      `DELETE FROM jobs.service_listings WHERE org_id = $1 AND id = $2 RETURNING id`,
+      [orgId, id],
+    );
     return result.rows[0]?.id;
   }
 }

@@ -2,7 +2,16 @@ import { newId, type Queryable, selectPage, textSearch } from "@voiceops/platfor
 import { REQUEST_COLUMNS, type RequestRow } from "./rows.js";
 
 /** Writable request columns; update SQL is built only from these names. */
-export const REQUEST_FIELDS = ["contact_id", "address", "category", "description", "priority", "status", "due_at", "provider_id"] as const;
+export const REQUEST_FIELDS = [
+  "contact_id",
+  "address",
+  "category",
+  "description",
+  "priority",
+  "status",
+  "due_at",
+  "provider_id",
+] as const;
 export type RequestField = (typeof REQUEST_FIELDS)[number];
 export type RequestValues = Partial<Record<RequestField, string | Date | null>>;
 
@@ -61,10 +70,14 @@ export class RequestStore {
   }
 
   async get(db: Queryable, orgId: string, id: string): Promise<RequestRow | undefined> {
-    const result = await db.query<RequestRow>(`SELECT ${REQUEST_COLUMNS} FROM jobs.service_requests WHERE org_id = $1 AND id = $2`, [orgId, id], {
-      cacheable: true,
-      prepared: true,
-    });
+    const result = await db.query<RequestRow>(
+      `SELECT ${REQUEST_COLUMNS} FROM jobs.service_requests WHERE org_id = $1 AND id = $2`,
+      [orgId, id],
+      {
+        cacheable: true,
+        prepared: true,
+      },
+    );
     return result.rows[0];
   }
 
@@ -96,7 +109,10 @@ export class RequestStore {
       params.push(values[field]);
       sets.push(`${field} = $${params.length}`);
     }
-    const result = await db.query<RequestRow>(`UPDATE jobs.service_requests SET ${sets.join(", ")} WHERE org_id = $1 AND id = $2 RETURNING ${REQUEST_COLUMNS}`, params);
+    const result = await db.query<RequestRow>(
+      `UPDATE jobs.service_requests SET ${sets.join(", ")} WHERE org_id = $1 AND id = $2 RETURNING ${REQUEST_COLUMNS}`,
+      params,
+    );
     return result.rows[0];
   }
 
@@ -128,7 +144,12 @@ export class RequestStore {
   }
 
   /** Flags a request as an emergency; the first flagging time is kept. */
-  async markEmergency(db: Queryable, orgId: string, id: string, emergency: EmergencyValues): Promise<RequestRow | undefined> {
+  async markEmergency(
+    db: Queryable,
+    orgId: string,
+    id: string,
+    emergency: EmergencyValues,
+  ): Promise<RequestRow | undefined> {
     const result = await db.query<RequestRow>(
       `UPDATE jobs.service_requests
        SET is_emergency = true, emergency_type = $3, emergency_priority = $4, emergency_notes = $5,
@@ -139,8 +160,16 @@ export class RequestStore {
     return result.rows[0];
   }
 
-  async stats(db: Queryable, orgId: string): Promise<{ open_total: number; emergencies: number; pending_quotes: number; assigned: number }> {
-    const result = await db.query<{ open_total: number; emergencies: number; pending_quotes: number; assigned: number }>(
+  async stats(
+    db: Queryable,
+    orgId: string,
+  ): Promise<{ open_total: number; emergencies: number; pending_quotes: number; assigned: number }> {
+    const result = await db.query<{
+      open_total: number;
+      emergencies: number;
+      pending_quotes: number;
+      assigned: number;
+    }>(
       `SELECT count(*)::int AS open_total,
               count(*) FILTER (WHERE is_emergency)::int AS emergencies,
               count(*) FILTER (WHERE quote_status = 'pending')::int AS pending_quotes,
@@ -180,7 +209,12 @@ export class RequestStore {
   }
 
   /** Sets the provider of a request that has none (a dispatch assigned one); undefined when it had one. */
-  async assignProviderIfNone(db: Queryable, orgId: string, id: string, providerId: string): Promise<RequestRow | undefined> {
+  async assignProviderIfNone(
+    db: Queryable,
+    orgId: string,
+    id: string,
+    providerId: string,
+  ): Promise<RequestRow | undefined> {
     const result = await db.query<RequestRow>(
       `UPDATE jobs.service_requests SET provider_id = $3, updated_at = now()
        WHERE org_id = $1 AND id = $2 AND provider_id IS NULL RETURNING ${REQUEST_COLUMNS}`,

@@ -75,7 +75,10 @@ export function toServiceRequest(row: RequestRow): ServiceRequest {
     status: (enumFromJson(ServiceRequestStatusSchema, row.status) ?? 0) as ServiceRequestStatus,
     dueAt: ts(row.due_at),
     isEmergency: row.is_emergency,
-    emergencyType: row.emergency_type === null ? undefined : ((enumFromJson(EmergencyTypeSchema, row.emergency_type) ?? 0) as EmergencyType),
+    emergencyType:
+      row.emergency_type === null
+        ? undefined
+        : ((enumFromJson(EmergencyTypeSchema, row.emergency_type) ?? 0) as EmergencyType),
     emergencyPriority: opt(row.emergency_priority),
     emergencyNotes: opt(row.emergency_notes),
     emergencyAt: ts(row.emergency_at),

@@ -44,7 +44,8 @@ export function streamNamespace(prefix: string): string {
 export function createNatsBus(options: NatsBusOptions): EventBus {
   const { logger, prefix } = options;
   const wireSubject = (subject: string) => `${prefix}.${subject}`;
-  const localSubject = (subject: string) => (subject.startsWith(`${prefix}.`) ? subject.slice(prefix.length + 1) : subject);
+  const localSubject = (subject: string) =>
+    subject.startsWith(`${prefix}.`) ? subject.slice(prefix.length + 1) : subject;
   const wireStream = (subject: string) => `${streamNamespace(prefix)}${streamOf(subject)}`;
   const wireDurable = (durable: string) => `${prefix}-${durable}`;
   let connection: NatsConnection | undefined;
@@ -118,7 +119,8 @@ export function createNatsBus(options: NatsBusOptions): EventBus {
         };
         try {
           const info = await jsm.streams.info(stream);
-          if (info.config.max_age !== config.max_age) await jsm.streams.update(stream, { ...info.config, max_age: config.max_age });
+          if (info.config.max_age !== config.max_age)
+            await jsm.streams.update(stream, { ...info.config, max_age: config.max_age });
         } catch {
           try {
             await jsm.streams.add(config);
@@ -167,7 +169,11 @@ export function createNatsBus(options: NatsBusOptions): EventBus {
       });
       // Messages that arrive while a batch is applied are applied together next, in order: one
       // transaction for all of them instead of one per message.
-      const consumeInBatches = async (messages: AsyncIterable<JsMsg>, handle: (batch: BusMessage[]) => Promise<void>, durable: string) => {
+      const consumeInBatches = async (
+        messages: AsyncIterable<JsMsg>,
+        handle: (batch: BusMessage[]) => Promise<void>,
+        durable: string,
+      ) => {
         const waiting: JsMsg[] = [];
         let wake: (() => void) | undefined;
         let ended = false;
@@ -223,7 +229,9 @@ export function createNatsBus(options: NatsBusOptions): EventBus {
             filter_subject: filter,
             ack_wait: 30 * SECOND_NS,
             max_deliver: -1,
-            ...(subscription.expireAfterIdleMs ? { inactive_threshold: subscription.expireAfterIdleMs * 1_000_000 } : {}),
+            ...(subscription.expireAfterIdleMs
+              ? { inactive_threshold: subscription.expireAfterIdleMs * 1_000_000 }
+              : {}),
           });
         }
         const consumer = await js.consumers.get(stream, durable);
@@ -239,7 +247,10 @@ export function createNatsBus(options: NatsBusOptions): EventBus {
             msg.ack();
             consumerPending.set({ consumer: subscription.durable }, msg.info.pending);
           } catch (error) {
-            logger.error({ err: error, subject: msg.subject, durable: subscription.durable }, "event handler failed; redelivering");
+            logger.error(
+              { err: error, subject: msg.subject, durable: subscription.durable },
+              "event handler failed; redelivering",
+            );
             msg.nak(1_000);
           }
         }
@@ -250,7 +261,8 @@ export function createNatsBus(options: NatsBusOptions): EventBus {
           try {
             await consumeOnce();
           } catch (error) {
-            if (!stopped && !closed) logger.warn({ err: error, durable: subscription.durable }, "consumer interrupted; retrying");
+            if (!stopped && !closed)
+              logger.warn({ err: error, durable: subscription.durable }, "consumer interrupted; retrying");
           }
           if (!stopped && !closed) await new Promise((resolve) => setTimeout(resolve, 1_000));
         }

@@ -104,7 +104,16 @@ export function pgConstraint(error: unknown): string | undefined {
 // by statement_timeout, and a database that refuses connections.
 const UNAVAILABLE_CLASSES = ["08"];
 const UNAVAILABLE_CODES = new Set(["57P01", "57P02", "57P03", "57014", "53300", "53400", "55000"]);
-const UNAVAILABLE_SYSCALLS = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"]);
+const UNAVAILABLE_SYSCALLS = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+]);
 // node-postgres reports a lost or unobtainable connection with a plain message.
 const UNAVAILABLE_MESSAGES = [
   "Connection terminated",

@@ -23,7 +23,10 @@ export interface WindowQuery {
  * Rows from `offset` (at most `limit`) of a listing, and its total, in one round trip. The total
  * is joined to the rows, so it is still there when the window is past the end and holds none.
  */
-export async function selectWindow<R extends { id: string | null }>(db: Queryable, query: WindowQuery): Promise<{ rows: R[]; total: number }> {
+export async function selectWindow<R extends { id: string | null }>(
+  db: Queryable,
+  query: WindowQuery,
+): Promise<{ rows: R[]; total: number }> {
   const params = [...query.params, query.limit, query.offset];
   const result = await db.query<R & { total: number }>(
     `SELECT t.total, p.* FROM (${query.total}) t
@@ -34,8 +37,17 @@ export async function selectWindow<R extends { id: string | null }>(db: Queryabl
 }
 
 /** One page of a listing and its total in one round trip (see selectWindow). */
-export function selectPage<R extends { id: string | null }>(db: Queryable, query: PageQuery): Promise<{ rows: R[]; total: number }> {
-  return selectWindow<R>(db, { total: query.total, rows: query.rows, params: query.params, limit: query.pageSize, offset: (query.page - 1) * query.pageSize });
+export function selectPage<R extends { id: string | null }>(
+  db: Queryable,
+  query: PageQuery,
+): Promise<{ rows: R[]; total: number }> {
+  return selectWindow<R>(db, {
+    total: query.total,
+    rows: query.rows,
+    params: query.params,
+    limit: query.pageSize,
+    offset: (query.page - 1) * query.pageSize,
+  });
 }
 
 export interface CountedPageQuery {
@@ -54,7 +66,10 @@ export interface CountedPageQuery {
  * `count(*) OVER ()` over the same rows the page is cut from, not from a second scan). Only a
  * page past the end, which has no row to carry the total, costs a separate count.
  */
-export async function selectCountedPage<R extends object>(db: Queryable, query: CountedPageQuery): Promise<{ rows: R[]; total: number }> {
+export async function selectCountedPage<R extends object>(
+  db: Queryable,
+  query: CountedPageQuery,
+): Promise<{ rows: R[]; total: number }> {
   const params = [...query.params, query.pageSize, (query.page - 1) * query.pageSize];
   const result = await db.query<R & { total__: number }>(
     `SELECT ${query.columns}, count(*) OVER () AS total__ FROM ${query.from}

@@ -15,7 +15,12 @@ const ANALYZE_GROWTH = 1.2;
  * at once and then every minute, it analyzes the tables of its schema that grew and vacuums its
  * churning ones. On PostgreSQL autovacuum does both, and nothing runs.
  */
-export function maintainPeriodically(db: Database, schema: string, churnTables: string[], logger: Logger): Subscription | undefined {
+export function maintainPeriodically(
+  db: Database,
+  schema: string,
+  churnTables: string[],
+  logger: Logger,
+): Subscription | undefined {
   if (db.kind !== "pglite") return undefined;
   return runPeriodically(
     "pglite maintenance",

@@ -35,7 +35,8 @@ function queryResult<R>(result: Results<unknown>): QueryResult<R> {
 
 /** Statements through PGlite's own `query` and `exec`, on the database or in one of its transactions. */
 function stockQueryable(db: Pick<PGlite, "query" | "exec">, reads: ReadCache | undefined): Queryable {
-  const run = async <R>(sql: string, params: readonly unknown[] | undefined) => queryResult<R>(await db.query(sql, params as unknown[] | undefined));
+  const run = async <R>(sql: string, params: readonly unknown[] | undefined) =>
+    queryResult<R>(await db.query(sql, params as unknown[] | undefined));
   return {
     query<R = Row>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<QueryResult<R>> {
       if (reads === undefined) return run<R>(sql, params);
@@ -68,7 +69,8 @@ function stockPgliteDatabase(db: PGlite, options: PgliteDatabaseOptions): Databa
           const inTransaction = stockQueryable(pgTx, undefined);
           const atCommit: Statement[] = [];
           const result = await fn({ ...inTransaction, atCommit: (statement) => void atCommit.push(statement) });
-          for (const { sql, params, options: queryOptions } of atCommit) await inTransaction.query(sql, params, queryOptions);
+          for (const { sql, params, options: queryOptions } of atCommit)
+            await inTransaction.query(sql, params, queryOptions);
           return result;
         });
       return reads ? reads.write(run) : run();
@@ -80,7 +82,8 @@ function stockPgliteDatabase(db: PGlite, options: PgliteDatabaseOptions): Databa
 }
 
 const TIMESTAMPTZ_OID = 1184;
-const PG_TIMESTAMPTZ = /^(\d{4,})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(\.\d+)?([+-])(\d\d)(?::(\d\d))?(?::(\d\d))?( BC)?$/;
+const PG_TIMESTAMPTZ =
+  /^(\d{4,})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(\.\d+)?([+-])(\d\d)(?::(\d\d))?(?::(\d\d))?( BC)?$/;
 
 /**
  * PostgreSQL's text form of a timestamptz as a Date. PGlite hands it to `new Date()`, whose
@@ -101,11 +104,18 @@ export function parseTimestamptz(text: string): Date | number {
 
 /** Opens (or creates) the database with our extensions, settings and timestamptz parser. */
 export async function openPglite(dataDir: string | undefined): Promise<PGlite> {
-  const options = { extensions: { pg_trgm, btree_gin, btree_gist }, startParams: PGLITE_START_PARAMS, parsers: { [TIMESTAMPTZ_OID]: parseTimestamptz } };
+  const options = {
+    extensions: { pg_trgm, btree_gin, btree_gist },
+    startParams: PGLITE_START_PARAMS,
+    parsers: { [TIMESTAMPTZ_OID]: parseTimestamptz },
+  };
   if (dataDir === undefined) {
     if (existsSync(PGLITE_TEMPLATE_TAR)) {
       try {
-        return await PGlite.create("memory://", { ...options, loadDataDir: new Blob([readFileSync(PGLITE_TEMPLATE_TAR)]) });
+        return await PGlite.create("memory://", {
+          ...options,
+          loadDataDir: new Blob([readFileSync(PGLITE_TEMPLATE_TAR)]),
+        });
       } catch {
         // An unusable template: initialize from scratch instead.
       }
@@ -130,7 +140,10 @@ export async function openPglite(dataDir: string | undefined): Promise<PGlite> {
  * in memory. PGlite runs one statement at a time and holds other callers back while a
  * transaction is open, which gives the same isolation a pool would.
  */
-export async function createPgliteDatabase(dataDir: string | undefined, options: PgliteDatabaseOptions = {}): Promise<Database> {
+export async function createPgliteDatabase(
+  dataDir: string | undefined,
+  options: PgliteDatabaseOptions = {},
+): Promise<Database> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   return pgliteDatabase(await openPglite(dataDir), options);
 }

@@ -1,6 +1,15 @@
 import { createHash } from "node:crypto";
 import type * as Pg from "pg";
-import { isDatabaseError, pgErrorCode, type Database, type QueryOptions, type QueryResult, type Queryable, type Row, type Transaction } from "./database.js";
+import {
+  isDatabaseError,
+  pgErrorCode,
+  type Database,
+  type QueryOptions,
+  type QueryResult,
+  type Queryable,
+  type Row,
+  type Transaction,
+} from "./database.js";
 import { PgTransaction } from "./pg-transaction.js";
 import { watchPool } from "../metrics.js";
 
@@ -58,7 +67,11 @@ function onPool(pool: Pg.Pool): Run {
 }
 
 /** A statement as pg runs it: under its prepared name when it is run prepared. */
-function queryConfig(sql: string, params: readonly unknown[] | undefined, options: QueryOptions | undefined): Pg.QueryConfig {
+function queryConfig(
+  sql: string,
+  params: readonly unknown[] | undefined,
+  options: QueryOptions | undefined,
+): Pg.QueryConfig {
   const values = params as unknown[] | undefined;
   const name = options?.prepared ? statementName(sql) : "";
   return name === "" ? { text: sql, values } : { name, text: sql, values };
@@ -113,7 +126,13 @@ function typeParsers(pg: PgPackage): Pg.CustomTypesConfig {
   } as Pg.CustomTypesConfig;
 }
 
-function createPool(pg: PgPackage, types: Pg.CustomTypesConfig, options: PostgresOptions, max: number, applicationName: string): Pg.Pool {
+function createPool(
+  pg: PgPackage,
+  types: Pg.CustomTypesConfig,
+  options: PostgresOptions,
+  max: number,
+  applicationName: string,
+): Pg.Pool {
   const pool = new pg.Pool({
     connectionString: options.url,
     max,

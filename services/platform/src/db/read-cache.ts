@@ -100,7 +100,11 @@ function freeze(value: unknown): number {
   if (typeof value !== "object" || value === null) return 16;
   if (ArrayBuffer.isView(value)) return value.byteLength;
   let bytes = 16;
-  if (Array.isArray(value) || Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null) {
+  if (
+    Array.isArray(value) ||
+    Object.getPrototypeOf(value) === Object.prototype ||
+    Object.getPrototypeOf(value) === null
+  ) {
     Object.freeze(value);
     for (const [name, inner] of Object.entries(value)) bytes += name.length + freeze(inner);
   }

@@ -34,7 +34,11 @@ export interface TypedHandler<Desc extends DescMessage> {
 }
 
 /** Pairs a payload schema with its handler (and its handler of runs), keeping the events typed. */
-export function handlerOf<Desc extends DescMessage>(schema: Desc, handle: TypedHandler<Desc>["handle"], handleAll?: TypedHandler<Desc>["handleAll"]): TypedHandler<Desc> {
+export function handlerOf<Desc extends DescMessage>(
+  schema: Desc,
+  handle: TypedHandler<Desc>["handle"],
+  handleAll?: TypedHandler<Desc>["handleAll"],
+): TypedHandler<Desc> {
   return handleAll ? { schema, handle, handleAll } : { schema, handle };
 }
 
@@ -86,7 +90,10 @@ const BATCH_LIMIT = 64;
  * transaction and its ledger insert per batch instead of per event, and consecutive events of a
  * type whose handler has `handleAll` in one call of it.
  */
-export function startConsumer(deps: { bus: EventBus; db: Database; schema: string; logger: Logger; onEmitted: () => void }, consumer: AnyEventConsumer): Promise<Subscription> {
+export function startConsumer(
+  deps: { bus: EventBus; db: Database; schema: string; logger: Logger; onEmitted: () => void },
+  consumer: AnyEventConsumer,
+): Promise<Subscription> {
   const { bus, db, schema, logger } = deps;
   const apply = async (messages: BusMessage[]) => {
     const events: { typed: TypedHandler<DescMessage>; event: ReceivedEvent<DescMessage> }[] = [];
@@ -118,7 +125,8 @@ export function startConsumer(deps: { bus: EventBus; db: Database; schema: strin
       const emit = (e: DomainEvent) => void emitted.push(e);
       for (const [first, ...rest] of runsOf(todo)) {
         if (!first) continue;
-        if (rest.length > 0 && first.typed.handleAll) await first.typed.handleAll([first.event, ...rest.map((item) => item.event)], tx, emit);
+        if (rest.length > 0 && first.typed.handleAll)
+          await first.typed.handleAll([first.event, ...rest.map((item) => item.event)], tx, emit);
         else await first.typed.handle(first.event, tx, emit);
       }
       enqueueEvents(tx, schema, emitted);

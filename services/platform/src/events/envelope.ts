@@ -14,7 +14,12 @@ export interface DomainEvent<Desc extends DescMessage = DescMessage> {
   payload: MessageShape<Desc>;
 }
 
-export function newEvent<Desc extends DescMessage>(orgId: string, type: string, schema: Desc, payload: MessageShape<Desc>): DomainEvent<Desc> {
+export function newEvent<Desc extends DescMessage>(
+  orgId: string,
+  type: string,
+  schema: Desc,
+  payload: MessageShape<Desc>,
+): DomainEvent<Desc> {
   return { id: newId(), orgId, type, occurredAt: new Date(), schema, payload };
 }
 

@@ -16,7 +16,12 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * (consumer, event_id): no index on processed_at, no scan of the table. The consumers are
  * found by skipping along the same key, one probe each. Returns the rows deleted.
  */
-export async function pruneProcessedEvents(db: Database, schema: string, before: Date, batch = PRUNE_BATCH): Promise<number> {
+export async function pruneProcessedEvents(
+  db: Database,
+  schema: string,
+  before: Date,
+  batch = PRUNE_BATCH,
+): Promise<number> {
   const table = `${schema}.processed_events`;
   const consumers = await db.query<{ consumer: string }>(
     `WITH RECURSIVE c(consumer) AS (
@@ -30,11 +35,10 @@ export async function pruneProcessedEvents(db: Database, schema: string, before:
   let deleted = 0;
   for (const { consumer } of consumers.rows) {
     for (;;) {
-      const result = await db.query(`DELETE FROM ${table} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${table} WHERE consumer = $1 AND event_id < $2::uuid LIMIT $3))`, [
-        consumer,
-        bound,
-        batch,
-      ]);
+      const result = await db.query(
+        `DELETE FROM ${table} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${table} WHERE consumer = $1 AND event_id < $2::uuid LIMIT $3))`,
+        [consumer, bound, batch],
+      );
       deleted += result.rowCount;
       if (result.rowCount < batch) break;
     }
@@ -48,7 +52,13 @@ export async function pruneProcessedEvents(db: Database, schema: string, before:
  * (EVENT_RETENTION_DAYS) can never be delivered again, so its record guards nothing. Without
  * this the ledger grows by a row per event and consumer for ever.
  */
-export function pruneLedgerPeriodically(db: Database, schema: string, retentionDays: number, logger: Logger, now: () => Date = () => new Date()): Subscription {
+export function pruneLedgerPeriodically(
+  db: Database,
+  schema: string,
+  retentionDays: number,
+  logger: Logger,
+  now: () => Date = () => new Date(),
+): Subscription {
   return runPeriodically(
     "processed events pruning",
     LEDGER_PRUNE_INTERVAL_MS,

@@ -100,7 +100,10 @@ export class OutboxRelay {
         this.failures++;
         const retryMs = Math.min(10_000, 250 * 2 ** Math.min(this.failures, 6));
         if (this.failures === 1 || this.failures % 20 === 0) {
-          this.options.logger.warn({ err: error, schema: this.options.schema, retryMs }, "outbox publish failed; will retry");
+          this.options.logger.warn(
+            { err: error, schema: this.options.schema, retryMs },
+            "outbox publish failed; will retry",
+          );
         }
         if (!this.stopped) await this.sleep(retryMs, false);
         continue;

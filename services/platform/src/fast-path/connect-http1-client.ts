@@ -1,9 +1,23 @@
 import net from "node:net";
-import { fromBinary, toBinary, type DescMessage, type DescMethodUnary, type MessageInitShape } from "@bufbuild/protobuf";
+import {
+  fromBinary,
+  toBinary,
+  type DescMessage,
+  type DescMethodUnary,
+  type MessageInitShape,
+} from "@bufbuild/protobuf";
 import { Code, ConnectError, type Transport, type UnaryResponse } from "@connectrpc/connect";
 import { codeFromHttpStatus, errorFromJsonBytes, trailerDemux } from "@connectrpc/connect/protocol-connect";
 import { type Answer, type Fields, field, HEADER_VALUE, ResponseParser } from "./http1-response.js";
-import { canceled, HEADER_NAME, metadataInto, methodPaths, requestMessage, timedOut, unavailable } from "./unary-call.js";
+import {
+  canceled,
+  HEADER_NAME,
+  metadataInto,
+  methodPaths,
+  requestMessage,
+  timedOut,
+  unavailable,
+} from "./unary-call.js";
 
 // The client side of connect-http1-server.ts: unary Connect calls over a pool of kept-alive
 // HTTP/1.1 connections, written and parsed here. Node's HTTP client and its agent cost a call
@@ -55,7 +69,9 @@ class Connection {
 
   /** Whether a request of this many bytes may join this turn's write. */
   takes(bytes: number): boolean {
-    return this.#pending.length > 0 && this.calls.length < PIPELINE_DEPTH && this.#pendingBytes + bytes <= PIPELINE_BYTES;
+    return (
+      this.#pending.length > 0 && this.calls.length < PIPELINE_DEPTH && this.#pendingBytes + bytes <= PIPELINE_BYTES
+    );
   }
 
   send(request: Buffer, call: Call): void {
@@ -103,7 +119,8 @@ class Connection {
         const answer = this.#answers.next();
         if (!answer) return;
         // Nothing may follow the answer to the last call sent (the call fails with the connection).
-        if (this.calls.length === 1 && this.#answers.buffered > 0) throw new Error("protocol error: bytes after the answer");
+        if (this.calls.length === 1 && this.#answers.buffered > 0)
+          throw new Error("protocol error: bytes after the answer");
         const call = this.calls.shift() as Call;
         // The answer first, then the calls sent after it, which the server will not answer.
         call.settle(undefined, answer);
@@ -144,9 +161,13 @@ function unaryResponse(method: DescMethodUnary, fields: Fields, message: unknown
  * event loop at a time (up to PIPELINE_DEPTH of them, PIPELINE_BYTES in all). Streams go to
  * `fallback`.
  */
-export function connectUnaryTransport(baseUrl: string, options: { fallback: () => Transport; defaultTimeoutMs?: number }): Transport {
+export function connectUnaryTransport(
+  baseUrl: string,
+  options: { fallback: () => Transport; defaultTimeoutMs?: number },
+): Transport {
   const url = new URL(baseUrl);
-  if (url.protocol !== "http:") throw new Error(`the Connect HTTP/1.1 transport speaks plain http, not ${url.protocol}`);
+  if (url.protocol !== "http:")
+    throw new Error(`the Connect HTTP/1.1 transport speaks plain http, not ${url.protocol}`);
   const host = url.hostname.replace(/^\[|\]$/g, "");
   const port = Number(url.port || 80);
   const idle: Connection[] = [];
@@ -207,7 +228,8 @@ export function connectUnaryTransport(baseUrl: string, options: { fallback: () =
         const value = metadata[key];
         if (value === undefined) continue;
         const text = String(value);
-        if (!HEADER_NAME.test(key) || !HEADER_VALUE.test(text)) throw new ConnectError(`metadata ${JSON.stringify(key)} cannot travel in an HTTP/1.1 header`, Code.Internal);
+        if (!HEADER_NAME.test(key) || !HEADER_VALUE.test(text))
+          throw new ConnectError(`metadata ${JSON.stringify(key)} cannot travel in an HTTP/1.1 header`, Code.Internal);
         head += `${key}: ${text}\r\n`;
       }
       head += "\r\n";
@@ -259,7 +281,8 @@ export function connectUnaryTransport(baseUrl: string, options: { fallback: () =
         if (!(contentType ?? "").startsWith("application/json")) throw fallback;
         throw errorFromJsonBytes(answer.body, headers, fallback);
       }
-      if (contentType !== "application/proto") throw new ConnectError(`unexpected content type ${contentType}`, Code.Internal);
+      if (contentType !== "application/proto")
+        throw new ConnectError(`unexpected content type ${contentType}`, Code.Internal);
       let output;
       try {
         output = fromBinary(method.output, answer.body);

@@ -29,7 +29,10 @@ export function connectUnaryHandler(specs: Map<string, MethodImplSpec>, intercep
     req.on("error", () => undefined);
     readBody(req, MAX_MESSAGE_BYTES, (received) => {
       void (async () => {
-        const timeout = parseTimeout(typeof headers["connect-timeout-ms"] === "string" ? headers["connect-timeout-ms"] : null, Number.MAX_SAFE_INTEGER);
+        const timeout = parseTimeout(
+          typeof headers["connect-timeout-ms"] === "string" ? headers["connect-timeout-ms"] : null,
+          Number.MAX_SAFE_INTEGER,
+        );
         const { context, output, failure } = await runUnary(spec, interceptors, {
           protocolName: "connect",
           url: req.url ?? "",
@@ -50,7 +53,10 @@ export function connectUnaryHandler(specs: Map<string, MethodImplSpec>, intercep
           answer.set(key, value);
         });
         const body = error ? errorToJsonBytes(error, {}) : (output as Uint8Array);
-        const out: Record<string, string | number> = { "content-type": error ? "application/json" : PROTO, "content-length": body.length };
+        const out: Record<string, string | number> = {
+          "content-type": error ? "application/json" : PROTO,
+          "content-length": body.length,
+        };
         answer.forEach((value, key) => {
           if (key !== "content-type" && key !== "content-length") out[key] = value;
         });

@@ -89,7 +89,8 @@ export class ResponseParser {
         chunked: /\bchunked\b/i.test(field(fields, "transfer-encoding") ?? ""),
         close: connection.includes("close") || (lines[0] ?? "").startsWith("HTTP/1.0"),
       };
-      if (head.length !== undefined && !Number.isSafeInteger(head.length)) throw new Error("protocol error: bad content-length");
+      if (head.length !== undefined && !Number.isSafeInteger(head.length))
+        throw new Error("protocol error: bad content-length");
       if ((head.length ?? 0) > MAX_MESSAGE_BYTES) throw new Error(`answer larger than ${MAX_MESSAGE_BYTES} bytes`);
       if (!head.chunked && head.length === undefined) throw new Error("protocol error: answer without a length");
       this.#head = head;
@@ -127,11 +128,17 @@ export class ResponseParser {
           return undefined;
         }
         this.#buffer = this.#buffer.subarray(close + 4);
-        return { status: head.status, fields: head.fields, body: Buffer.concat(this.#chunks, this.#chunked), close: head.close };
+        return {
+          status: head.status,
+          fields: head.fields,
+          body: Buffer.concat(this.#chunks, this.#chunked),
+          close: head.close,
+        };
       }
       if (this.#chunked + size > MAX_MESSAGE_BYTES) throw new Error(`answer larger than ${MAX_MESSAGE_BYTES} bytes`);
       if (this.#buffer.length < end + 2 + size + 2) return undefined;
-      if (this.#buffer[end + 2 + size] !== 0x0d || this.#buffer[end + 2 + size + 1] !== 0x0a) throw new Error("protocol error: chunk not followed by CRLF");
+      if (this.#buffer[end + 2 + size] !== 0x0d || this.#buffer[end + 2 + size + 1] !== 0x0a)
+        throw new Error("protocol error: chunk not followed by CRLF");
       this.#chunked += size;
       this.#chunks.push(this.#buffer.subarray(end + 2, end + 2 + size));
       this.#buffer = this.#buffer.subarray(end + 2 + size + 2);

@@ -31,7 +31,10 @@ export function readFastPath(env: Record<string, string | undefined>): ReadonlyS
   const parts = raw.split(",").map((part) => part.trim());
   for (const part of parts) {
     if (!(FAST_PATH_PARTS as readonly string[]).includes(part)) {
-      throw new ConfigError("FAST_PATH", `must be all, none or a comma-separated list of ${FAST_PATH_PARTS.join(", ")}, got "${raw}"`);
+      throw new ConfigError(
+        "FAST_PATH",
+        `must be all, none or a comma-separated list of ${FAST_PATH_PARTS.join(", ")}, got "${raw}"`,
+      );
     }
   }
   return new Set(parts as FastPathPart[]);

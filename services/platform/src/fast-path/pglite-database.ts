@@ -30,8 +30,15 @@ const PREPARABLE = /^\s*(SELECT|INSERT|UPDATE|DELETE|WITH|VALUES)\b/i;
  * and every other statement counts as a write to it; a transaction counts as one write as a
  * whole.
  */
-function queryable(db: PGlite, gate: Gate, statements: PgliteStatements, tx: PgliteTransaction | undefined, reads: ReadCache | undefined): Queryable {
-  const run = <R>(sql: string, params: readonly unknown[] | undefined): Promise<QueryResult<R>> => (tx ? statement<R>(sql, params) : gate.run(() => statement<R>(sql, params)));
+function queryable(
+  db: PGlite,
+  gate: Gate,
+  statements: PgliteStatements,
+  tx: PgliteTransaction | undefined,
+  reads: ReadCache | undefined,
+): Queryable {
+  const run = <R>(sql: string, params: readonly unknown[] | undefined): Promise<QueryResult<R>> =>
+    tx ? statement<R>(sql, params) : gate.run(() => statement<R>(sql, params));
   const statement = async <R>(sql: string, params: readonly unknown[] | undefined): Promise<QueryResult<R>> => {
     const preparable = PREPARABLE.test(sql);
     let result: Results<unknown>;

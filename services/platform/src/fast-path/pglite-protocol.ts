@@ -19,7 +19,8 @@ export function bindExecuteSync(statement: string, values: readonly unknown[]): 
   for (const value of values) {
     if (value === null) size += 2 + 4;
     else if (typeof value === "string") size += 2 + 4 + value.length * 3;
-    else return Buffer.concat([protocol.serialize.bind({ statement, values: values as (string | null)[] }), EXECUTE_SYNC]);
+    else
+      return Buffer.concat([protocol.serialize.bind({ statement, values: values as (string | null)[] }), EXECUTE_SYNC]);
   }
   const buffer = new Uint8Array(size);
   const view = new DataView(buffer.buffer);
@@ -71,7 +72,12 @@ interface Column {
  * thrown as PGlite's DatabaseError with the same fields. PGlite's own path first builds an
  * object per message and then the rows from those.
  */
-export function readReplies(bytes: Uint8Array, began: boolean, fields: readonly Column[], parsers: Parsers): StatementReplies {
+export function readReplies(
+  bytes: Uint8Array,
+  began: boolean,
+  fields: readonly Column[],
+  parsers: Parsers,
+): StatementReplies {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const rows: Record<string, unknown>[] = [];
   let affectedRows = 0;
@@ -99,7 +105,13 @@ export function readReplies(bytes: Uint8Array, began: boolean, fields: readonly 
   return { rows, affectedRows };
 }
 
-function dataRow(buffer: Buffer, at: number, end: number, fields: readonly Column[], parsers: Parsers): Record<string, unknown> {
+function dataRow(
+  buffer: Buffer,
+  at: number,
+  end: number,
+  fields: readonly Column[],
+  parsers: Parsers,
+): Record<string, unknown> {
   const row: Record<string, unknown> = {};
   const count = buffer.readInt16BE(at);
   let offset = at + 2;

@@ -61,7 +61,10 @@ export class PgliteStatements {
       const parts = [protocol.serialize.query(sql)];
       const begin = transaction.begin();
       if (begin) parts.unshift(begin);
-      const replies = afterBegin(await this.db.execProtocolStream(this.#withEvicted(parts), { syncToFs: false }), begin !== undefined);
+      const replies = afterBegin(
+        await this.db.execProtocolStream(this.#withEvicted(parts), { syncToFs: false }),
+        begin !== undefined,
+      );
       return parse.parseResults(replies, this.db.parsers) as Results<unknown>[];
     } finally {
       this.forgetAll();
@@ -77,7 +80,11 @@ export class PgliteStatements {
     this.#statements.clear();
   }
 
-  async #run(sql: string, params: readonly unknown[], transaction: PgliteTransaction | undefined): Promise<Results<unknown>> {
+  async #run(
+    sql: string,
+    params: readonly unknown[],
+    transaction: PgliteTransaction | undefined,
+  ): Promise<Results<unknown>> {
     const statement = this.#statements.get(sql) ?? (await this.#prepare(sql));
     // Most recently used last.
     this.#statements.delete(sql);
@@ -88,7 +95,10 @@ export class PgliteStatements {
     if (begin) parts.unshift(begin);
     // The replies' bytes, read here: PGlite's stream would build an object per message first.
     const chunks: Uint8Array[] = [];
-    await this.db.execProtocolRawStream(this.#withEvicted(parts), { syncToFs: !transaction, onRawData: (chunk) => void chunks.push(chunk.slice()) });
+    await this.db.execProtocolRawStream(this.#withEvicted(parts), {
+      syncToFs: !transaction,
+      onRawData: (chunk) => void chunks.push(chunk.slice()),
+    });
     const fields = statement.rowDescription?.fields ?? [];
     const { rows, affectedRows } = readReplies(onlyOrJoined(chunks), begin !== undefined, fields, this.db.parsers);
     return { rows, affectedRows, fields };
@@ -96,11 +106,16 @@ export class PgliteStatements {
 
   async #prepare(sql: string): Promise<Prepared> {
     const name = `voiceops_${++statementCount}`;
-    const message = this.#withEvicted([protocol.serialize.parse({ name, text: sql }), protocol.serialize.describe({ type: "S", name }), protocol.serialize.sync()]);
+    const message = this.#withEvicted([
+      protocol.serialize.parse({ name, text: sql }),
+      protocol.serialize.describe({ type: "S", name }),
+      protocol.serialize.sync(),
+    ]);
     const replies = await this.db.execProtocolStream(message, { syncToFs: false });
     const statement: Prepared = { name, paramTypes: [], rowDescription: undefined };
     for (const reply of replies) {
-      if (reply.name === "parameterDescription") statement.paramTypes = (reply as messages.ParameterDescriptionMessage).dataTypeIDs;
+      if (reply.name === "parameterDescription")
+        statement.paramTypes = (reply as messages.ParameterDescriptionMessage).dataTypeIDs;
       else if (reply.name === "rowDescription") statement.rowDescription = reply as messages.RowDescriptionMessage;
     }
     this.#statements.set(sql, statement);

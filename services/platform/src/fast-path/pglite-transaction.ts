@@ -34,7 +34,11 @@ export class PgliteTransaction {
     this.#closed = true;
     if (!this.#begun) return;
     const replies = await this.db.runExclusive(() => this.db.execProtocolStream(COMMIT, { syncToFs: true }));
-    if (replies.some((reply) => reply.name === "commandComplete" && (reply as messages.CommandCompleteMessage).text === "ROLLBACK")) {
+    if (
+      replies.some(
+        (reply) => reply.name === "commandComplete" && (reply as messages.CommandCompleteMessage).text === "ROLLBACK",
+      )
+    ) {
       // As PGlite reports it: the transaction was in a failed state.
       throw Object.assign(new Error("Transaction was rolled back instead of committed"), { code: "25P02" });
     }

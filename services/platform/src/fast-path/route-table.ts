@@ -28,7 +28,8 @@ export class RouteTable<T> {
     for (const segment of segmentsOf(template)) {
       const param = /^\{([a-z_][a-z0-9_]*)\}$/.exec(segment)?.[1];
       if (param) {
-        if (node.param && node.param.name !== param) throw new Error(`${template}: {${param}} where another route has {${node.param.name}}`);
+        if (node.param && node.param.name !== param)
+          throw new Error(`${template}: {${param}} where another route has {${node.param.name}}`);
         node.param ??= { name: param, node: newNode() };
         node = node.param.node;
       } else {
@@ -62,7 +63,8 @@ export class RouteTable<T> {
       return undefined;
     }
     const params: Record<string, string> = {};
-    for (let i = 0; i < found.names.length; i++) params[found.names[i] as string] = decodeURIComponent(raw[i] as string);
+    for (let i = 0; i < found.names.length; i++)
+      params[found.names[i] as string] = decodeURIComponent(raw[i] as string);
     return { value: found.value, params };
   }
 
@@ -80,7 +82,13 @@ export class RouteTable<T> {
     return [...verbs];
   }
 
-  private find(node: RouteNode<T>, segments: string[], at: number, raw: string[], pick: (node: RouteNode<T>) => T | undefined): { value: T; names: string[] } | undefined {
+  private find(
+    node: RouteNode<T>,
+    segments: string[],
+    at: number,
+    raw: string[],
+    pick: (node: RouteNode<T>) => T | undefined,
+  ): { value: T; names: string[] } | undefined {
     if (at === segments.length) {
       const value = pick(node);
       return value === undefined ? undefined : { value, names: [] };

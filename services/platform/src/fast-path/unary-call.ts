@@ -1,6 +1,23 @@
-import { create, fromBinary, isMessage, toBinary, type DescMessage, type DescMethod, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import {
+  create,
+  fromBinary,
+  isMessage,
+  toBinary,
+  type DescMessage,
+  type DescMethod,
+  type MessageInitShape,
+  type MessageShape,
+} from "@bufbuild/protobuf";
 import type { Readable } from "node:stream";
-import { Code, ConnectError, createContextValues, type ContextValues, type HandlerContext, type Interceptor, type MethodImplSpec } from "@connectrpc/connect";
+import {
+  Code,
+  ConnectError,
+  createContextValues,
+  type ContextValues,
+  type HandlerContext,
+  type Interceptor,
+  type MethodImplSpec,
+} from "@connectrpc/connect";
 import { invokeUnaryImplementation } from "@connectrpc/connect/protocol";
 import { MAX_MESSAGE_BYTES } from "../rpc/limits.js";
 
@@ -56,7 +73,14 @@ export interface UnaryOutcome {
  */
 export function unaryContext(
   method: DescMethod,
-  call: { protocolName: string; url: string; header: Headers; timeoutMs: number | undefined; signal?: AbortSignal; values?: ContextValues },
+  call: {
+    protocolName: string;
+    url: string;
+    header: Headers;
+    timeoutMs: number | undefined;
+    signal?: AbortSignal;
+    values?: ContextValues;
+  },
 ): HandlerContext {
   const deadline = call.timeoutMs === undefined ? undefined : Date.now() + call.timeoutMs;
   return {
@@ -79,7 +103,11 @@ export function unaryContext(
  * handler would, for the protocols served without Connect's general machinery (gRPC over
  * HTTP/2, the Connect protocol over HTTP/1.1).
  */
-export async function runUnary(spec: MethodImplSpec & { kind: "unary" }, interceptors: Interceptor[], request: UnaryRequest): Promise<UnaryOutcome> {
+export async function runUnary(
+  spec: MethodImplSpec & { kind: "unary" },
+  interceptors: Interceptor[],
+  request: UnaryRequest,
+): Promise<UnaryOutcome> {
   const context = unaryContext(spec.method, request);
   try {
     const input = fromBinary(spec.method.input, request.message());
@@ -110,7 +138,10 @@ export function tooLarge(): ConnectError {
 }
 
 /** Call metadata (any form Connect accepts) copied into a header object, names in lower case. */
-export function metadataInto(header: ConstructorParameters<typeof Headers>[0] | undefined, out: Record<string, string | number | string[] | undefined>): void {
+export function metadataInto(
+  header: ConstructorParameters<typeof Headers>[0] | undefined,
+  out: Record<string, string | number | string[] | undefined>,
+): void {
   if (header === undefined) return;
   if (header instanceof Headers) {
     header.forEach((value, key) => {

@@ -26,7 +26,10 @@ export function encodeErrorAnswer(error: ConnectError): Uint8Array {
       ? []
       : error.details.map((detail) =>
           "desc" in detail
-            ? { type: detail.desc.typeName, value: Buffer.from(toBinary(detail.desc, detail.value as never)).toString("base64") }
+            ? {
+                type: detail.desc.typeName,
+                value: Buffer.from(toBinary(detail.desc, detail.value as never)).toString("base64"),
+              }
             : { type: detail.type, value: Buffer.from(detail.value).toString("base64") },
         ),
   };
@@ -37,6 +40,7 @@ export function encodeErrorAnswer(error: ConnectError): Uint8Array {
 export function decodeErrorAnswer(code: number, bytes: Uint8Array): ConnectError {
   const stored = JSON.parse(Buffer.from(bytes).toString("utf8")) as StoredError;
   const error = new ConnectError(stored.message, code as Code);
-  for (const detail of stored.details) error.details.push({ type: detail.type, value: Buffer.from(detail.value, "base64"), debug: undefined });
+  for (const detail of stored.details)
+    error.details.push({ type: detail.type, value: Buffer.from(detail.value, "base64"), debug: undefined });
   return error;
 }

@@ -1,6 +1,13 @@
 import { createHash } from "node:crypto";
 import { fromBinary, getOption, hasOption, toBinary, type DescMethod, type DescMessage } from "@bufbuild/protobuf";
-import { Code, ConnectError, createContextKey, type HandlerContext, type Interceptor, type UnaryResponse } from "@connectrpc/connect";
+import {
+  Code,
+  ConnectError,
+  createContextKey,
+  type HandlerContext,
+  type Interceptor,
+  type UnaryResponse,
+} from "@connectrpc/connect";
 import { http } from "@voiceops/proto/google/api/annotations_pb";
 import type { Database } from "../db/database.js";
 import { pgErrorCode } from "../db/database.js";
@@ -8,11 +15,19 @@ import { newId } from "../ids.js";
 import type { Logger } from "../log.js";
 import { orgContextKey } from "../rpc/org-context.js";
 import { decodeErrorAnswer, encodeErrorAnswer, isKeptError } from "./answers.js";
-import { IDEMPOTENCY_MESSAGES, IDEMPOTENCY_RETRY_AFTER_SECONDS, IdempotencyMetadata, idempotencyRefusalOf, type IdempotencyRefusal } from "./keys.js";
+import {
+  IDEMPOTENCY_MESSAGES,
+  IDEMPOTENCY_RETRY_AFTER_SECONDS,
+  IdempotencyMetadata,
+  idempotencyRefusalOf,
+  type IdempotencyRefusal,
+} from "./keys.js";
 import { type Claim, claimKey, type ExistingRecord, freeKey, keepAnswer, MARK_LOST } from "./records.js";
 
 /** The key the running call holds, for `ServiceContext.write` to mark in its transaction. */
-export const idempotencyClaimKey = createContextKey<Claim | undefined>(undefined, { description: "idempotency key held by the call" });
+export const idempotencyClaimKey = createContextKey<Claim | undefined>(undefined, {
+  description: "idempotency key held by the call",
+});
 
 /** The key a handler's call holds, if it was made under one. */
 export function claimOf(context: HandlerContext): Claim | undefined {
@@ -47,7 +62,10 @@ function takesKeys(method: DescMethod): boolean {
 
 /** A refusal of the key: 422 for another request, 409 while it runs or once its answer is lost. */
 export function refusalError(refusal: IdempotencyRefusal): ConnectError {
-  const error = new ConnectError(IDEMPOTENCY_MESSAGES[refusal], refusal === "mismatch" ? Code.InvalidArgument : Code.Aborted);
+  const error = new ConnectError(
+    IDEMPOTENCY_MESSAGES[refusal],
+    refusal === "mismatch" ? Code.InvalidArgument : Code.Aborted,
+  );
   error.metadata.set(IdempotencyMetadata.refusal, refusal);
   if (refusal === "in-flight") error.metadata.set("retry-after", String(IDEMPOTENCY_RETRY_AFTER_SECONDS));
   return error;
@@ -56,7 +74,10 @@ export function refusalError(refusal: IdempotencyRefusal): ConnectError {
 /** A caller that sends no fingerprint (a service calling a peer) is identified by the message. */
 function messageFingerprint(method: DescMethod, message: unknown): string {
   const bytes = toBinary(method.input, message as never);
-  return createHash("sha256").update(`rpc\n${method.parent.typeName}/${method.name}\n`).update(bytes).digest("base64url");
+  return createHash("sha256")
+    .update(`rpc\n${method.parent.typeName}/${method.name}\n`)
+    .update(bytes)
+    .digest("base64url");
 }
 
 /**
@@ -71,8 +92,12 @@ function answerExisting<I extends DescMessage, O extends DescMessage>(
   fingerprint: string,
 ): UnaryResponse<I, O> {
   if (existing.fingerprint !== fingerprint) throw refusalError("mismatch");
-  if (existing.answerCode === null || existing.answer === null) throw refusalError(existing.running ? "in-flight" : "lost");
-  const header = new Headers({ [IdempotencyMetadata.replayed]: "true", "content-type": requestHeader.get("content-type") ?? "application/proto" });
+  if (existing.answerCode === null || existing.answer === null)
+    throw refusalError(existing.running ? "in-flight" : "lost");
+  const header = new Headers({
+    [IdempotencyMetadata.replayed]: "true",
+    "content-type": requestHeader.get("content-type") ?? "application/proto",
+  });
   if (existing.answerCode !== 0) {
     const error = decodeErrorAnswer(existing.answerCode, existing.answer);
     error.metadata.set(IdempotencyMetadata.replayed, "true");

@@ -14,7 +14,8 @@ export function idempotencyTtlSeconds(env: Record<string, string | undefined>): 
   const raw = env.IDEMPOTENCY_TTL_HOURS;
   if (raw === undefined || raw.trim() === "") return DEFAULT_IDEMPOTENCY_TTL_HOURS * HOUR_SECONDS;
   const hours = /^\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw) : Number.NaN;
-  if (!(hours > 0) || hours > 8760) throw new ConfigError("IDEMPOTENCY_TTL_HOURS", `must be a number of hours above 0 and at most 8760, got "${raw}"`);
+  if (!(hours > 0) || hours > 8760)
+    throw new ConfigError("IDEMPOTENCY_TTL_HOURS", `must be a number of hours above 0 and at most 8760, got "${raw}"`);
   return hours * HOUR_SECONDS;
 }
 

@@ -53,7 +53,10 @@ const PREPARED = { prepared: true } as const;
  * held by an attempt that ran out of lease without committing (it died, or is too slow: its
  * commit will then fail, see markStatement). One statement; undefined when claimed.
  */
-export async function claimKey(db: Queryable, claim: Claim & { fingerprint: string; leaseSeconds: number; ttlSeconds: number }): Promise<ExistingRecord | undefined> {
+export async function claimKey(
+  db: Queryable,
+  claim: Claim & { fingerprint: string; leaseSeconds: number; ttlSeconds: number },
+): Promise<ExistingRecord | undefined> {
   for (let tries = 0; tries < 3; tries++) {
     const claimed = await db.query(
       `INSERT INTO ${IDEMPOTENCY_TABLE_NAME} AS r (org_id, key, fingerprint, attempt, lease_until, expires_at)
@@ -68,7 +71,13 @@ export async function claimKey(db: Queryable, claim: Claim & { fingerprint: stri
       PREPARED,
     );
     if (claimed.rowCount > 0) return undefined;
-    const existing = await db.query<{ fingerprint: string; committed: boolean; running: boolean; answer_code: number | null; answer: Uint8Array | null }>(
+    const existing = await db.query<{
+      fingerprint: string;
+      committed: boolean;
+      running: boolean;
+      answer_code: number | null;
+      answer: Uint8Array | null;
+    }>(
       `SELECT fingerprint, committed, coalesce(lease_until > now(), false) AS running, answer_code, answer
        FROM ${IDEMPOTENCY_TABLE_NAME} WHERE org_id = $1 AND key = $2`,
       [claim.orgId, claim.key],
@@ -77,7 +86,13 @@ export async function claimKey(db: Queryable, claim: Claim & { fingerprint: stri
     const row = existing.rows[0];
     // Freed between the two statements (its request failed): claim it again.
     if (!row) continue;
-    return { fingerprint: row.fingerprint, committed: row.committed, running: row.running, answerCode: row.answer_code, answer: row.answer };
+    return {
+      fingerprint: row.fingerprint,
+      committed: row.committed,
+      running: row.running,
+      answerCode: row.answer_code,
+      answer: row.answer,
+    };
   }
   // Claimed and freed again and again by others: as good as in flight.
   return { fingerprint: claim.fingerprint, committed: false, running: true, answerCode: null, answer: null };
@@ -116,7 +131,10 @@ export async function keepAnswer(db: Queryable, claim: Claim, code: number, answ
 
 /** Frees the key of an attempt that changed nothing; false when it had committed a change. */
 export async function freeKey(db: Queryable, claim: Claim): Promise<boolean> {
-  const result = await db.query(`DELETE FROM ${IDEMPOTENCY_TABLE_NAME} WHERE org_id = $1 AND key = $2 AND attempt = $3 AND NOT committed`, [claim.orgId, claim.key, claim.attempt]);
+  const result = await db.query(
+    `DELETE FROM ${IDEMPOTENCY_TABLE_NAME} WHERE org_id = $1 AND key = $2 AND attempt = $3 AND NOT committed`,
+    [claim.orgId, claim.key, claim.attempt],
+  );
   return result.rowCount > 0;
 }
 

@@ -5,7 +5,14 @@ import { dirname, join } from "node:path";
 import { Transform, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Clock } from "../clock.js";
-import { assertObjectKey, ObjectNotFoundError, ObjectTooLargeError, type ObjectStore, type PutOptions, type StoredObject } from "./store.js";
+import {
+  assertObjectKey,
+  ObjectNotFoundError,
+  ObjectTooLargeError,
+  type ObjectStore,
+  type PutOptions,
+  type StoredObject,
+} from "./store.js";
 import type { UrlSigner } from "./signing.js";
 
 /** Counts bytes on their way through and fails once there are more than `max`. */

@@ -28,13 +28,18 @@ const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 function openS3Store(url: string, settings: ObjectStoreSettings, env: Env): S3ObjectStore {
   const parsed = new URL(url);
   const bucket = parsed.hostname;
-  if (!BUCKET.test(bucket)) throw new ConfigError("OBJECT_STORE_URL", `names no valid bucket (s3://bucket[/prefix]), got "${url}"`);
+  if (!BUCKET.test(bucket))
+    throw new ConfigError("OBJECT_STORE_URL", `names no valid bucket (s3://bucket[/prefix]), got "${url}"`);
   const prefix = decodeURIComponent(parsed.pathname).replace(/^\/+|\/+$/g, "");
-  if (prefix !== "" && !/^[A-Za-z0-9._/-]+$/.test(prefix)) throw new ConfigError("OBJECT_STORE_URL", `has an unusable prefix "${prefix}"`);
+  if (prefix !== "" && !/^[A-Za-z0-9._/-]+$/.test(prefix))
+    throw new ConfigError("OBJECT_STORE_URL", `has an unusable prefix "${prefix}"`);
   const accessKeyId = envOptional("AWS_ACCESS_KEY_ID", env);
   const secretAccessKey = envOptional("AWS_SECRET_ACCESS_KEY", env);
   if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
-    throw new ConfigError(accessKeyId === undefined ? "AWS_ACCESS_KEY_ID" : "AWS_SECRET_ACCESS_KEY", "is required with the other AWS credential");
+    throw new ConfigError(
+      accessKeyId === undefined ? "AWS_ACCESS_KEY_ID" : "AWS_SECRET_ACCESS_KEY",
+      "is required with the other AWS credential",
+    );
   }
   return new S3ObjectStore({
     bucket,

@@ -24,14 +24,21 @@ const MAX_URL_SECONDS = 7 * 24 * 3600;
 
 /** The AWS SDK, loaded on first use: a process on the file store never pays for loading it. */
 async function loadSdk() {
-  const [s3, storage, presigner] = await Promise.all([import("@aws-sdk/client-s3"), import("@aws-sdk/lib-storage"), import("@aws-sdk/s3-request-presigner")]);
+  const [s3, storage, presigner] = await Promise.all([
+    import("@aws-sdk/client-s3"),
+    import("@aws-sdk/lib-storage"),
+    import("@aws-sdk/s3-request-presigner"),
+  ]);
   return { ...s3, Upload: storage.Upload, getSignedUrl: presigner.getSignedUrl };
 }
 
 type Sdk = Awaited<ReturnType<typeof loadSdk>>;
 
 function notFound(sdk: Sdk, error: unknown): boolean {
-  return error instanceof sdk.NoSuchKey || (error instanceof sdk.S3ServiceException && (error.name === "NotFound" || error.$metadata.httpStatusCode === 404));
+  return (
+    error instanceof sdk.NoSuchKey ||
+    (error instanceof sdk.S3ServiceException && (error.name === "NotFound" || error.$metadata.httpStatusCode === 404))
+  );
 }
 
 /**
@@ -99,7 +106,11 @@ export class S3ObjectStore implements ObjectStore {
       const result = await client.send(new sdk.GetObjectCommand(location));
       const body = result.Body;
       if (!(body instanceof Readable)) throw new Error("S3 answered a body that is not a stream");
-      return { body, contentType: result.ContentType ?? "application/octet-stream", bytes: Number(result.ContentLength ?? 0) };
+      return {
+        body,
+        contentType: result.ContentType ?? "application/octet-stream",
+        bytes: Number(result.ContentLength ?? 0),
+      };
     } catch (error) {
       if (notFound(sdk, error)) throw new ObjectNotFoundError(key);
       throw error;

@@ -33,7 +33,10 @@ export function connectHttp1Transport(baseUrl: string): Transport {
 export function serviceTransport(baseUrl: string, service = baseUrl): Transport {
   if (!fastPath("rpc")) return unavailableInTransit(connectHttp1Transport(baseUrl), service);
   let streams: Transport | undefined;
-  const transport = connectUnaryTransport(baseUrl, { defaultTimeoutMs: 10_000, fallback: () => (streams ??= connectGrpcTransport(baseUrl)) });
+  const transport = connectUnaryTransport(baseUrl, {
+    defaultTimeoutMs: 10_000,
+    fallback: () => (streams ??= connectGrpcTransport(baseUrl)),
+  });
   return unavailableInTransit(transport, service);
 }
 

@@ -24,7 +24,11 @@ export function isAnswered(error: ConnectError): boolean {
  */
 function inTransit(error: unknown, service: string, signal: AbortSignal | undefined): ConnectError {
   const connectError = ConnectError.from(error);
-  if (isAnswered(connectError) || connectError.code === Code.DeadlineExceeded || (connectError.code === Code.Canceled && signal?.aborted)) {
+  if (
+    isAnswered(connectError) ||
+    connectError.code === Code.DeadlineExceeded ||
+    (connectError.code === Code.Canceled && signal?.aborted)
+  ) {
     return connectError;
   }
   return new ConnectError(`${service} unavailable`, Code.Unavailable, undefined, undefined, connectError);

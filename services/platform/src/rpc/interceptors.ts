@@ -12,7 +12,11 @@ import { markAnswered } from "./errors.js";
 
 const HEALTH_SERVICE = "voiceops.health.v1.HealthService";
 /** Services any caller may use without the internal token: health, and the schema (reflection). */
-const OPEN_SERVICES = new Set([HEALTH_SERVICE, "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection"]);
+const OPEN_SERVICES = new Set([
+  HEALTH_SERVICE,
+  "grpc.reflection.v1.ServerReflection",
+  "grpc.reflection.v1alpha.ServerReflection",
+]);
 
 /** Services for components only (internal token) that act before an organization is known. */
 const UNSCOPED_SERVICES = new Set(["voiceops.crm.v1.PortalService"]);
@@ -66,7 +70,8 @@ export function authenticate(internalToken: string): Interceptor {
   return (next) => async (req) => {
     if (OPEN_SERVICES.has(req.service.typeName)) return next(req);
     const token = req.header.get(MetadataKeys.internalToken) ?? "";
-    if (!sameSecret(token, internalToken)) throw new ConnectError(COMPONENT_AUTH_FAILURES.internalToken, Code.Unauthenticated);
+    if (!sameSecret(token, internalToken))
+      throw new ConnectError(COMPONENT_AUTH_FAILURES.internalToken, Code.Unauthenticated);
     if (UNSCOPED_SERVICES.has(req.service.typeName)) return next(req);
     const org = orgContextFromHeaders(req.header);
     if (!org) throw new ConnectError(COMPONENT_AUTH_FAILURES.organization, Code.Unauthenticated);

@@ -16,7 +16,9 @@ export interface NamedErrorSpec {
 type ValuesOf<M> = M extends (...values: infer A) => string ? A : [];
 
 /** The errors of a service, by name: each makes its ConnectError from the values its message names. */
-export type NamedErrors<T extends Record<string, NamedErrorSpec>> = { readonly [Name in keyof T]: (...values: ValuesOf<T[Name]["message"]>) => ConnectError };
+export type NamedErrors<T extends Record<string, NamedErrorSpec>> = {
+  readonly [Name in keyof T]: (...values: ValuesOf<T[Name]["message"]>) => ConnectError;
+};
 
 export function defineErrors<const T extends Record<string, NamedErrorSpec>>(domain: string, specs: T): NamedErrors<T> {
   const errors: Record<string, (...values: never[]) => ConnectError> = {};

@@ -34,7 +34,9 @@ export const MetadataKeys = {
   internalToken: "x-internal-token",
 } as const;
 
-export const orgContextKey = createContextKey<OrgContext | undefined>(undefined, { description: "organization of the call" });
+export const orgContextKey = createContextKey<OrgContext | undefined>(undefined, {
+  description: "organization of the call",
+});
 
 export function orgContextFromHeaders(headers: Headers): OrgContext | undefined {
   const orgId = headers.get(MetadataKeys.orgId);

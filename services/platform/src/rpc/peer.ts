@@ -9,7 +9,11 @@ import { orgHeaders } from "./org-context.js";
  * serves: a name or a service not in the registry does not compile. It connects on first use,
  * since a service's routes are made before its peers' addresses are known.
  */
-export function peer<N extends ServiceName, S extends ApiOf<N>>(context: Pick<ServiceContext, "peer" | "internalToken">, name: N, service: S): PeerClient<S> {
+export function peer<N extends ServiceName, S extends ApiOf<N>>(
+  context: Pick<ServiceContext, "peer" | "internalToken">,
+  name: N,
+  service: S,
+): PeerClient<S> {
   let client: Client<S> | undefined;
   return {
     get client() {

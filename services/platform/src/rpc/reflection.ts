@@ -2,7 +2,11 @@ import { toBinary, type DescFile, type DescService } from "@bufbuild/protobuf";
 import { nestedTypes } from "@bufbuild/protobuf/reflect";
 import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
 import { Code, type ConnectRouter } from "@connectrpc/connect";
-import { ServerReflection, type ServerReflectionRequest, type ServerReflectionResponse } from "@voiceops/proto/grpc/reflection/v1/reflection_pb";
+import {
+  ServerReflection,
+  type ServerReflectionRequest,
+  type ServerReflectionResponse,
+} from "@voiceops/proto/grpc/reflection/v1/reflection_pb";
 import { ServerReflection as ServerReflectionAlpha } from "@voiceops/proto/grpc/reflection/v1alpha/reflection_pb";
 
 type Answer = Omit<ServerReflectionResponse, "$typeName" | "originalRequest">;
@@ -27,7 +31,8 @@ class Schema {
         this.extensions.set(type.extendee.typeName, numbers);
       }
       this.symbols.set(type.typeName, file);
-      if (type.kind === "service") for (const method of type.methods) this.symbols.set(`${type.typeName}.${method.name}`, file);
+      if (type.kind === "service")
+        for (const method of type.methods) this.symbols.set(`${type.typeName}.${method.name}`, file);
     }
     for (const dependency of file.dependencies) this.add(dependency);
   }
@@ -42,13 +47,26 @@ class Schema {
       f.dependencies.forEach(visit);
     };
     visit(file);
-    return { validHost: "", messageResponse: { case: "fileDescriptorResponse", value: { $typeName: "grpc.reflection.v1.FileDescriptorResponse", fileDescriptorProto: out } } };
+    return {
+      validHost: "",
+      messageResponse: {
+        case: "fileDescriptorResponse",
+        value: { $typeName: "grpc.reflection.v1.FileDescriptorResponse", fileDescriptorProto: out },
+      },
+    };
   }
 
   answer(request: ServerReflectionRequest, sent: Set<string>): Answer {
     const notFound = (what: string): Answer => ({
       validHost: "",
-      messageResponse: { case: "errorResponse", value: { $typeName: "grpc.reflection.v1.ErrorResponse", errorCode: Code.NotFound, errorMessage: `${what} not found` } },
+      messageResponse: {
+        case: "errorResponse",
+        value: {
+          $typeName: "grpc.reflection.v1.ErrorResponse",
+          errorCode: Code.NotFound,
+          errorMessage: `${what} not found`,
+        },
+      },
     });
     const { case: kind, value } = request.messageRequest;
     switch (kind) {
@@ -59,7 +77,10 @@ class Schema {
             case: "listServicesResponse",
             value: {
               $typeName: "grpc.reflection.v1.ListServiceResponse",
-              service: this.services.map((s) => ({ $typeName: "grpc.reflection.v1.ServiceResponse", name: s.typeName })),
+              service: this.services.map((s) => ({
+                $typeName: "grpc.reflection.v1.ServiceResponse",
+                name: s.typeName,
+              })),
             },
           },
         };
@@ -73,7 +94,9 @@ class Schema {
       }
       case "fileContainingExtension": {
         const file = this.extensions.get(value.containingType)?.get(value.extensionNumber);
-        return file ? this.descriptors(file, sent) : notFound(`extension ${value.containingType}(${value.extensionNumber})`);
+        return file
+          ? this.descriptors(file, sent)
+          : notFound(`extension ${value.containingType}(${value.extensionNumber})`);
       }
       case "allExtensionNumbersOfType": {
         const numbers = this.extensions.get(value);
@@ -82,14 +105,25 @@ class Schema {
           validHost: "",
           messageResponse: {
             case: "allExtensionNumbersResponse",
-            value: { $typeName: "grpc.reflection.v1.ExtensionNumberResponse", baseTypeName: value, extensionNumber: [...(numbers?.keys() ?? [])] },
+            value: {
+              $typeName: "grpc.reflection.v1.ExtensionNumberResponse",
+              baseTypeName: value,
+              extensionNumber: [...(numbers?.keys() ?? [])],
+            },
           },
         };
       }
       default:
         return {
           validHost: "",
-          messageResponse: { case: "errorResponse", value: { $typeName: "grpc.reflection.v1.ErrorResponse", errorCode: Code.InvalidArgument, errorMessage: "empty request" } },
+          messageResponse: {
+            case: "errorResponse",
+            value: {
+              $typeName: "grpc.reflection.v1.ErrorResponse",
+              errorCode: Code.InvalidArgument,
+              errorMessage: "empty request",
+            },
+          },
         };
     }
   }

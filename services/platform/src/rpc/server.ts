@@ -45,15 +45,24 @@ export interface RpcServer {
  * The interceptors every call to a service runs through, over the network or in process; with
  * `idempotency`, calls carrying an idempotency key claim it once they are known to be valid.
  */
-export function serverInterceptors(options: Pick<RpcServerOptions, "name" | "logger" | "internalToken" | "idempotency">): Interceptor[] {
-  const interceptors = [observe(options.name, options.logger), authenticate(options.internalToken), authorize(), validate()];
+export function serverInterceptors(
+  options: Pick<RpcServerOptions, "name" | "logger" | "internalToken" | "idempotency">,
+): Interceptor[] {
+  const interceptors = [
+    observe(options.name, options.logger),
+    authenticate(options.internalToken),
+    authorize(),
+    validate(),
+  ];
   if (tracingOn()) interceptors.unshift(traceServer());
   if (options.idempotency) interceptors.push(idempotency(options.idempotency));
   return interceptors;
 }
 
 /** The service's own routes plus the health RPC and server reflection (for grpcurl, buf curl...). */
-export function serviceRoutes(options: Pick<RpcServerOptions, "name" | "routes" | "health">): (router: ConnectRouter) => void {
+export function serviceRoutes(
+  options: Pick<RpcServerOptions, "name" | "routes" | "health">,
+): (router: ConnectRouter) => void {
   return (router) => {
     options.routes(router);
     router.service(HealthService, {

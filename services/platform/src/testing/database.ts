@@ -11,8 +11,17 @@ import { testEnv } from "./index.js";
  * migrations applied: for tests of a store's statements against the real database. `env`
  * names another one (an isolated database's DATABASE_URL).
  */
-export async function serviceDatabase(module: ServiceModule, name: string, env: Record<string, string | undefined> = testEnv()): Promise<Database> {
-  const db = await openDatabase(readInfraConfig(env), { name, poolSize: 2, logger: createLogger("silent"), inMemory: true });
+export async function serviceDatabase(
+  module: ServiceModule,
+  name: string,
+  env: Record<string, string | undefined> = testEnv(),
+): Promise<Database> {
+  const db = await openDatabase(readInfraConfig(env), {
+    name,
+    poolSize: 2,
+    logger: createLogger("silent"),
+    inMemory: true,
+  });
   await migrate(db, module.schema, readMigrations(module.migrationsDir));
   return db;
 }

@@ -50,7 +50,10 @@ export function expectDetail(res: ApiResponse, status: number): string {
 
 /** Expects `method path`, sent by `client` (with `body` on POST and PUT only), to answer 401 with a JSON detail. */
 export async function expect401(client: ApiClient, method: string, path: string, body?: unknown): Promise<void> {
-  expectDetail(await client.request(method, path, { body: method === "POST" || method === "PUT" ? body : undefined }), 401);
+  expectDetail(
+    await client.request(method, path, { body: method === "POST" || method === "PUT" ? body : undefined }),
+    401,
+  );
 }
 
 /** An error the test expects in a 422 body: its location and, where given, its pydantic type. */

@@ -1,4 +1,12 @@
-import { create, fromBinary, toBinary, type DescMethodUnary, type DescMessage, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import {
+  create,
+  fromBinary,
+  toBinary,
+  type DescMethodUnary,
+  type DescMessage,
+  type MessageInitShape,
+  type MessageShape,
+} from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
 
 /**
@@ -9,7 +17,11 @@ export function plainGrpcClient(baseUrl: string) {
   const url = new URL(baseUrl);
   const client = new grpc.Client(`${url.hostname}:${url.port}`, grpc.credentials.createInsecure());
   return {
-    call<I extends DescMessage, O extends DescMessage>(method: DescMethodUnary<I, O>, request: MessageInitShape<I>, metadata: Record<string, string>): Promise<MessageShape<O>> {
+    call<I extends DescMessage, O extends DescMessage>(
+      method: DescMethodUnary<I, O>,
+      request: MessageInitShape<I>,
+      metadata: Record<string, string>,
+    ): Promise<MessageShape<O>> {
       const meta = new grpc.Metadata();
       for (const [key, value] of Object.entries(metadata)) meta.set(key, value);
       return new Promise((resolve, reject) => {
@@ -28,7 +40,11 @@ export function plainGrpcClient(baseUrl: string) {
 }
 
 /** gRPC metadata carrying an org context and the internal token. */
-export function orgMetadata(orgId: string, internalToken: string, options: { role?: string; timezone?: string; country?: string } = {}): Record<string, string> {
+export function orgMetadata(
+  orgId: string,
+  internalToken: string,
+  options: { role?: string; timezone?: string; country?: string } = {},
+): Record<string, string> {
   return {
     "x-internal-token": internalToken,
     "x-org-id": orgId,

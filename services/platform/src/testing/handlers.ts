@@ -31,18 +31,37 @@ export interface HandlerTestbed {
   close(): Promise<void>;
 }
 
-export async function handlerTestbed(module: ServiceModule, options: { clock?: Clock; env?: Record<string, string | undefined> } = {}): Promise<HandlerTestbed> {
+export async function handlerTestbed(
+  module: ServiceModule,
+  options: { clock?: Clock; env?: Record<string, string | undefined> } = {},
+): Promise<HandlerTestbed> {
   const db = await createPgliteDatabase(undefined);
   const bus = createMemoryBus();
   const logger = createLogger("silent", module.name);
   const internalToken = randomBytes(18).toString("base64url");
   const clock = options.clock ?? systemClock;
   const objectsRoot = mkdtempSync(join(tmpdir(), `${module.name}-objects-`));
-  const objects = new FileObjectStore({ root: objectsRoot, signer: new UrlSigner(internalToken), clock, publicUrl: () => "http://127.0.0.1" });
+  const objects = new FileObjectStore({
+    root: objectsRoot,
+    signer: new UrlSigner(internalToken),
+    clock,
+    publicUrl: () => "http://127.0.0.1",
+  });
   await migrate(db, module.schema, readMigrations(module.migrationsDir));
   const relay = new OutboxRelay({ db, bus, schema: module.schema, logger });
-  const context = createServiceContext(module, { db, bus, logger, internalToken, peers: new PeerRegistry(), clock, objects, env: options.env ?? {} }, logger, relay);
-  const rpc = { name: module.name, internalToken, logger, routes: module.routes(context), health: async () => ({ database: "ok", bus: "ok" }) };
+  const context = createServiceContext(
+    module,
+    { db, bus, logger, internalToken, peers: new PeerRegistry(), clock, objects, env: options.env ?? {} },
+    logger,
+    relay,
+  );
+  const rpc = {
+    name: module.name,
+    internalToken,
+    logger,
+    routes: module.routes(context),
+    health: async () => ({ database: "ok", bus: "ok" }),
+  };
   const routes = serviceRoutes(rpc);
   const interceptors = serverInterceptors(rpc);
   return {
@@ -50,7 +69,15 @@ export async function handlerTestbed(module: ServiceModule, options: { clock?: C
     db,
     client<S extends DescService>(service: S, org: Partial<OrgContext> = {}) {
       const headers = orgHeaders(
-        { orgId: randomUUID(), timezone: "UTC", country: "US", role: "owner", requestId: randomUUID(), businessHours: DEFAULT_BUSINESS_HOURS, ...org },
+        {
+          orgId: randomUUID(),
+          timezone: "UTC",
+          country: "US",
+          role: "owner",
+          requestId: randomUUID(),
+          businessHours: DEFAULT_BUSINESS_HOURS,
+          ...org,
+        },
         internalToken,
       );
       // What the gateway sends with every call: the organization's context and the internal token.
@@ -58,7 +85,10 @@ export async function handlerTestbed(module: ServiceModule, options: { clock?: C
         for (const [name, value] of Object.entries(headers)) req.header.set(name, value);
         return next(req);
       };
-      return createClient(service, createRouterTransport(routes, { router: { interceptors }, transport: { interceptors: [withOrg] } }));
+      return createClient(
+        service,
+        createRouterTransport(routes, { router: { interceptors }, transport: { interceptors: [withOrg] } }),
+      );
     },
     async close() {
       await relay.stop();

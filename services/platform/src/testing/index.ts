@@ -52,7 +52,8 @@ export async function deleteNatsStreams(natsUrl: string, prefix: string): Promis
   try {
     const manager = await connection.jetstreamManager();
     const names: string[] = [];
-    for await (const stream of manager.streams.list()) if (stream.config.name.startsWith(streamNamespace(prefix))) names.push(stream.config.name);
+    for await (const stream of manager.streams.list())
+      if (stream.config.name.startsWith(streamNamespace(prefix))) names.push(stream.config.name);
     for (const name of names) await manager.streams.delete(name);
   } finally {
     await connection.close();
@@ -75,7 +76,11 @@ export class ApiClient {
     readonly apiKey: string | undefined,
   ) {}
 
-  async request<T = any>(method: string, path: string, options: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}): Promise<ApiResponse<T>> {
+  async request<T = any>(
+    method: string,
+    path: string,
+    options: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+  ): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { ...options.headers };
     let body: string | undefined;
     if (options.rawBody !== undefined) {
@@ -138,7 +143,10 @@ export class AdminClient {
   async request<T = any>(method: string, path: string, body?: unknown, token = this.token): Promise<ApiResponse<T>> {
     const response = await fetch(`${this.adminUrl}${path}`, {
       method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();
@@ -146,8 +154,12 @@ export class AdminClient {
   }
 
   async createOrganization(input: { name?: string; timezone?: string; default_country?: string } = {}) {
-    const response = await this.request("POST", "/admin/organizations", { name: input.name ?? `Org ${randomUUID()}`, ...input });
-    if (response.status !== 201) throw new Error(`create organization: ${response.status} ${JSON.stringify(response.body)}`);
+    const response = await this.request("POST", "/admin/organizations", {
+      name: input.name ?? `Org ${randomUUID()}`,
+      ...input,
+    });
+    if (response.status !== 201)
+      throw new Error(`create organization: ${response.status} ${JSON.stringify(response.body)}`);
     return response.body as { id: string; name: string; timezone: string; default_country: string };
   }
 
@@ -168,14 +180,30 @@ export interface Tenant {
 }
 
 /** A fresh organization with an owner and a member key: tests never see each other's data. */
-export async function newTenant(baseUrl: string, admin: AdminClient, org: { timezone?: string; default_country?: string } = {}): Promise<Tenant> {
+export async function newTenant(
+  baseUrl: string,
+  admin: AdminClient,
+  org: { timezone?: string; default_country?: string } = {},
+): Promise<Tenant> {
   const created = await admin.createOrganization(org);
-  const [owner, member] = await Promise.all([admin.createKey(created.id, { role: "owner" }), admin.createKey(created.id, { role: "member" })]);
-  return { orgId: created.id, owner: new ApiClient(baseUrl, owner.key), member: new ApiClient(baseUrl, member.key), admin };
+  const [owner, member] = await Promise.all([
+    admin.createKey(created.id, { role: "owner" }),
+    admin.createKey(created.id, { role: "member" }),
+  ]);
+  return {
+    orgId: created.id,
+    owner: new ApiClient(baseUrl, owner.key),
+    member: new ApiClient(baseUrl, member.key),
+    admin,
+  };
 }
 
 /** Polls until check returns a value, or fails after timeoutMs. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000, intervalMs = 50): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs = 10_000,
+  intervalMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {

@@ -33,7 +33,8 @@ function matches(operation: Operation, method: string, segments: string[]): bool
   );
 }
 
-const pointer = (...parts: string[]) => parts.map((part) => encodeURIComponent(part.replaceAll("~", "~0").replaceAll("/", "~1"))).join("/");
+const pointer = (...parts: string[]) =>
+  parts.map((part) => encodeURIComponent(part.replaceAll("~", "~0").replaceAll("/", "~1"))).join("/");
 
 export class ResponseChecker {
   private readonly ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
@@ -45,7 +46,12 @@ export class ResponseChecker {
     this.ajv.addSchema(document, "openapi.json");
     for (const [template, item] of Object.entries(document.paths as Record<string, Json>)) {
       for (const [method, operation] of Object.entries(item)) {
-        this.operations.push({ method: method.toUpperCase(), template, segments: template.split("/"), responses: (operation as Json).responses ?? {} });
+        this.operations.push({
+          method: method.toUpperCase(),
+          template,
+          segments: template.split("/"),
+          responses: (operation as Json).responses ?? {},
+        });
       }
     }
     this.operations.sort((a, b) => (specificity(a.segments) < specificity(b.segments) ? -1 : 1));
@@ -68,11 +74,14 @@ export class ResponseChecker {
     const operation = this.operation(method, pathname);
     if (!operation) {
       // An unknown route: the gateway's JSON 404 for it is not an operation of the API.
-      return status === 404 ? undefined : `no operation ${method.toUpperCase()} ${pathname} in the document, yet it answered ${status}`;
+      return status === 404
+        ? undefined
+        : `no operation ${method.toUpperCase()} ${pathname} in the document, yet it answered ${status}`;
     }
     const where = `${operation.method} ${operation.template} ${status}`;
     let response = operation.responses[String(status)];
-    if (!response) return `${where}: the document declares no ${status} for this operation (declared: ${Object.keys(operation.responses).join(", ")})`;
+    if (!response)
+      return `${where}: the document declares no ${status} for this operation (declared: ${Object.keys(operation.responses).join(", ")})`;
     let ref = `openapi.json#/${pointer("paths", operation.template, operation.method.toLowerCase(), "responses", String(status))}`;
     if (typeof response.$ref === "string") {
       ref = `openapi.json${response.$ref}`;
@@ -88,7 +97,11 @@ export class ResponseChecker {
       this.validators.set(key, validate);
     }
     if (validate(body)) return undefined;
-    const errors = (validate.errors ?? []).slice(0, 8).map((e) => `  ${e.instancePath || "(body)"} ${e.message ?? ""}${e.params ? ` ${JSON.stringify(e.params)}` : ""}`);
+    const errors = (validate.errors ?? [])
+      .slice(0, 8)
+      .map(
+        (e) => `  ${e.instancePath || "(body)"} ${e.message ?? ""}${e.params ? ` ${JSON.stringify(e.params)}` : ""}`,
+      );
     return `${where}: the body does not match the document:\n${errors.join("\n")}\nbody: ${JSON.stringify(body).slice(0, 1500)}`;
   }
 }
@@ -123,7 +136,15 @@ export function responseChecker(baseUrl: string): Promise<ResponseChecker> {
 }
 
 /** Throws when the document does not describe a response the API gave. */
-export async function checkResponse(baseUrl: string, method: string, path: string, status: number, body: unknown, hasBody: boolean): Promise<void> {
+export async function checkResponse(
+  baseUrl: string,
+  method: string,
+  path: string,
+  status: number,
+  body: unknown,
+  hasBody: boolean,
+): Promise<void> {
   const problem = (await responseChecker(baseUrl)).problem(method, path, status, body, hasBody);
-  if (problem) throw new Error(`response of ${method.toUpperCase()} ${path} does not match the OpenAPI document: ${problem}`);
+  if (problem)
+    throw new Error(`response of ${method.toUpperCase()} ${path} does not match the OpenAPI document: ${problem}`);
 }

@@ -34,7 +34,12 @@ export interface RunningProcess {
  * Runs a command from the repository root with only the given environment (plus PATH and HOME).
  * `detached` puts it in a process group of its own, so a test can signal the whole group.
  */
-export function runProcess(command: string, args: string[], env: Record<string, string | undefined>, options: { detached?: boolean } = {}): RunningProcess {
+export function runProcess(
+  command: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+  options: { detached?: boolean } = {},
+): RunningProcess {
   const child = spawn(command, args, {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env } as NodeJS.ProcessEnv,
@@ -63,7 +68,11 @@ export function runEntry(entry: string, env: Record<string, string | undefined>,
 
 /** Waits until GET url answers with the status. */
 export async function waitForStatus(url: string, status: number, timeoutMs: number): Promise<void> {
-  await eventually(async () => ((await fetch(url).catch(() => undefined))?.status === status ? true : undefined), timeoutMs, 100);
+  await eventually(
+    async () => ((await fetch(url).catch(() => undefined))?.status === status ? true : undefined),
+    timeoutMs,
+    100,
+  );
 }
 
 /** Whether a process with this id still exists. */

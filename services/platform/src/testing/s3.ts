@@ -18,7 +18,8 @@ export interface TestS3Server {
 }
 
 /** RFC 3986 encoding, as SigV4 canonical query strings use it. */
-const encode = (text: string) => encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+const encode = (text: string) =>
+  encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 const hmac = (key: string | Buffer, data: string) => createHmac("sha256", key).update(data).digest();
 
 /**
@@ -45,9 +46,21 @@ export function presignedSignatureValid(req: http.IncomingMessage, secrets: Reco
   const signedHeaders = (query.get("X-Amz-SignedHeaders") ?? "").split(";").filter(Boolean);
   const canonicalHeaders = signedHeaders.map((name) => `${name}:${String(req.headers[name] ?? "").trim()}\n`).join("");
   const rawPath = (req.url ?? "/").split("?", 1)[0] ?? "/";
-  const canonicalRequest = [req.method, rawPath, canonicalQuery, canonicalHeaders, signedHeaders.join(";"), "UNSIGNED-PAYLOAD"].join("\n");
+  const canonicalRequest = [
+    req.method,
+    rawPath,
+    canonicalQuery,
+    canonicalHeaders,
+    signedHeaders.join(";"),
+    "UNSIGNED-PAYLOAD",
+  ].join("\n");
   const scope = `${day}/${region}/${service}/${terminator}`;
-  const stringToSign = ["AWS4-HMAC-SHA256", date, scope, createHash("sha256").update(canonicalRequest).digest("hex")].join("\n");
+  const stringToSign = [
+    "AWS4-HMAC-SHA256",
+    date,
+    scope,
+    createHash("sha256").update(canonicalRequest).digest("hex"),
+  ].join("\n");
   const key = hmac(hmac(hmac(hmac(`AWS4${secret}`, day), region), service), terminator);
   const expected = Buffer.from(createHmac("sha256", key).update(stringToSign).digest("hex"));
   const given = Buffer.from(signature);

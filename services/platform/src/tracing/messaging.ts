@@ -33,14 +33,22 @@ function endSpan(span: Span, error?: unknown): void {
 /** A producer span, child of the emitter's context, whose context the message carries on. */
 function startPublish(bus: EventBus, message: BusMessage): { span: Span; message: BusMessage } {
   const parent = contextFromTraceparent(emitterTraceparent(message));
-  const span = tracer().startSpan(`publish ${message.subject}`, { kind: SpanKind.PRODUCER, attributes: messagingAttributes(bus, message, "publish") }, parent);
+  const span = tracer().startSpan(
+    `publish ${message.subject}`,
+    { kind: SpanKind.PRODUCER, attributes: messagingAttributes(bus, message, "publish") },
+    parent,
+  );
   return { span, message: { ...message, traceparent: activeTraceparent(trace.setSpan(parent, span)) } };
 }
 
 /** A consumer span, child of the publish (the message's traceparent) or else of the emitter. */
 function startProcess(bus: EventBus, message: BusMessage): Span {
   const parent = contextFromTraceparent(message.traceparent || emitterTraceparent(message));
-  return tracer().startSpan(`process ${message.subject}`, { kind: SpanKind.CONSUMER, attributes: messagingAttributes(bus, message, "process") }, parent);
+  return tracer().startSpan(
+    `process ${message.subject}`,
+    { kind: SpanKind.CONSUMER, attributes: messagingAttributes(bus, message, "process") },
+    parent,
+  );
 }
 
 async function traced<T>(spans: Span[], run: () => Promise<T>): Promise<T> {

@@ -27,7 +27,11 @@ function endRpcSpan(span: Span, error: unknown): void {
 export function traceServer(): Interceptor {
   return (next) => async (req) => {
     const parent = contextFromHeaders(req.header);
-    const span = tracer().startSpan(`${req.method.parent.typeName}/${req.method.name}`, { kind: SpanKind.SERVER, attributes: rpcAttributes(req.method) }, parent);
+    const span = tracer().startSpan(
+      `${req.method.parent.typeName}/${req.method.name}`,
+      { kind: SpanKind.SERVER, attributes: rpcAttributes(req.method) },
+      parent,
+    );
     try {
       const res = await context.with(trace.setSpan(parent, span), () => next(req));
       endRpcSpan(span, undefined);
@@ -55,7 +59,9 @@ export function tracedTransport(transport: Transport, service: string): Transpor
       const headers = new Headers(header);
       injectIntoHeaders(ctx, headers);
       try {
-        const res = await context.with(ctx, () => transport.unary(method, signal, timeoutMs, headers, input, contextValues));
+        const res = await context.with(ctx, () =>
+          transport.unary(method, signal, timeoutMs, headers, input, contextValues),
+        );
         endRpcSpan(span, undefined);
         return res;
       } catch (error) {

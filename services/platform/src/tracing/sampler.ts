@@ -1,4 +1,10 @@
-import { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, TraceIdRatioBasedSampler, type Sampler } from "@opentelemetry/sdk-trace";
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  ParentBasedSampler,
+  TraceIdRatioBasedSampler,
+  type Sampler,
+} from "@opentelemetry/sdk-trace";
 import { ConfigError } from "../config.js";
 
 /**
@@ -11,7 +17,8 @@ export function samplerFromEnv(env: Record<string, string | undefined>): Sampler
     const raw = env.OTEL_TRACES_SAMPLER_ARG;
     if (raw === undefined || raw.trim() === "") return 1;
     const value = Number(raw);
-    if (!Number.isFinite(value) || value < 0 || value > 1) throw new ConfigError("OTEL_TRACES_SAMPLER_ARG", `must be a ratio from 0 to 1, got "${raw}"`);
+    if (!Number.isFinite(value) || value < 0 || value > 1)
+      throw new ConfigError("OTEL_TRACES_SAMPLER_ARG", `must be a ratio from 0 to 1, got "${raw}"`);
     return value;
   };
   switch (name) {

@@ -19,7 +19,10 @@ function tracesUrl(env: Record<string, string | undefined>): string {
   try {
     new URL(url);
   } catch {
-    throw new ConfigError(traces ? "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT" : "OTEL_EXPORTER_OTLP_ENDPOINT", `must be a URL, got "${url}"`);
+    throw new ConfigError(
+      traces ? "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT" : "OTEL_EXPORTER_OTLP_ENDPOINT",
+      `must be a URL, got "${url}"`,
+    );
   }
   return url;
 }
@@ -34,7 +37,8 @@ function scheduleDelayMs(env: Record<string, string | undefined>): number | unde
   const raw = env.OTEL_BSP_SCHEDULE_DELAY?.trim();
   if (!raw) return undefined;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new ConfigError("OTEL_BSP_SCHEDULE_DELAY", `must be milliseconds, got "${raw}"`);
+  if (!Number.isInteger(value) || value < 0)
+    throw new ConfigError("OTEL_BSP_SCHEDULE_DELAY", `must be milliseconds, got "${raw}"`);
   return value;
 }
 
@@ -44,13 +48,19 @@ function scheduleDelayMs(env: Record<string, string | undefined>): number | unde
  * Unset, it loads nothing and returns undefined: the API stays the no-op one. The SDK is
  * loaded on demand so a process without tracing never evaluates it.
  */
-export async function startTracing(env: Record<string, string | undefined>, component: string): Promise<Tracing | undefined> {
+export async function startTracing(
+  env: Record<string, string | undefined>,
+  component: string,
+): Promise<Tracing | undefined> {
   if (!tracingWanted(env)) return undefined;
   const url = tracesUrl(env);
   const protocol = protocolOf(env);
   const sampler = samplerFromEnv(env);
   const delay = scheduleDelayMs(env);
-  const [{ NodeSDK }, { BatchSpanProcessor }] = await Promise.all([import("@opentelemetry/sdk-node"), import("@opentelemetry/sdk-trace")]);
+  const [{ NodeSDK }, { BatchSpanProcessor }] = await Promise.all([
+    import("@opentelemetry/sdk-node"),
+    import("@opentelemetry/sdk-trace"),
+  ]);
   const exporter =
     protocol === "http/json"
       ? new (await import("@opentelemetry/exporter-trace-otlp-http")).OTLPTraceExporter({ url })
@@ -58,7 +68,9 @@ export async function startTracing(env: Record<string, string | undefined>, comp
   const sdk = new NodeSDK({
     serviceName: env.OTEL_SERVICE_NAME?.trim() || component,
     sampler,
-    spanProcessors: [new BatchSpanProcessor({ exporter, ...(delay === undefined ? {} : { scheduledDelayMillis: delay }) })],
+    spanProcessors: [
+      new BatchSpanProcessor({ exporter, ...(delay === undefined ? {} : { scheduledDelayMillis: delay }) }),
+    ],
   });
   sdk.start();
   setTracingOn(true);

@@ -69,7 +69,9 @@ export function tracedDatabase(db: Database): Database {
       return db.background;
     },
     transaction<T>(fn: (tx: Transaction) => Promise<T>) {
-      return db.transaction((tx) => fn({ ...tracedQueryable(tx, system), atCommit: (statement) => tx.atCommit(statement) }));
+      return db.transaction((tx) =>
+        fn({ ...tracedQueryable(tx, system), atCommit: (statement) => tx.atCommit(statement) }),
+      );
     },
     close: () => db.close(),
   };

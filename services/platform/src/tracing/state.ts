@@ -1,4 +1,13 @@
-import { context, propagation, ROOT_CONTEXT, trace, type Context, type TextMapGetter, type TextMapSetter, type Tracer } from "@opentelemetry/api";
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  trace,
+  type Context,
+  type TextMapGetter,
+  type TextMapSetter,
+  type Tracer,
+} from "@opentelemetry/api";
 
 // Whether this process exports traces (see sdk.ts). Every instrumented part asks once, as it is
 // built, so with tracing off nothing is wrapped and requests do no tracing work at all.

@@ -5,7 +5,19 @@ import { isUuid } from "../ids.js";
 import { normalizePhone } from "../phone.js";
 import { isCalendarDate } from "../time.js";
 import { enumJsonValues, enumToJson, fieldRules } from "../proto-options.js";
-import { badFormat, belowMin, aboveMax, notAllowed, nulCharacter, required, tooFewItems, tooLong, tooManyItems, tooShort, type Violation } from "./violations.js";
+import {
+  badFormat,
+  belowMin,
+  aboveMax,
+  notAllowed,
+  nulCharacter,
+  required,
+  tooFewItems,
+  tooLong,
+  tooManyItems,
+  tooShort,
+  type Violation,
+} from "./violations.js";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -61,7 +73,13 @@ function containsNul(value: unknown): boolean {
   return false;
 }
 
-function checkString(path: string, value: string, field: DescField, out: Violation[], context: ValidationContext): void {
+function checkString(
+  path: string,
+  value: string,
+  field: DescField,
+  out: Violation[],
+  context: ValidationContext,
+): void {
   if (value.includes(NUL)) {
     out.push(nulCharacter(path, value));
     return;
@@ -79,7 +97,8 @@ function checkString(path: string, value: string, field: DescField, out: Violati
   if (rules.uuid && !isUuid(value)) out.push(badFormat(path, "uuid", value));
   if (rules.in.length > 0 && !rules.in.includes(value)) out.push(notAllowed(path, value, rules.in));
   if (rules.email && value !== "" && !isEmail(value)) out.push(badFormat(path, "email", value));
-  if (rules.phone && value.trim() !== "" && !normalizePhone(value, context.country)) out.push(badFormat(path, "phone", value));
+  if (rules.phone && value.trim() !== "" && !normalizePhone(value, context.country))
+    out.push(badFormat(path, "phone", value));
   if (rules.date && !isCalendarDate(value)) out.push(badFormat(path, "date", value));
   if (rules.timezone && !IANAZone.isValidZone(value)) out.push(badFormat(path, "timezone", value));
 }
@@ -91,19 +110,27 @@ function checkNumber(path: string, value: number | bigint, field: DescField, out
   if (rules.max !== undefined && BigInt(value) > rules.max) out.push(aboveMax(path, Number(value), Number(rules.max)));
 }
 
-function checkValue(path: string, value: unknown, field: DescField, out: Violation[], context: ValidationContext): void {
+function checkValue(
+  path: string,
+  value: unknown,
+  field: DescField,
+  out: Violation[],
+  context: ValidationContext,
+): void {
   if (typeof value === "string") checkString(path, value, field, out, context);
   else if (typeof value === "number" || typeof value === "bigint") {
     if (field.fieldKind === "enum" || (field.fieldKind === "list" && field.listKind === "enum")) {
       const desc = field.enum;
-      if (desc && enumToJson(desc, Number(value)) === null) out.push(notAllowed(path, Number(value), enumJsonValues(desc)));
+      if (desc && enumToJson(desc, Number(value)) === null)
+        out.push(notAllowed(path, Number(value), enumJsonValues(desc)));
     } else {
       checkNumber(path, value, field, out);
     }
   } else if (typeof value === "object" && value !== null && field.message) {
     if (!isWellKnown(field.message)) out.push(...validateMessage(field.message, value as AnyMessage, context, path));
     else if (field.message.typeName === TimestampSchema.typeName) {
-      if (!timestampInRange(BigInt((value as Timestamp).seconds))) out.push(badFormat(path, "datetime", undefined, undefined, TIMESTAMP_RANGE));
+      if (!timestampInRange(BigInt((value as Timestamp).seconds)))
+        out.push(badFormat(path, "datetime", undefined, undefined, TIMESTAMP_RANGE));
     } else if (containsNul(value)) {
       out.push(nulCharacter(path));
     }
@@ -114,7 +141,12 @@ function checkValue(path: string, value: unknown, field: DescField, out: Violati
  * Checks a message against the FieldRules of its fields (recursing into nested messages) and
  * returns every violation, not only the first.
  */
-export function validateMessage(schema: DescMessage, message: AnyMessage, context: ValidationContext, prefix = ""): Violation[] {
+export function validateMessage(
+  schema: DescMessage,
+  message: AnyMessage,
+  context: ValidationContext,
+  prefix = "",
+): Violation[] {
   const out: Violation[] = [];
   for (const field of schema.fields) {
     const path = join(prefix, field.name);
@@ -127,8 +159,10 @@ export function validateMessage(schema: DescMessage, message: AnyMessage, contex
     const value = message[field.localName];
     if (field.fieldKind === "list") {
       const items = value as unknown[];
-      if (rules?.minItems !== undefined && items.length < rules.minItems) out.push(tooFewItems(path, undefined, rules.minItems, items.length));
-      if (rules?.maxItems !== undefined && items.length > rules.maxItems) out.push(tooManyItems(path, undefined, rules.maxItems, items.length));
+      if (rules?.minItems !== undefined && items.length < rules.minItems)
+        out.push(tooFewItems(path, undefined, rules.minItems, items.length));
+      if (rules?.maxItems !== undefined && items.length > rules.maxItems)
+        out.push(tooManyItems(path, undefined, rules.maxItems, items.length));
       for (const [index, item] of items.entries()) checkValue(`${path}.${index}`, item, field, out, context);
     } else if (field.fieldKind === "map") {
       for (const [key, item] of Object.entries(value as Record<string, unknown>)) {

@@ -1,6 +1,10 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { create } from "@bufbuild/protobuf";
-import { FieldViolationSchema, ValidationFailureSchema, ViolationRule } from "@voiceops/proto/voiceops/api/v1/errors_pb";
+import {
+  FieldViolationSchema,
+  ValidationFailureSchema,
+  ViolationRule,
+} from "@voiceops/proto/voiceops/api/v1/errors_pb";
 
 // Services report what is wrong with a request in a vocabulary of their own (a rule, its
 // parameters, a plain reason); the gateway alone words it for HTTP clients.
@@ -12,7 +16,17 @@ export type Rule = Lowercase<Exclude<keyof typeof ViolationRule, "UNSPECIFIED">>
 export type ValueFormat = "uuid" | "date" | "datetime" | "email" | "phone" | "timezone" | "time" | "country";
 
 /** What a `type` violation expected a value to be. */
-export type ValueType = "string" | "integer" | "number" | "boolean" | "bytes" | "list" | "dictionary" | "object" | "datetime" | "string_or_list";
+export type ValueType =
+  | "string"
+  | "integer"
+  | "number"
+  | "boolean"
+  | "bytes"
+  | "list"
+  | "dictionary"
+  | "object"
+  | "datetime"
+  | "string_or_list";
 
 /** The parameters of a rule (each rule uses its own few). */
 export interface ViolationContext {
@@ -49,7 +63,13 @@ export interface Violation {
   context?: ViolationContext;
 }
 
-export function violation(field: string, rule: Rule, message: string, input?: unknown, context?: ViolationContext): Violation {
+export function violation(
+  field: string,
+  rule: Rule,
+  message: string,
+  input?: unknown,
+  context?: ViolationContext,
+): Violation {
   return { field, rule, message, input, context };
 }
 
@@ -80,12 +100,18 @@ export function tooLong(field: string, input: unknown, max: number): Violation {
 
 /** A list of fewer than `min` items. */
 export function tooFewItems(field: string, input: unknown, min: number, actual: number): Violation {
-  return violation(field, "min_items", `at least ${min} item${min === 1 ? "" : "s"}, not ${actual}`, input, { min_items: min, actual_items: actual });
+  return violation(field, "min_items", `at least ${min} item${min === 1 ? "" : "s"}, not ${actual}`, input, {
+    min_items: min,
+    actual_items: actual,
+  });
 }
 
 /** A list of more than `max` items. */
 export function tooManyItems(field: string, input: unknown, max: number, actual: number): Violation {
-  return violation(field, "max_items", `at most ${max} item${max === 1 ? "" : "s"}, not ${actual}`, input, { max_items: max, actual_items: actual });
+  return violation(field, "max_items", `at most ${max} item${max === 1 ? "" : "s"}, not ${actual}`, input, {
+    max_items: max,
+    actual_items: actual,
+  });
 }
 
 /** A number below `min`. */
@@ -115,13 +141,30 @@ const FORMAT_REASONS: Record<ValueFormat, string> = {
 };
 
 /** A text that does not read as `format`; `reason` when it says more than the format's usual one. */
-export function badFormat(field: string, format: ValueFormat, input: unknown, reason = FORMAT_REASONS[format], context: ViolationContext = {}): Violation {
+export function badFormat(
+  field: string,
+  format: ValueFormat,
+  input: unknown,
+  reason = FORMAT_REASONS[format],
+  context: ViolationContext = {},
+): Violation {
   return violation(field, "format", reason, input, { ...context, format });
 }
 
 /** A value of the wrong type. */
-export function wrongType(field: string, expected: ValueType, input: unknown, got?: ViolationContext["got"]): Violation {
-  return violation(field, "type", `not a valid ${expected.replaceAll("_", " ")}`, input, got === undefined ? { expected } : { expected, got });
+export function wrongType(
+  field: string,
+  expected: ValueType,
+  input: unknown,
+  got?: ViolationContext["got"],
+): Violation {
+  return violation(
+    field,
+    "type",
+    `not a valid ${expected.replaceAll("_", " ")}`,
+    input,
+    got === undefined ? { expected } : { expected, got },
+  );
 }
 
 /** A text (or a JSON value's key or string) holding NUL, which PostgreSQL text cannot store. */
@@ -131,7 +174,10 @@ export function nulCharacter(field: string, input?: unknown): Violation {
 
 const RULE_OF_NAME = new Map<string, ViolationRule>(
   Object.entries(ViolationRule)
-    .filter((entry): entry is [string, ViolationRule] => typeof entry[1] === "number" && entry[1] !== ViolationRule.UNSPECIFIED)
+    .filter(
+      (entry): entry is [string, ViolationRule] =>
+        typeof entry[1] === "number" && entry[1] !== ViolationRule.UNSPECIFIED,
+    )
     .map(([name, value]) => [name.toLowerCase(), value]),
 );
 const NAME_OF_RULE = new Map([...RULE_OF_NAME].map(([name, value]) => [value, name as Rule]));

@@ -15,7 +15,8 @@ export function retrySchedule(env: Record<string, string | undefined>): number[]
   if (!text) return DEFAULT_SCHEDULE_MS;
   return text.split(",").map((part) => {
     const match = /^(\d+(?:\.\d+)?)(ms|s|m|min|h)?$/.exec(part.trim());
-    if (!match?.[1]) throw new ConfigError("WEBHOOK_RETRY_SCHEDULE", `must be comma-separated delays like "0,2s,5m", got "${text}"`);
+    if (!match?.[1])
+      throw new ConfigError("WEBHOOK_RETRY_SCHEDULE", `must be comma-separated delays like "0,2s,5m", got "${text}"`);
     return Math.round(Number(match[1]) * (UNIT_MS[match[2] ?? "s"] ?? 1_000));
   });
 }
@@ -24,7 +25,12 @@ export function retrySchedule(env: Record<string, string | undefined>): number[]
  * When the attempt after `attempts` failed ones is due (±10 %), or null when the schedule is
  * used up. A Retry-After (of a 429 or 503) pushes it later, up to an hour.
  */
-export function nextAttemptAt(schedule: number[], attempts: number, now: Date, retryAfterMs: number | null): Date | null {
+export function nextAttemptAt(
+  schedule: number[],
+  attempts: number,
+  now: Date,
+  retryAfterMs: number | null,
+): Date | null {
   const delay = schedule[attempts];
   if (delay === undefined) return null;
   const jittered = delay * (1 - JITTER + Math.random() * 2 * JITTER);

@@ -42,13 +42,23 @@ async function readHead(body: AsyncIterable<Buffer> & { destroy(): void }): Prom
 
 function errorText(error: unknown): string {
   const code = (error as { code?: string }).code;
-  if ((error as { name?: string }).name === "TimeoutError" || code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT") return "timed out after 15 s";
+  if (
+    (error as { name?: string }).name === "TimeoutError" ||
+    code === "UND_ERR_HEADERS_TIMEOUT" ||
+    code === "UND_ERR_BODY_TIMEOUT"
+  )
+    return "timed out after 15 s";
   if (code === "EADDRREFUSED") return "the endpoint's address is not allowed";
   const message = error instanceof Error ? error.message : String(error);
   return code ? `${code}: ${message}`.slice(0, 500) : message.slice(0, 500);
 }
 
-export async function sendAttempt(agent: Agent, url: string, headers: Record<string, string>, body: string): Promise<SendOutcome> {
+export async function sendAttempt(
+  agent: Agent,
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<SendOutcome> {
   const started = performance.now();
   try {
     const response = await request(url, {
@@ -69,6 +79,12 @@ export async function sendAttempt(agent: Agent, url: string, headers: Record<str
       durationMs: Math.round(performance.now() - started),
     };
   } catch (error) {
-    return { status: null, body: null, error: errorText(error), retryAfter: undefined, durationMs: Math.round(performance.now() - started) };
+    return {
+      status: null,
+      body: null,
+      error: errorText(error),
+      retryAfter: undefined,
+      durationMs: Math.round(performance.now() - started),
+    };
   }
 }

@@ -16,5 +16,7 @@ function keyOf(secret: string): Buffer {
 
 /** The webhook-signature header: one signature per valid secret, space-separated. */
 export function signatureHeader(secrets: string[], id: string, timestamp: number, body: string): string {
-  return secrets.map((secret) => `v1,${createHmac("sha256", keyOf(secret)).update(`${id}.${timestamp}.${body}`).digest("base64")}`).join(" ");
+  return secrets
+    .map((secret) => `v1,${createHmac("sha256", keyOf(secret)).update(`${id}.${timestamp}.${body}`).digest("base64")}`)
+    .join(" ");
 }

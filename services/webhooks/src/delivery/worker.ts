@@ -88,7 +88,8 @@ export class DeliveryWorker {
           });
           this.failures = 0;
         } catch (error) {
-          if (this.failures++ % 20 === 0) this.context.logger.warn({ err: error }, "webhook deliveries could not be claimed; will retry");
+          if (this.failures++ % 20 === 0)
+            this.context.logger.warn({ err: error }, "webhook deliveries could not be claimed; will retry");
           break;
         }
         for (const delivery of claimed) this.launch(delivery);
@@ -117,11 +118,16 @@ export class DeliveryWorker {
     const at = this.context.clock.now();
     const timestamp = Math.floor(at.getTime() / 1000);
     const secrets = [delivery.secret];
-    if (delivery.previous_secret && delivery.previous_secret_until && new Date(delivery.previous_secret_until) > at) secrets.push(delivery.previous_secret);
+    if (delivery.previous_secret && delivery.previous_secret_until && new Date(delivery.previous_secret_until) > at)
+      secrets.push(delivery.previous_secret);
     const outcome = await sendAttempt(
       this.agent,
       delivery.url,
-      { "webhook-id": delivery.event_id, "webhook-timestamp": String(timestamp), "webhook-signature": signatureHeader(secrets, delivery.event_id, timestamp, delivery.body) },
+      {
+        "webhook-id": delivery.event_id,
+        "webhook-timestamp": String(timestamp),
+        "webhook-signature": signatureHeader(secrets, delivery.event_id, timestamp, delivery.body),
+      },
       delivery.body,
     ).finally(release);
     const done = this.context.clock.now();
@@ -161,7 +167,10 @@ export class DeliveryWorker {
           return;
         } catch (error) {
           // The leases outlive an outage of a minute; later the rows are simply attempted again.
-          this.context.logger.warn({ err: error, attempts: batch.length }, "webhook attempt outcomes could not be written; will retry");
+          this.context.logger.warn(
+            { err: error, attempts: batch.length },
+            "webhook attempt outcomes could not be written; will retry",
+          );
           if (this.stopped && delay >= 5_000) return;
           await new Promise((resolve) => setTimeout(resolve, delay));
         }

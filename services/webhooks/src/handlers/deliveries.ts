@@ -46,7 +46,8 @@ export function deliveryHandlers(service: ServiceContext, stores: WebhookStores,
     async resendWebhookDelivery(req: ResendWebhookDeliveryRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       await service.write(ctx, async (tx) => {
-        if (!(await deliveries.resend(tx, org.orgId, req.endpointId, req.deliveryId, service.clock.now()))) throw notFound("Webhook delivery");
+        if (!(await deliveries.resend(tx, org.orgId, req.endpointId, req.deliveryId, service.clock.now())))
+          throw notFound("Webhook delivery");
       });
       nudge();
       return { deliveryId: req.deliveryId };
@@ -70,7 +71,12 @@ export function deliveryHandlers(service: ServiceContext, stores: WebhookStores,
       await service.write(ctx, async (tx) => {
         if (!(await endpoints.get(tx, org.orgId, req.endpointId))) throw notFound("Webhook endpoint");
         const body = eventBody(WEBHOOK_TEST_TYPE, now, { id: req.endpointId });
-        await deliveries.record(tx, [{ id: eventId, orgId: org.orgId, type: WEBHOOK_TEST_TYPE, body, at: now }], now, req.endpointId);
+        await deliveries.record(
+          tx,
+          [{ id: eventId, orgId: org.orgId, type: WEBHOOK_TEST_TYPE, body, at: now }],
+          now,
+          req.endpointId,
+        );
       });
       nudge();
       const deliveryId = await deliveries.idOf(db, req.endpointId, eventId);

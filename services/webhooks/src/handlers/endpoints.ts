@@ -37,7 +37,8 @@ const UPDATABLE = ["url", "event_types", "description", "enabled"] as const;
 function checkEventTypes(types: readonly string[], path: string, violations: Violation[]): string[] {
   const distinct = [...new Set(types.map((type) => type.trim()))];
   distinct.forEach((type, index) => {
-    if (!isWebhookEventType(type)) violations.push(notAllowed(`${path}.${index}`, type, ["*", ...WEBHOOK_EVENT_TYPES.map((entry) => entry.type)]));
+    if (!isWebhookEventType(type))
+      violations.push(notAllowed(`${path}.${index}`, type, ["*", ...WEBHOOK_EVENT_TYPES.map((entry) => entry.type)]));
   });
   return distinct;
 }
@@ -61,7 +62,12 @@ export function endpointHandlers(service: ServiceContext, stores: WebhookStores,
     async listWebhookEndpoints(req: ListWebhookEndpointsRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       const { page, pageSize } = withDefaults(ListWebhookEndpointsRequestSchema, req, "page", "pageSize");
-      const { rows, total } = await endpoints.list(db, org.orgId, { page, pageSize, enabled: req.enabled, eventType: req.eventType?.trim() || undefined });
+      const { rows, total } = await endpoints.list(db, org.orgId, {
+        page,
+        pageSize,
+        enabled: req.enabled,
+        eventType: req.eventType?.trim() || undefined,
+      });
       return { items: rows.map(toEndpoint), total, page, pageSize };
     },
 
@@ -69,11 +75,17 @@ export function endpointHandlers(service: ServiceContext, stores: WebhookStores,
       const org = orgOf(ctx);
       const violations: Violation[] = [];
       const url = checkUrl(req.url, "url", allowPrivate, violations);
-      const eventTypes = req.eventTypes.length === 0 ? ["*"] : checkEventTypes(req.eventTypes, "event_types", violations);
+      const eventTypes =
+        req.eventTypes.length === 0 ? ["*"] : checkEventTypes(req.eventTypes, "event_types", violations);
       if (violations.length > 0) throw invalidArgument(violations);
       const secret = newWebhookSecret();
       const row = await service.write(ctx, (tx) =>
-        endpoints.insert(tx, org.orgId, { url, description: req.description?.trim() || null, event_types: eventTypes, secret }, service.clock.now()),
+        endpoints.insert(
+          tx,
+          org.orgId,
+          { url, description: req.description?.trim() || null, event_types: eventTypes, secret },
+          service.clock.now(),
+        ),
       );
       return { endpoint: create(CreatedWebhookEndpointSchema, { ...toEndpoint(row), $typeName: undefined, secret }) };
     },
@@ -91,8 +103,11 @@ export function endpointHandlers(service: ServiceContext, stores: WebhookStores,
       const input = req.endpoint ?? create(WebhookEndpointFieldsSchema);
       const violations: Violation[] = [];
       const changes: EndpointChanges = {};
-      if (fields.includes("url") && input.url !== undefined) changes.url = checkUrl(input.url, "url", allowPrivate, violations);
-      if (fields.includes("event_types")) changes.event_types = input.eventTypes.length === 0 ? ["*"] : checkEventTypes(input.eventTypes, "event_types", violations);
+      if (fields.includes("url") && input.url !== undefined)
+        changes.url = checkUrl(input.url, "url", allowPrivate, violations);
+      if (fields.includes("event_types"))
+        changes.event_types =
+          input.eventTypes.length === 0 ? ["*"] : checkEventTypes(input.eventTypes, "event_types", violations);
       if (fields.includes("description")) changes.description = input.description?.trim() || null;
       if (fields.includes("enabled") && input.enabled !== undefined) changes.enabled = input.enabled;
       if (violations.length > 0) throw invalidArgument(violations);
@@ -116,7 +131,8 @@ export function endpointHandlers(service: ServiceContext, stores: WebhookStores,
       const org = orgOf(ctx);
       const secret = newWebhookSecret();
       await service.write(ctx, async (tx) => {
-        if (!(await endpoints.rotateSecret(tx, org.orgId, req.endpointId, secret, service.clock.now()))) throw notFound("Webhook endpoint");
+        if (!(await endpoints.rotateSecret(tx, org.orgId, req.endpointId, secret, service.clock.now())))
+          throw notFound("Webhook endpoint");
       });
       return { secret };
     },

@@ -70,7 +70,8 @@ export class DeliveryStore {
     ];
     // An endpoint gets the events that happened since it was created (a few seconds of clock
     // difference between services allowed), not a backlog a new consumer replays.
-    let target = "ep.enabled AND ep.event_types && ARRAY['*', i.type] AND i.created_at >= ep.created_at - interval '5 seconds'";
+    let target =
+      "ep.enabled AND ep.event_types && ARRAY['*', i.type] AND i.created_at >= ep.created_at - interval '5 seconds'";
     if (onlyEndpoint) {
       params.push(onlyEndpoint);
       target = `ep.id = $${params.length}`;
@@ -94,11 +95,19 @@ export class DeliveryStore {
 
   /** The delivery of an event to an endpoint. */
   async idOf(db: Queryable, endpointId: string, eventId: string): Promise<string> {
-    const result = await db.query<{ id: string }>("SELECT id FROM webhooks.deliveries WHERE endpoint_id = $1 AND event_id = $2", [endpointId, eventId]);
+    const result = await db.query<{ id: string }>(
+      "SELECT id FROM webhooks.deliveries WHERE endpoint_id = $1 AND event_id = $2",
+      [endpointId, eventId],
+    );
     return result.rows[0]?.id ?? "";
   }
 
-  async list(db: Queryable, orgId: string, endpointId: string, query: DeliveryListQuery): Promise<{ rows: DeliveryRow[]; total: number }> {
+  async list(
+    db: Queryable,
+    orgId: string,
+    endpointId: string,
+    query: DeliveryListQuery,
+  ): Promise<{ rows: DeliveryRow[]; total: number }> {
     const params: unknown[] = [orgId, endpointId];
     const where = ["org_id = $1", "endpoint_id = $2"];
     if (query.status !== undefined) {
@@ -119,22 +128,31 @@ export class DeliveryStore {
     });
   }
 
-  async get(db: Queryable, orgId: string, endpointId: string, id: string): Promise<{ row: DeliveryRow; attempts: AttemptRow[] } | undefined> {
-    const result = await db.query<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM webhooks.deliveries WHERE org_id = $1 AND endpoint_id = $2 AND id = $3`, [orgId, endpointId, id]);
+  async get(
+    db: Queryable,
+    orgId: string,
+    endpointId: string,
+    id: string,
+  ): Promise<{ row: DeliveryRow; attempts: AttemptRow[] } | undefined> {
+    const result = await db.query<DeliveryRow>(
+      `SELECT ${DELIVERY_COLUMNS} FROM webhooks.deliveries WHERE org_id = $1 AND endpoint_id = $2 AND id = $3`,
+      [orgId, endpointId, id],
+    );
     const row = result.rows[0];
     if (!row) return undefined;
-    const attempts = await db.query<AttemptRow>("SELECT at, response_status, duration_ms, error FROM webhooks.attempts WHERE delivery_id = $1 ORDER BY at, duration_ms", [id]);
+    const attempts = await db.query<AttemptRow>(
+      "SELECT at, response_status, duration_ms, error FROM webhooks.attempts WHERE delivery_id = $1 ORDER BY at, duration_ms",
+      [id],
+    );
     return { row, attempts: attempts.rows };
   }
 
   /** Makes a delivery due now, whatever its status. */
   async resend(db: Queryable, orgId: string, endpointId: string, id: string, now: Date): Promise<boolean> {
-    const result = await db.query("UPDATE webhooks.deliveries SET next_attempt_at = $4, leased_until = NULL WHERE org_id = $1 AND endpoint_id = $2 AND id = $3", [
-      orgId,
-      endpointId,
-      id,
-      now,
-    ]);
+    const result = await db.query(
+      "UPDATE webhooks.deliveries SET next_attempt_at = $4, leased_until = NULL WHERE org_id = $1 AND endpoint_id = $2 AND id = $3",
+      [orgId, endpointId, id, now],
+    );
     return result.rowCount > 0;
   }
 
@@ -153,7 +171,17 @@ export class DeliveryStore {
    * endpoint minus what this worker already sends to it, none of an endpoint in `full`. Rows
    * another replica is claiming are skipped (SKIP LOCKED); a lease that ran out is taken over.
    */
-  async claim(db: Queryable, options: { now: Date; leaseUntil: Date; limit: number; perEndpoint: number; busy: Map<string, number>; full: string[] }): Promise<ClaimedDelivery[]> {
+  async claim(
+    db: Queryable,
+    options: {
+      now: Date;
+      leaseUntil: Date;
+      limit: number;
+      perEndpoint: number;
+      busy: Map<string, number>;
+      full: string[];
+    },
+  ): Promise<ClaimedDelivery[]> {
     const busyIds = [...options.busy.keys()];
     const result = await db.query<ClaimedDelivery>(
       `WITH candidates AS (
@@ -170,7 +198,15 @@ export class DeliveryStore {
        FROM picked p, webhooks.events e, webhooks.endpoints ep
        WHERE d.id = p.id AND e.id = d.event_id AND ep.id = d.endpoint_id
        RETURNING d.id, d.endpoint_id, d.event_id, d.attempts, d.leased_until, e.body, ep.url, ep.secret, ep.previous_secret, ep.previous_secret_until`,
-      [options.now, options.full, options.limit, busyIds, busyIds.map((id) => options.busy.get(id) ?? 0), options.perEndpoint, options.leaseUntil],
+      [
+        options.now,
+        options.full,
+        options.limit,
+        busyIds,
+        busyIds.map((id) => options.busy.get(id) ?? 0),
+        options.perEndpoint,
+        options.leaseUntil,
+      ],
     );
     return result.rows;
   }
@@ -214,12 +250,20 @@ export class DeliveryStore {
     );
     const gone = unique(results.filter((r) => r.gone).map((r) => r.endpointId));
     const succeeded = unique(results.filter((r) => r.status === "succeeded").map((r) => r.endpointId));
-    const failed = unique(results.filter((r) => r.status !== "succeeded").map((r) => r.endpointId)).filter((id) => !succeeded.includes(id));
+    const failed = unique(results.filter((r) => r.status !== "succeeded").map((r) => r.endpointId)).filter(
+      (id) => !succeeded.includes(id),
+    );
     if (gone.length > 0) {
-      await db.query("UPDATE webhooks.endpoints SET enabled = false, disabled_reason = 'gone', updated_at = $2 WHERE id = ANY($1::uuid[]) AND enabled", [gone, now]);
+      await db.query(
+        "UPDATE webhooks.endpoints SET enabled = false, disabled_reason = 'gone', updated_at = $2 WHERE id = ANY($1::uuid[]) AND enabled",
+        [gone, now],
+      );
     }
     if (succeeded.length > 0) {
-      await db.query("UPDATE webhooks.endpoints SET failing_since = NULL WHERE id = ANY($1::uuid[]) AND failing_since IS NOT NULL", [succeeded]);
+      await db.query(
+        "UPDATE webhooks.endpoints SET failing_since = NULL WHERE id = ANY($1::uuid[]) AND failing_since IS NOT NULL",
+        [succeeded],
+      );
     }
     if (failed.length > 0) {
       await db.query(

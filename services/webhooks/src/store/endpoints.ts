@@ -41,11 +41,20 @@ export class EndpointStore {
   }
 
   async get(db: Queryable, orgId: string, id: string): Promise<EndpointRow | undefined> {
-    const result = await db.query<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhooks.endpoints WHERE org_id = $1 AND id = $2`, [orgId, id], { prepared: true });
+    const result = await db.query<EndpointRow>(
+      `SELECT ${ENDPOINT_COLUMNS} FROM webhooks.endpoints WHERE org_id = $1 AND id = $2`,
+      [orgId, id],
+      { prepared: true },
+    );
     return result.rows[0];
   }
 
-  async insert(db: Queryable, orgId: string, values: { url: string; description: string | null; event_types: string[]; secret: string }, now: Date): Promise<EndpointRow> {
+  async insert(
+    db: Queryable,
+    orgId: string,
+    values: { url: string; description: string | null; event_types: string[]; secret: string },
+    now: Date,
+  ): Promise<EndpointRow> {
     const result = await db.query<EndpointRow>(
       `INSERT INTO webhooks.endpoints (id, org_id, url, description, event_types, secret, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $7) RETURNING ${ENDPOINT_COLUMNS}`,
@@ -54,7 +63,13 @@ export class EndpointStore {
     return result.rows[0] as EndpointRow;
   }
 
-  async update(db: Queryable, orgId: string, id: string, changes: EndpointChanges, now: Date): Promise<EndpointRow | undefined> {
+  async update(
+    db: Queryable,
+    orgId: string,
+    id: string,
+    changes: EndpointChanges,
+    now: Date,
+  ): Promise<EndpointRow | undefined> {
     const params: unknown[] = [orgId, id, now];
     const sets = ["updated_at = $3"];
     for (const column of ["url", "description", "event_types"] as const) {
@@ -71,7 +86,10 @@ export class EndpointStore {
         `failing_since = CASE WHEN $${params.length} THEN NULL ELSE failing_since END`,
       );
     }
-    const result = await db.query<EndpointRow>(`UPDATE webhooks.endpoints SET ${sets.join(", ")} WHERE org_id = $1 AND id = $2 RETURNING ${ENDPOINT_COLUMNS}`, params);
+    const result = await db.query<EndpointRow>(
+      `UPDATE webhooks.endpoints SET ${sets.join(", ")} WHERE org_id = $1 AND id = $2 RETURNING ${ENDPOINT_COLUMNS}`,
+      params,
+    );
     return result.rows[0];
   }
 

@@ -50,7 +50,8 @@ export interface AttemptRow {
   error: string | null;
 }
 
-export const ENDPOINT_COLUMNS = "id, org_id, url, description, event_types, enabled, disabled_reason, created_at, updated_at";
+export const ENDPOINT_COLUMNS =
+  "id, org_id, url, description, event_types, enabled, disabled_reason, created_at, updated_at";
 export const DELIVERY_COLUMNS =
   "id, event_id, event_type, status, attempts, last_attempt_at, next_attempt_at, last_response_status, last_response_body, last_error, last_duration_ms, created_at";
 
@@ -64,7 +65,8 @@ export function toEndpoint(row: EndpointRow): WebhookEndpoint {
     description: opt(row.description),
     eventTypes: row.event_types,
     enabled: row.enabled,
-    disabledReason: row.disabled_reason === null ? undefined : enumFromJson(WebhookDisabledReasonSchema, row.disabled_reason),
+    disabledReason:
+      row.disabled_reason === null ? undefined : enumFromJson(WebhookDisabledReasonSchema, row.disabled_reason),
     createdAt: ts(row.created_at),
     updatedAt: ts(row.updated_at),
   });
