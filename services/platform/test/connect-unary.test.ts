@@ -24,13 +24,12 @@ import {
   isAnswered,
   notFound,
   orgHeaders,
-  type RpcServer,
-  connectHttp1Transport,
-  serviceTransport,
   startRpcServer,
-  unavailableInTransit,
   violationsOf,
 } from "../src/index.js";
+import type { RpcServer } from "../src/rpc/server.js";
+import { connectHttp1Transport, serviceTransport } from "../src/rpc/client.js";
+import { unavailableInTransit } from "../src/rpc/errors.js";
 
 // The calls between components: unary Connect over kept-alive HTTP/1.1 connections, served
 // on the same port as gRPC over HTTP/2. A real server on a loopback port, real sockets.

@@ -11,9 +11,9 @@ import {
   createLogger,
   DEFAULT_BUSINESS_HOURS,
   orgHeaders,
-  type RpcServer,
   startRpcServer,
 } from "../src/index.js";
+import type { RpcServer } from "../src/rpc/server.js";
 
 // Fuzz tests of the parsers the fast path keeps (src/fast-path): the HTTP/1.1 answers of the
 // Connect client, the Connect server's request bodies, and the PGlite replies. Inputs are

@@ -1,24 +1,22 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  canonicalJson,
   claimKey,
   createLogger,
   freeKey,
   IDEMPOTENCY_TABLE_NAME,
   keepAnswer,
-  MARK_LOST,
-  markStatement,
   migrate,
   newId,
   openDatabase,
   parseIdempotencyKey,
   pgErrorCode,
-  pruneExpiredKeys,
   readInfraConfig,
   requestFingerprint,
   type Database,
 } from "../src/index.js";
+import { canonicalJson } from "../src/idempotency/keys.js";
+import { MARK_LOST, markStatement, pruneExpiredKeys } from "../src/idempotency/records.js";
 import { testEnv } from "../src/testing/index.js";
 
 // The record of idempotency keys against the real database (PGlite, or PostgreSQL with

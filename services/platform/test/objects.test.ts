@@ -4,14 +4,8 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { text } from "node:stream/consumers";
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  FileObjectStore,
-  ManualClock,
-  ObjectNotFoundError,
-  ObjectTooLargeError,
-  UrlSigner,
-  assertObjectKey,
-} from "../src/index.js";
+import { FileObjectStore, ManualClock, ObjectNotFoundError, ObjectTooLargeError, UrlSigner } from "../src/index.js";
+import { assertObjectKey } from "../src/objects/store.js";
 
 const root = mkdtempSync(join(tmpdir(), "objects-test-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

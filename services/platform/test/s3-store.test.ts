@@ -7,9 +7,9 @@ import {
   ObjectNotFoundError,
   ObjectTooLargeError,
   openObjectStore,
-  S3ObjectStore,
   systemClock,
 } from "../src/index.js";
+import { S3ObjectStore } from "../src/objects/s3-store.js";
 import { startTestS3Server, type TestS3Server } from "../src/testing/index.js";
 
 // The S3 object store against a real S3-compatible server on loopback, which checks SigV4
