@@ -21,6 +21,11 @@ const admin = testAdmin();
 const require = createRequire(import.meta.url);
 const axeSource = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
 const PASSWORD = "a long browser password";
+/** SCREENSHOT_DIR=docs/images writes the README's screenshots of the pages as the tests see them. */
+const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR;
+const screenshot = async (page: Page, name: string) => {
+  if (SCREENSHOT_DIR) await page.screenshot({ path: join(SCREENSHOT_DIR, name), fullPage: true });
+};
 
 interface AxeViolation {
   id: string;
@@ -111,6 +116,7 @@ describe.skipIf(!available && !inCi)("the dashboard in Chromium", () => {
     expect(width).toBeGreaterThan(0);
     await expect.poll(() => page.getByText("Service requests by status (3)").count()).toBe(1);
     expect(await criticalViolations(page)).toEqual([]);
+    await screenshot(page, "dashboard-overview.png");
   });
 
   it("signs out, and signs in again with the keyboard", async () => {
@@ -135,6 +141,7 @@ describe.skipIf(!available && !inCi)("the dashboard in Chromium", () => {
     const key = await shown.inputValue();
     expect(key).toMatch(/^vo_/);
     expect(await criticalViolations(page)).toEqual([]);
+    await screenshot(page, "dashboard-api-keys.png");
     const client = new ApiClient(baseUrl, key);
     expect((await client.get("/api/contacts")).status).toBe(200);
     await page.getByRole("button", { name: "I have saved it" }).click();

@@ -210,8 +210,35 @@ function pathId(name: string, description: string): Json {
   return { name, in: "path", required: true, description, schema: { type: "string", format: "uuid" } };
 }
 
+/**
+ * What any route of the gateway may answer besides its own statuses: the HTTP server's 431 (a
+ * head too large), 503 when the database is out of reach, and for a body 413 and 415.
+ */
+function withGatewayResponses(paths: Record<string, Json>): Record<string, Json> {
+  const shared = (name: string) => ({ $ref: `#/components/responses/${name}` });
+  for (const item of Object.values(paths)) {
+    for (const operation of Object.values(item as Record<string, Json>)) {
+      const responses = (operation as { responses: Record<string, Json> }).responses;
+      responses["431"] ??= shared("HeaderTooLarge");
+      responses["503"] ??= shared("Unavailable");
+      if ((operation as { requestBody?: Json }).requestBody) {
+        responses["413"] ??= shared("BodyTooLarge");
+        responses["415"] ??= shared("UnsupportedEncoding");
+      }
+      (operation as { responses: Record<string, Json> }).responses = Object.fromEntries(
+        Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)),
+      );
+    }
+  }
+  return paths;
+}
+
 /** The account paths. */
 export function accountPaths(): Record<string, Json> {
+  return withGatewayResponses(accountOperations());
+}
+
+function accountOperations(): Record<string, Json> {
   const tags = ["account"];
   return {
     "/api/auth/sign-in": {

@@ -1570,13 +1570,13 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Issue a portal token for a contact
-         * @description The token is shown only in this answer and stored as a hash. It expires after expires_in_days (default 30). A contact has one active token: issuing a new one revokes the previous ones.
+         * Issue a portal token for a contact (owner or admin)
+         * @description The token is shown only in this answer and stored as a hash; url is the customer's page, /portal/<token>. It expires after expires_in_days (default PORTAL_TOKEN_DAYS, 30). A contact has one active token: issuing a new one revokes the previous ones. Requires the owner or admin role.
          */
         post: operations["CreatePortalToken"];
         /**
-         * Revoke a contact's portal token
-         * @description Revokes every active portal token of the contact; 204 also when it had none.
+         * Revoke a contact's portal token (owner or admin)
+         * @description Revokes every active portal token of the contact; 204 also when it had none. Requires the owner or admin role.
          */
         delete: operations["RevokePortalToken"];
         options?: never;
@@ -4918,6 +4918,8 @@ export interface components {
             token: string;
             /** Format: date-time */
             expires_at: string;
+            /** @description The customer's page: /portal/<token>. */
+            url: string;
         };
         /** @description QuoteOfRequest is a quote together with the request it belongs to. */
         QuoteOfRequest: {
@@ -14903,7 +14905,7 @@ export interface operations {
     CreatePortalToken: {
         parameters: {
             query?: {
-                /** @description Days until the token expires. */
+                /** @description Days until the token expires; PORTAL_TOKEN_DAYS (30) when absent. */
                 expires_in_days?: number;
             };
             header?: {
@@ -14931,13 +14933,32 @@ export interface operations {
                     /**
                      * @example {
                      *       "token": "string",
-                     *       "expires_at": "2026-11-21T14:03:00Z"
+                     *       "expires_at": "2026-11-21T14:03:00Z",
+                     *       "url": "string"
                      *     }
                      */
                     "application/json": components["schemas"]["CreatePortalTokenResponse"];
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description Requires the owner or admin role. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This operation requires the owner or admin role"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             404: components["responses"]["NotFound"];
             /** @description A request with this Idempotency-Key is still being processed (Idempotency-Key; retry after Retry-After seconds), or its first request ran but its answer was lost (it will not run again). */
             409: {
@@ -15023,6 +15044,24 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["Unauthorized"];
+            /** @description Requires the owner or admin role. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This operation requires the owner or admin role"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             404: components["responses"]["NotFound"];
             /** @description A request with this Idempotency-Key is still being processed (Idempotency-Key; retry after Retry-After seconds), or its first request ran but its answer was lost (it will not run again). */
             409: {
@@ -17459,8 +17498,12 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
             422: components["responses"]["ValidationError"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderTooLarge"];
+            503: components["responses"]["Unavailable"];
         };
     };
     completeSetup: {
@@ -17507,8 +17550,12 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
             422: components["responses"]["ValidationError"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderTooLarge"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getSession: {
@@ -17534,6 +17581,8 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderTooLarge"];
+            503: components["responses"]["Unavailable"];
         };
     };
     signOut: {
@@ -17576,6 +17625,8 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderTooLarge"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getMe: {
@@ -17602,6 +17653,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderTooLarge"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listApiKeys: {
@@ -17628,6 +17681,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderTooLarge"];
+            503: components["responses"]["Unavailable"];
         };
     };
     createApiKey: {
@@ -17696,8 +17751,12 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
             422: components["responses"]["ValidationError"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderTooLarge"];
+            503: components["responses"]["Unavailable"];
         };
     };
     revokeApiKey: {
@@ -17748,6 +17807,8 @@ export interface operations {
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationError"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderTooLarge"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listUsers: {
@@ -17774,6 +17835,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderTooLarge"];
+            503: components["responses"]["Unavailable"];
         };
     };
     inviteUser: {
@@ -17842,8 +17905,12 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
             422: components["responses"]["ValidationError"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderTooLarge"];
+            503: components["responses"]["Unavailable"];
         };
     };
     removeUser: {
@@ -17894,6 +17961,8 @@ export interface operations {
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationError"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderTooLarge"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getBusinessHours: {
@@ -17920,6 +17989,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderTooLarge"];
+            503: components["responses"]["Unavailable"];
         };
     };
     setBusinessHours: {
@@ -17970,8 +18041,12 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
             422: components["responses"]["ValidationError"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderTooLarge"];
+            503: components["responses"]["Unavailable"];
         };
     };
     contactCreatedWebhook: {
