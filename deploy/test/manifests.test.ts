@@ -26,6 +26,7 @@ type Json = Record<string, unknown>;
 const DEPLOY_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const BASE_DIR = join(DEPLOY_DIR, "base");
 const OVERLAYS_DIR = join(DEPLOY_DIR, "overlays");
+const KUSTOMIZE_COMPONENTS_DIR = join(DEPLOY_DIR, "components");
 
 // The services are the registry's (services/platform/src/registry.ts): one manifest each.
 const SERVICE_PORTS: Record<string, number> = Object.fromEntries(SERVICES.map((s) => [s.name, s.port]));
@@ -92,7 +93,7 @@ function label(doc: Doc): string {
 
 const parseErrors: string[] = [];
 const docsByFile = new Map<string, Doc[]>();
-const allFiles = [...yamlFiles(BASE_DIR), ...yamlFiles(OVERLAYS_DIR)];
+const allFiles = [...yamlFiles(BASE_DIR), ...yamlFiles(KUSTOMIZE_COMPONENTS_DIR), ...yamlFiles(OVERLAYS_DIR)];
 for (const path of allFiles) {
   const file = relative(DEPLOY_DIR, path);
   const docs: Doc[] = [];
@@ -161,8 +162,9 @@ function validateSchema(doc: Doc): void {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Rendering a kustomization (enough of kustomize for these manifests): resources, strategic-
-// merge patches (lists of named items merge by name), namespace and image overrides.
+// Rendering a kustomization (enough of kustomize for these manifests): resources, components,
+// strategic-merge patches (lists of named items merge by name), replacements, namespace and
+// image overrides; local-config documents are left out of the final output, as kustomize does.
 
 function strategicMerge(base: unknown, patch: unknown): unknown {
   if (isObject(base) && isObject(patch)) {
@@ -191,16 +193,125 @@ function identity(body: Json): string {
   return `${String(body.kind)}/${String(meta.name)}`;
 }
 
-function render(dir: string): Doc[] {
+const isLocalConfig = (body: Json) =>
+  isObject(body.metadata) &&
+  isObject(body.metadata.annotations) &&
+  body.metadata.annotations["config.kubernetes.io/local-config"] === "true";
+
+/** One step of a replacement field path: a key, a list index, or a list item selected by `[field=value]`. */
+function fieldPathSteps(fieldPath: string): string[] {
+  return fieldPath.match(/\[[^\]]*\]|[^.[\]]+/g) ?? [];
+}
+
+function stepInto(node: unknown, step: string): { parent: Json | unknown[]; key: string | number } {
+  const selector = /^\[([^=\]]+)=([^\]]*)\]$/.exec(step);
+  const key = step.startsWith("[") && !selector ? step.slice(1, -1) : step;
+  if (Array.isArray(node)) {
+    const at = selector
+      ? node.findIndex((item) => isObject(item) && String(item[selector[1]!]) === selector[2])
+      : /^\d+$/.test(key)
+        ? Number(key)
+        : -1;
+    if (at < 0 || at >= node.length) throw new Error(`no list item ${step}`);
+    return { parent: node, key: at };
+  }
+  if (!isObject(node) || selector) throw new Error(`cannot step into ${step}`);
+  return { parent: node, key };
+}
+
+function readField(body: Json, fieldPath: string): unknown {
+  let node: unknown = body;
+  for (const step of fieldPathSteps(fieldPath)) {
+    const { parent, key } = stepInto(node, step);
+    node = (parent as Record<string | number, unknown>)[key];
+  }
+  return node;
+}
+
+/** Sets an existing field; a string replacing a number stays a number, as in kustomize. */
+function writeField(body: Json, fieldPath: string, value: unknown): void {
+  const steps = fieldPathSteps(fieldPath);
+  let node: unknown = body;
+  for (const [i, step] of steps.entries()) {
+    const { parent, key } = stepInto(node, step);
+    const slot = parent as Record<string | number, unknown>;
+    if (i < steps.length - 1) node = slot[key];
+    else {
+      if (slot[key] === undefined) throw new Error(`${fieldPath} does not exist`);
+      slot[key] = typeof slot[key] === "number" && typeof value === "string" ? Number(value) : value;
+    }
+  }
+}
+
+function selected(body: Json, select: Json): boolean {
+  const meta = isObject(body.metadata) ? body.metadata : {};
+  return (
+    (select.kind === undefined || select.kind === body.kind) && (select.name === undefined || select.name === meta.name)
+  );
+}
+
+function applyReplacements(docs: Doc[], replacements: unknown, file: string): Doc[] {
+  if (replacements === undefined) return docs;
+  if (!Array.isArray(replacements)) throw new Error(`${file}: replacements must be a list`);
+  const out = docs.map((d) => ({ ...d, body: structuredClone(d.body) }));
+  for (const replacement of replacements) {
+    if (!isObject(replacement) || !isObject(replacement.source) || !Array.isArray(replacement.targets))
+      throw new Error(`${file}: only inline replacements (source, targets) are supported by this test`);
+    const source = replacement.source;
+    const from = out.filter((d) => selected(d.body, source));
+    if (from.length !== 1) throw new Error(`${file}: replacement source matches ${from.length} resources`);
+    const value = readField(from[0]!.body, String(source.fieldPath));
+    if (value === undefined) throw new Error(`${file}: replacement source ${String(source.fieldPath)} is empty`);
+    for (const target of replacement.targets) {
+      if (!isObject(target) || !isObject(target.select)) throw new Error(`${file}: replacement target needs select`);
+      const matches = out.filter((d) => selected(d.body, target.select as Json));
+      if (matches.length === 0) throw new Error(`${file}: replacement target matches no resource`);
+      for (const doc of matches)
+        for (const fieldPath of stringList(target.fieldPaths, `${file} fieldPaths`)) {
+          try {
+            writeField(doc.body, fieldPath, structuredClone(value));
+          } catch (error) {
+            throw new Error(`${label(doc)}: ${fieldPath}: ${error instanceof Error ? error.message : String(error)}`);
+          }
+        }
+    }
+  }
+  return out;
+}
+
+/** A kustomization's resources, then its components (their resources and replacements). */
+function accumulate(dir: string): Doc[] {
   const { path, body } = kustomizationIn(dir);
   const file = relative(DEPLOY_DIR, path);
-  let docs: Doc[] = [];
+  const docs: Doc[] = [];
   for (const entry of stringList(body.resources, `${file} resources`)) {
     const target = resolve(dir, entry);
     if (!existsSync(target)) throw new Error(`${file}: resource ${entry} does not exist`);
-    if (statSync(target).isDirectory()) docs.push(...render(target));
+    if (statSync(target).isDirectory()) docs.push(...renderUnfiltered(target));
     else docs.push(...(docsByFile.get(target) ?? []));
   }
+  let withComponents = docs;
+  for (const entry of stringList(body.components, `${file} components`)) {
+    const target = resolve(dir, entry);
+    const component = kustomizationIn(target);
+    if (component.body.kind !== "Component") throw new Error(`${file}: ${entry} is not a kind: Component`);
+    withComponents = applyReplacements(
+      [...withComponents, ...accumulate(target)],
+      component.body.replacements,
+      relative(DEPLOY_DIR, component.path),
+    );
+  }
+  return withComponents;
+}
+
+function render(dir: string): Doc[] {
+  return renderUnfiltered(dir).filter((d) => !isLocalConfig(d.body));
+}
+
+function renderUnfiltered(dir: string): Doc[] {
+  const { path, body } = kustomizationIn(dir);
+  const file = relative(DEPLOY_DIR, path);
+  let docs = accumulate(dir);
   for (const entry of patchPaths(body)) {
     if (!existsSync(resolve(dir, entry))) throw new Error(`${file}: patch ${entry} does not exist`);
     for (const patch of docsByFile.get(resolve(dir, entry)) ?? []) {
@@ -221,6 +332,7 @@ function render(dir: string): Doc[] {
       return { ...d, body: { ...d.body, metadata: { ...(d.body.metadata as Json), namespace } } };
     });
   }
+  docs = applyReplacements(docs, body.replacements, file);
   const images = Array.isArray(body.images) ? body.images.filter(isObject) : [];
   for (const image of images) {
     docs = docs.map((d) => {
@@ -516,7 +628,10 @@ const resourceFiles = new Set<string>();
 for (const path of kustomizationFiles) {
   const body = docsByFile.get(path)?.[0]?.body ?? {};
   for (const entry of patchPaths(body)) patchFiles.add(resolve(dirname(path), entry));
-  for (const entry of stringList(body.resources, relative(DEPLOY_DIR, path)))
+  for (const entry of [
+    ...stringList(body.resources, relative(DEPLOY_DIR, path)),
+    ...stringList(body.components, relative(DEPLOY_DIR, path)),
+  ])
     resourceFiles.add(resolve(dirname(path), entry));
 }
 const manifestDocs = allFiles
@@ -549,7 +664,11 @@ describe("deploy manifests", () => {
     for (const path of kustomizationFiles) {
       const file = relative(DEPLOY_DIR, path);
       const body = docsByFile.get(path)?.[0]?.body ?? {};
-      for (const entry of [...stringList(body.resources, `${file} resources`), ...patchPaths(body)]) {
+      for (const entry of [
+        ...stringList(body.resources, `${file} resources`),
+        ...stringList(body.components, `${file} components`),
+        ...patchPaths(body),
+      ]) {
         const target = resolve(dirname(path), entry);
         if (!existsSync(target)) problems.push(`${file}: ${entry} does not exist`);
         else if (statSync(target).isDirectory() && !existsSync(join(target, "kustomization.yaml")))
@@ -567,24 +686,23 @@ describe("deploy manifests", () => {
     expect(() => validateSchema(doc)).not.toThrow();
   });
 
-  it("has one manifest per component in the base, the gateway's and each registered service's, holding its Deployment", () => {
-    const files = yamlFiles(BASE_DIR)
-      .map((path) => basename(path))
-      .filter((file) => !isKustomization(file) && file !== "configmap.yaml");
-    expect(files.sort()).toEqual(COMPONENTS.map((name) => `${name}.yaml`).sort());
-    for (const name of COMPONENTS) {
-      const deployments = (docsByFile.get(join(BASE_DIR, `${name}.yaml`)) ?? []).filter(
-        (d) => d.body.kind === "Deployment",
-      );
-      expect(
-        deployments.map((d) => (isObject(d.body.metadata) ? d.body.metadata.name : undefined)),
-        `base/${name}.yaml`,
-      ).toEqual([name]);
-    }
+  it("has one manifest per component in the base (gateway.yaml, a directory per registered service), holding its Deployment", () => {
+    const entries = readdirSync(BASE_DIR).filter((entry) => !isKustomization(entry) && entry !== "configmap.yaml");
+    const services = COMPONENTS.filter((name) => name !== "gateway");
+    expect(entries.sort()).toEqual(["gateway.yaml", ...services].sort());
+    const deploymentNames = (docs: Doc[]) =>
+      docs
+        .filter((d) => d.body.kind === "Deployment")
+        .map((d) => (isObject(d.body.metadata) ? d.body.metadata.name : undefined));
+    expect(deploymentNames(docsByFile.get(join(BASE_DIR, "gateway.yaml")) ?? []), "base/gateway.yaml").toEqual([
+      "gateway",
+    ]);
+    for (const name of services) expect(deploymentNames(render(join(BASE_DIR, name))), `base/${name}/`).toEqual([name]);
   });
 
   it("every document carries the part-of label", () => {
     const unlabelled = manifestDocs.filter((d) => {
+      if (isLocalConfig(d.body)) return false; // never deployed
       const meta = isObject(d.body.metadata) ? d.body.metadata : {};
       return !isObject(meta.labels) || meta.labels["app.kubernetes.io/part-of"] !== "voiceops";
     });
