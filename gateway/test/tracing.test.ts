@@ -25,6 +25,7 @@ interface ExportRequest {
 }
 
 const SERVER = 2;
+const CLIENT = 3;
 const CONSUMER = 5;
 
 function attribute(span: OtlpSpan, key: string): string | undefined {
@@ -124,5 +125,42 @@ describe("tracing with an OTLP endpoint", () => {
     expect(attribute(trace.rpc, "rpc.method")).toBe("CreateContact");
     expect(attribute(trace.rpc, "rpc.grpc.status_code")).toBe("0");
     expect(trace.gateway.service).toBe("voiceops");
+  });
+
+  it("puts each webhook delivery attempt in the trace of the request that made the event, and sends its traceparent", async () => {
+    const tenant = await newTenant(system.url, new AdminClient(system.adminUrl, system.adminToken));
+    const received: string[] = [];
+    const hooks = http.createServer((req, res) => {
+      received.push(String(req.headers.traceparent ?? ""));
+      req.resume();
+      req.on("end", () => res.writeHead(204).end());
+    });
+    await new Promise<void>((resolve) => hooks.listen(0, "127.0.0.1", () => resolve()));
+    try {
+      const url = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hooks`;
+      const endpoint = await tenant.owner.post("/api/webhooks", { url, event_types: ["contact.created"] });
+      expect(endpoint.status).toBe(201);
+      const traceId = randomBytes(16).toString("hex");
+      const res = await tenant.owner.request("POST", "/api/contacts", {
+        body: { name: "Hooked Caller", phone_number: "+15550190002" },
+        headers: { traceparent: `00-${traceId}-${randomBytes(8).toString("hex")}-01` },
+      });
+      expect(res.status).toBe(201);
+      const delivery = await eventually(async () => {
+        const span = receiver.spans.find(
+          (candidate) =>
+            candidate.traceId === traceId && candidate.kind === CLIENT && attribute(candidate, "webhook.id"),
+        );
+        if (!span) throw new Error("no delivery span yet");
+        return span;
+      });
+      expect(attribute(delivery, "http.response.status_code")).toBe("204");
+      expect(attribute(delivery, "webhook.endpoint_id")).toBe(endpoint.body.id);
+      expect(attribute(delivery, "webhook.attempt")).toBe("1");
+      // The receiver was sent the attempt's own span as its parent.
+      expect(received).toContain(`00-${traceId}-${delivery.spanId}-01`);
+    } finally {
+      await new Promise<void>((resolve) => hooks.close(() => resolve()));
+    }
   });
 });

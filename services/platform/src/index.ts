@@ -103,3 +103,4 @@ export type { WebhookEventSource } from "./webhook-events.js";
 export { isBlockedAddress, isLinkLocalOrUnspecified, isLocalHostname, literalAddress } from "./address-policy.js";
 export { startTracing } from "./tracing/sdk.js";
 export { tracingOn, tracer, contextFromTraceparent, activeTraceparent } from "./tracing/state.js";
+export { tracedRequest } from "./tracing/outbound.js";

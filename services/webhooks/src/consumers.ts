@@ -1,5 +1,6 @@
 import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
 import {
+  activeTraceparent,
   type ReceivedEvent,
   type StreamConsumer,
   type TypedHandler,
@@ -46,6 +47,7 @@ export function webhookConsumers(deliveries: DeliveryStore, now: () => Date, onR
         type: source.type,
         body: eventBody(source.type, event.occurredAt, dataOf(source, event.payload)),
         at: event.occurredAt,
+        traceparent: activeTraceparent(),
       });
     }
     if ((await deliveries.record(tx, recorded, now())) > 0) onRecorded();

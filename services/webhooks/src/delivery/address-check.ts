@@ -17,8 +17,10 @@ export function urlProblem(text: string, allowPrivate: boolean): string | undefi
   if (url.protocol !== "http:" && url.protocol !== "https:") return "must be an http or https URL";
   if (url.username || url.password) return "must not carry credentials";
   const literal = literalAddress(url.hostname);
-  if (literal !== undefined && isRefusedAddress(literal, allowPrivate)) return "must not point to a loopback, private, link-local or unspecified address";
-  if (literal === undefined && !allowPrivate && isLocalHostname(url.hostname)) return "must not point to a loopback, private, link-local or unspecified address";
+  if (literal !== undefined && isRefusedAddress(literal, allowPrivate))
+    return "must not point to a loopback, private, link-local or unspecified address";
+  if (literal === undefined && !allowPrivate && isLocalHostname(url.hostname))
+    return "must not point to a loopback, private, link-local or unspecified address";
   return undefined;
 }
 

@@ -1,4 +1,4 @@
-import { type ServiceContext, type Subscription, webhookDeliveryAttempts } from "@voiceops/platform";
+import { type ServiceContext, type Subscription, tracedRequest, webhookDeliveryAttempts } from "@voiceops/platform";
 import type { Agent } from "undici";
 import type { AttemptResult, ClaimedDelivery, DeliveryStore } from "../store/deliveries.js";
 import { nextAttemptAt, retryAfterMs } from "./schedule.js";
@@ -120,15 +120,24 @@ export class DeliveryWorker {
     const secrets = [delivery.secret];
     if (delivery.previous_secret && delivery.previous_secret_until && new Date(delivery.previous_secret_until) > at)
       secrets.push(delivery.previous_secret);
-    const outcome = await sendAttempt(
-      this.agent,
-      delivery.url,
+    const headers: Record<string, string> = {
+      "webhook-id": delivery.event_id,
+      "webhook-timestamp": String(timestamp),
+      "webhook-signature": signatureHeader(secrets, delivery.event_id, timestamp, delivery.body),
+    };
+    const outcome = await tracedRequest(
+      "POST",
+      delivery.traceparent,
       {
-        "webhook-id": delivery.event_id,
-        "webhook-timestamp": String(timestamp),
-        "webhook-signature": signatureHeader(secrets, delivery.event_id, timestamp, delivery.body),
+        "http.request.method": "POST",
+        "server.address": new URL(delivery.url).hostname,
+        "webhook.endpoint_id": delivery.endpoint_id,
+        "webhook.delivery_id": delivery.id,
+        "webhook.id": delivery.event_id,
+        "webhook.attempt": delivery.attempts + 1,
       },
-      delivery.body,
+      (traceparent) =>
+        sendAttempt(this.agent, delivery.url, traceparent ? { ...headers, traceparent } : headers, delivery.body),
     ).finally(release);
     const done = this.context.clock.now();
     const ok = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;

@@ -1,6 +1,14 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import { newId, notFound, orgOf, type ServiceContext, WEBHOOK_TEST_TYPE, withDefaults } from "@voiceops/platform";
+import {
+  activeTraceparent,
+  newId,
+  notFound,
+  orgOf,
+  type ServiceContext,
+  WEBHOOK_TEST_TYPE,
+  withDefaults,
+} from "@voiceops/platform";
 import {
   ListWebhookDeliveriesRequestSchema,
   type GetWebhookDeliveryRequest,
@@ -73,7 +81,7 @@ export function deliveryHandlers(service: ServiceContext, stores: WebhookStores,
         const body = eventBody(WEBHOOK_TEST_TYPE, now, { id: req.endpointId });
         await deliveries.record(
           tx,
-          [{ id: eventId, orgId: org.orgId, type: WEBHOOK_TEST_TYPE, body, at: now }],
+          [{ id: eventId, orgId: org.orgId, type: WEBHOOK_TEST_TYPE, body, at: now, traceparent: activeTraceparent() }],
           now,
           req.endpointId,
         );

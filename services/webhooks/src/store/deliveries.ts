@@ -8,6 +8,8 @@ export interface RecordedEvent {
   type: string;
   body: string;
   at: Date;
+  /** The trace of the work that consumed the event (empty with tracing off): its deliveries continue it. */
+  traceparent: string;
 }
 
 export interface DeliveryListQuery {
@@ -29,6 +31,7 @@ export interface ClaimedDelivery {
   secret: string;
   previous_secret: string | null;
   previous_secret_until: Date | null;
+  traceparent: string | null;
 }
 
 /** The outcome of one attempt, to be written with others in one transaction. */
@@ -67,6 +70,7 @@ export class DeliveryStore {
       events.map((e) => e.body),
       events.map((e) => e.at.toISOString()),
       now.toISOString(),
+      events.map((e) => e.traceparent || null),
     ];
     // An endpoint gets the events that happened since it was created (a few seconds of clock
     // difference between services allowed), not a backlog a new consumer replays.
@@ -78,12 +82,13 @@ export class DeliveryStore {
     }
     const result = await db.query(
       `WITH input AS (
-         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[]) AS i(id, org_id, type, body, created_at)
+         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[], $7::text[])
+           AS i(id, org_id, type, body, created_at, traceparent)
        ), targets AS (
          SELECT i.*, ep.id AS endpoint_id FROM input i JOIN webhooks.endpoints ep ON ep.org_id = i.org_id AND ${target}
        ), events AS (
-         INSERT INTO webhooks.events (id, org_id, type, body, created_at)
-         SELECT DISTINCT id, org_id, type, body, created_at FROM targets ON CONFLICT (id) DO NOTHING
+         INSERT INTO webhooks.events (id, org_id, type, body, created_at, traceparent)
+         SELECT DISTINCT id, org_id, type, body, created_at, traceparent FROM targets ON CONFLICT (id) DO NOTHING
        )
        INSERT INTO webhooks.deliveries (id, org_id, endpoint_id, event_id, event_type, status, next_attempt_at, created_at)
        SELECT ${DELIVERY_ID}, t.org_id, t.endpoint_id, t.id, t.type, 'pending', $6::timestamptz, $6::timestamptz FROM targets t
@@ -197,7 +202,7 @@ export class DeliveryStore {
        UPDATE webhooks.deliveries d SET leased_until = $7
        FROM picked p, webhooks.events e, webhooks.endpoints ep
        WHERE d.id = p.id AND e.id = d.event_id AND ep.id = d.endpoint_id
-       RETURNING d.id, d.endpoint_id, d.event_id, d.attempts, d.leased_until, e.body, ep.url, ep.secret, ep.previous_secret, ep.previous_secret_until`,
+       RETURNING d.id, d.endpoint_id, d.event_id, d.attempts, d.leased_until, e.body, e.traceparent, ep.url, ep.secret, ep.previous_secret, ep.previous_secret_until`,
       [
         options.now,
         options.full,
