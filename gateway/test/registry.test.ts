@@ -95,11 +95,15 @@ describe("the registry of services", () => {
       expect(dockerfile, `Dockerfile names ${name}`).not.toMatch(new RegExp(`services/${name}\\b`));
   });
 
-  it("is what the README's 'How to add a service' points to", () => {
+  it("is what the README and docs/contributing.md's 'Adding a service' point to", () => {
     const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
-    const section = readme.slice(readme.indexOf("## How to add a service"));
+    const contributing = readFileSync(join(REPO_ROOT, "docs", "contributing.md"), "utf8");
+    expect(readme.slice(readme.indexOf("## Contributing"))).toContain("services/platform/src/registry.ts");
+    const section = contributing.slice(contributing.indexOf("## Adding a service"));
     expect(section).toContain("services/platform/src/registry.ts");
-    for (const gone of ["SERVICE_PORTS", "SERVICE_MODULES", "defaultPort", "start:<name>"])
+    for (const gone of ["SERVICE_PORTS", "SERVICE_MODULES", "defaultPort", "start:<name>"]) {
       expect(readme, `README still mentions ${gone}`).not.toContain(gone);
+      expect(contributing, `docs/contributing.md still mentions ${gone}`).not.toContain(gone);
+    }
   });
 });
