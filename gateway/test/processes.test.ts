@@ -1,10 +1,12 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SERVICE_NAMES, serviceAddrVariable } from "@voiceops/platform/registry";
 import { ApiClient, eventually, freePort, testEnv } from "@voiceops/platform/testing";
+import { otlpReceiver, SERVER } from "./otlp-receiver.js";
 
 // The system as an operator runs it: real processes started the way the README says (the
 // compiled entry points under dist/, which npm start and the image run), stopped with SIGTERM.
@@ -113,14 +115,22 @@ describe("npm start (embedded launcher) as a process", () => {
 
 describe.skipIf(!distributed)("distributed mode: every service and the gateway as processes", () => {
   const running: Running[] = [];
+  // Every process exports its spans here: one request's trace crosses them.
+  const traces = otlpReceiver();
   afterAll(async () => {
     await Promise.all(running.map((r) => (r.child.exitCode === null ? stop(r) : r.exited)));
+    await traces.close();
   });
 
-  it("serves the API across processes, passes events over NATS, and drains on SIGTERM", async () => {
+  it("serves the API across processes, traces a request through them, passes events over NATS, and drains on SIGTERM", async () => {
     const names = [...SERVICE_NAMES];
     const ports = await Promise.all([...names, ...names, "gateway", "admin"].map(() => freePort()));
-    const env = testEnv();
+    const otlpPort = await traces.listen();
+    const env = testEnv({
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${otlpPort}`,
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+      OTEL_BSP_SCHEDULE_DELAY: "100",
+    });
     for (const [i, name] of names.entries()) env[serviceAddrVariable(name)] = `http://127.0.0.1:${ports[i]}`;
     names.forEach((name, i) => {
       running.push(
@@ -169,7 +179,20 @@ describe.skipIf(!distributed)("distributed mode: every service and the gateway a
       })
     ).json()) as { key: string };
     const api = new ApiClient(url, key.key);
-    const contact = await api.post("/api/contacts", { name: "Across Processes" });
+    const traceId = randomBytes(16).toString("hex");
+    const contact = await api.request("POST", "/api/contacts", {
+      body: { name: "Across Processes" },
+      headers: { traceparent: `00-${traceId}-${randomBytes(8).toString("hex")}-01` },
+    });
+    expect(contact.status).toBe(201);
+    // The gateway's process and the crm's each sent their server span of that request's trace.
+    const servers = await eventually(async () => {
+      const found = new Set(
+        traces.spans.filter((span) => span.traceId === traceId && span.kind === SERVER).map((span) => span.service),
+      );
+      return found.has("gateway") && found.has("crm") ? found : undefined;
+    }, 30_000);
+    expect([...servers].sort()).toEqual(["crm", "gateway"]);
     const request = await api.post("/api/service-requests", {
       description: "Checked over gRPC",
       contact_id: contact.body.id,

@@ -4,63 +4,10 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AdminClient, eventually, isolatedDatabase, newTenant, testEnv } from "@voiceops/platform/testing";
 import { startSystem, type RunningSystem } from "../src/system.js";
+import { attribute, CLIENT, CONSUMER, otlpReceiver, SERVER } from "./otlp-receiver.js";
 
 // One request, one trace: the gateway, the crm's RPC, its SQL and the consumers of its event,
 // as a real OTLP/HTTP receiver (JSON) gets them from the SDK.
-
-type Value = { stringValue?: string; intValue?: string | number };
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  kind: number;
-  attributes?: { key: string; value: Value }[];
-}
-interface ExportRequest {
-  resourceSpans?: {
-    resource?: { attributes?: { key: string; value: Value }[] };
-    scopeSpans?: { spans?: OtlpSpan[] }[];
-  }[];
-}
-
-const SERVER = 2;
-const CLIENT = 3;
-const CONSUMER = 5;
-
-function attribute(span: OtlpSpan, key: string): string | undefined {
-  const value = span.attributes?.find((item) => item.key === key)?.value;
-  return value?.stringValue ?? (value?.intValue === undefined ? undefined : String(value.intValue));
-}
-
-/** An OTLP/HTTP receiver on a free loopback port that keeps every span it is sent. */
-function otlpReceiver() {
-  const spans: (OtlpSpan & { service: string })[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      if (req.method === "POST" && req.url === "/v1/traces") {
-        const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as ExportRequest;
-        for (const resource of body.resourceSpans ?? []) {
-          const service =
-            resource.resource?.attributes?.find((item) => item.key === "service.name")?.value.stringValue ?? "";
-          for (const scope of resource.scopeSpans ?? [])
-            for (const span of scope.spans ?? []) spans.push({ ...span, service });
-        }
-      }
-      res.writeHead(200, { "content-type": "application/json" }).end("{}");
-    });
-  });
-  return {
-    spans,
-    listen: () =>
-      new Promise<number>((resolve) =>
-        server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)),
-      ),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 describe("tracing with an OTLP endpoint", () => {
   const receiver = otlpReceiver();
