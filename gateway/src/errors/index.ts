@@ -13,6 +13,7 @@ export {
   JSON_BODY_LIMIT,
   PARAMETERS,
   SHARED_RESPONSES,
+  sharedResponse,
 } from "./openapi.js";
 export { rpcFailure, type RpcFailure } from "./rpc-failure.js";
 export { sendDetail, sendJson, sendValidation } from "./send.js";

@@ -134,7 +134,11 @@ export const SHARED_RESPONSES: Record<string, Json> = {
   Timeout: detail("The service did not answer in time; retry with backoff.", "Upstream timeout"),
 };
 
-const shared = (name: keyof typeof SHARED_RESPONSES & string) => ({ $ref: `#/components/responses/${name}` });
+/** A reference to one of the document's shared error answers. */
+export const sharedResponse = (name: keyof typeof SHARED_RESPONSES & string) => ({
+  $ref: `#/components/responses/${name}`,
+});
+const shared = sharedResponse;
 
 /**
  * Every error status a route can answer: the ones the gateway answers for every route, those

@@ -1,4 +1,4 @@
-import { apiHeaders } from "../errors/index.js";
+import { apiHeaders, sharedResponse } from "../errors/index.js";
 
 // The gateway's own account routes (gateway/src/account) in the OpenAPI document: sign-in,
 // set-up and sign-out under /api/auth/, who am I, the organization's API keys, users and
@@ -215,15 +215,14 @@ function pathId(name: string, description: string): Json {
  * head too large), 503 when the database is out of reach, and for a body 413 and 415.
  */
 function withGatewayResponses(paths: Record<string, Json>): Record<string, Json> {
-  const shared = (name: string) => ({ $ref: `#/components/responses/${name}` });
   for (const item of Object.values(paths)) {
     for (const operation of Object.values(item as Record<string, Json>)) {
       const responses = (operation as { responses: Record<string, Json> }).responses;
-      responses["431"] ??= shared("HeaderTooLarge");
-      responses["503"] ??= shared("Unavailable");
+      responses["431"] ??= sharedResponse("HeaderTooLarge");
+      responses["503"] ??= sharedResponse("Unavailable");
       if ((operation as { requestBody?: Json }).requestBody) {
-        responses["413"] ??= shared("BodyTooLarge");
-        responses["415"] ??= shared("UnsupportedEncoding");
+        responses["413"] ??= sharedResponse("BodyTooLarge");
+        responses["415"] ??= sharedResponse("UnsupportedEncoding");
       }
       (operation as { responses: Record<string, Json> }).responses = Object.fromEntries(
         Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)),

@@ -38,6 +38,8 @@ export function webhookConsumers(deliveries: DeliveryStore, now: () => Date, onR
     tx: Parameters<TypedHandler<DescMessage>["handle"]>[1],
   ) => {
     const recorded: RecordedEvent[] = [];
+    // The batch is consumed in one span: its deliveries continue that trace.
+    const traceparent = activeTraceparent();
     for (const event of events) {
       const source = sourceBySubject.get(event.type);
       if (!source) continue;
@@ -47,7 +49,7 @@ export function webhookConsumers(deliveries: DeliveryStore, now: () => Date, onR
         type: source.type,
         body: eventBody(source.type, event.occurredAt, dataOf(source, event.payload)),
         at: event.occurredAt,
-        traceparent: activeTraceparent(),
+        traceparent,
       });
     }
     if ((await deliveries.record(tx, recorded, now())) > 0) onRecorded();
