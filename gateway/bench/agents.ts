@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { cpus, loadavg } from "node:os";
 import pg from "pg";
 import { isolatedDatabase } from "@voiceops/platform/testing";
+import { median, parseArgs } from "./cli.js";
 import { autocannon, PINNED, type LoadResult } from "./load-generator.js";
 import { scriptNodeFlags } from "./node-flags.js";
 import { cpuOf, portAllocator, type Proc, ROOT, startServer, stopAllServers, waitFor } from "./processes.js";
@@ -20,15 +21,6 @@ import { cpuOf, portAllocator, type Proc, ROOT, startServer, stopAllServers, wai
 //   CPU per request, goal <= 1.25x.
 // Needs DATABASE_URL (a PostgreSQL server where it may create a scratch database) and NATS_URL.
 
-function parseArgs(args: string[]): Record<string, string> {
-  const parsed: Record<string, string> = {};
-  for (let i = 0; i < args.length; i++) {
-    const name = args[i]?.replace(/^--/, "");
-    if (name) parsed[name] = args[++i] ?? "";
-  }
-  return parsed;
-}
-
 const opts = parseArgs(process.argv.slice(2));
 const SECONDS = Number(opts.seconds ?? 8);
 const ROUNDS = Number(opts.rounds ?? 3);
@@ -38,7 +30,6 @@ const CALLERS = Number(opts.callers ?? 50);
 const ONLY = new Set((opts.only ?? "read,write,idempotency,lookup").split(","));
 const freePort = portAllocator(opts.ports ? Number(opts.ports) : undefined);
 const out = (line = "") => process.stdout.write(`${line}\n`);
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 interface Scenario {
   name: string;

@@ -8,6 +8,7 @@ import { connect } from "nats";
 import { decodeEvent, defaultNatsPrefix } from "@voiceops/platform";
 import { deleteNatsStreams, isolatedDatabase } from "@voiceops/platform/testing";
 import { ContactCreatedSchema } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
+import { median, parseArgs } from "./cli.js";
 import { scriptNodeFlags } from "./node-flags.js";
 import { autocannon, PINNED, type LoadOptions, type LoadResult } from "./load-generator.js";
 import {
@@ -68,20 +69,6 @@ const FAST_PATH_PARTS = ["rpc", "local", "pglite", "router"];
 const fastPathValue = (spec: string) =>
   spec.startsWith("-") ? FAST_PATH_PARTS.filter((part) => part !== spec.slice(1)).join(",") : spec;
 
-function parseArgs(args: string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] ?? "";
-    if (arg.startsWith("--")) out[arg.slice(2)] = args[++i] ?? "";
-  }
-  return out;
-}
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-};
 const quantile = (values: number[], q: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { AdminClient, newTenant } from "@voiceops/platform/testing";
+import { median } from "./cli.js";
 import { autocannon, type LoadResult } from "./load-generator.js";
 import { scriptNodeFlags } from "./node-flags.js";
 import { cpuOf, portAllocator, ROOT, startServer, stopAllServers, stopServer, waitFor } from "./processes.js";
@@ -92,12 +93,6 @@ async function runOnce(variant: Variant): Promise<LoadResult & { cpuPerRequestMs
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-};
 
 const otlp = await receiver();
 const variants: Variant[] = [
