@@ -23,15 +23,15 @@ import {
   waitFor,
 } from "./processes.js";
 
-// npm run bench [-- --seconds 8 --rounds 3 --connections 50 --contacts 20000 --only read,write,relay,startup
+// npm run bench [-- --seconds 8 --rounds 3 --connections 50 --contacts 20000 --only read,list,write,relay,startup
 //                  --systems distributed,embedded,lite,uncached --ports 20400 --quiet-max 20
 //                  --variants distributed:none,lite:-pglite/write]
 // BENCH_LOG_LEVEL (default info, as deployed) sets the servers' log level; BENCH_PROFILE=<dir>
 // writes their CPU profiles.
 //
-// Every goal of the performance work as a ratio against a baseline measured in the same run:
-// the baseline (gateway/bench/baselines/express-pg.ts: Express 5 + pg doing the same SQL) and
-// the systems under test run at the same time on the same scratch database; each round drives
+// Every goal of the performance work as a ratio against two baselines measured in the same run
+// (gateway/bench/baselines/: Express 5 + pg, and Fastify 5 + pg with named prepared statements,
+// both doing the same SQL as the service); the baselines and the systems under test run at the same time on the same scratch database; each round drives
 // each of them in turn (interleaved; each run starts on a quiet machine, so that no system is
 // measured with what the previous one left behind), and the report gives medians. With more than one core the
 // servers are pinned to core 0 and the load generator (autocannon, its own process) to core 1.
@@ -45,7 +45,7 @@ const SECONDS = Number(opts.seconds ?? 8);
 const ROUNDS = Number(opts.rounds ?? 3);
 const CONNECTIONS = Number(opts.connections ?? 50);
 const CONTACTS = Number(opts.contacts ?? 20_000);
-const ONLY = new Set((opts.only ?? "read,write,relay,startup").split(","));
+const ONLY = new Set((opts.only ?? "read,list,write,relay,startup").split(","));
 /** Which systems the request scenarios drive besides the baseline (all by default). */
 const SYSTEMS = new Set((opts.systems ?? "distributed,embedded,lite,uncached").split(","));
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? "info";
@@ -128,9 +128,13 @@ interface Summary {
   name: string;
   rps: number;
   p99: number;
+  /** Throughput over the Express baseline's, median of the rounds. */
   ratio: number;
   /** The lowest and highest of the per-round ratios: how much the machine moved them. */
   ratioRange: [number, number];
+  /** The same against the Fastify baseline. */
+  fastifyRatio: number;
+  fastifyRange: [number, number];
   /** CPU time of the system's own processes per request (the database server's not counted). */
   cpuUs: number;
   /** The same, by process, for a system of several ("gateway 160 + crm 137"). */
@@ -142,7 +146,7 @@ interface Summary {
 
 /**
  * Drives each target in turn for ROUNDS rounds; returns medians and the median of the
- * per-round ratios to the first target (the baseline).
+ * per-round ratios to the first two targets (the Express and the Fastify baselines).
  */
 async function interleaved(
   targets: Target[],
@@ -171,15 +175,19 @@ async function interleaved(
     }
   }
   const base = results.get(targets[0]?.name ?? "") ?? [];
+  const fastify = results.get(targets[1]?.name ?? "") ?? [];
   return targets.map((t) => {
     const list = results.get(t.name) ?? [];
     const ratios = list.map((r, i) => r.rps / (base[i]?.rps || Number.NaN));
+    const fastifyRatios = list.map((r, i) => r.rps / (fastify[i]?.rps || Number.NaN));
     return {
       name: t.name,
       rps: median(list.map((r) => r.rps)),
       p99: median(list.map((r) => r.p99)),
       ratio: median(ratios),
       ratioRange: [Math.min(...ratios), Math.max(...ratios)],
+      fastifyRatio: median(fastifyRatios),
+      fastifyRange: [Math.min(...fastifyRatios), Math.max(...fastifyRatios)],
       cpuUs: median(list.map((r) => r.cpuUs)),
       cpuParts:
         t.procs.length > 1
@@ -191,14 +199,17 @@ async function interleaved(
   });
 }
 
+const ratioText = (ratio: number, range: [number, number]) =>
+  `${fmt(ratio, 2)}x${ROUNDS > 1 ? ` (${fmt(range[0], 2)}-${fmt(range[1], 2)})` : ""}`;
+
 function table(rows: Summary[], goal: (row: Summary) => string): void {
   out(
-    "| target | req/s (median) | p99 ms (median) | ratio to baseline (median of rounds; lowest-highest) | CPU µs per request | CPU ratio | non-2xx + errors | goal |",
+    "| target | req/s (median) | p99 ms (median) | to Express (median of rounds; lowest-highest) | to Fastify | CPU µs per request | CPU ratio to Express | non-2xx + errors | goal |",
   );
-  out("|---|---|---|---|---|---|---|---|");
+  out("|---|---|---|---|---|---|---|---|---|");
   for (const row of rows) {
     out(
-      `| ${row.name} | ${fmt(row.rps)} | ${fmt(row.p99)} | ${fmt(row.ratio, 2)}x${ROUNDS > 1 ? ` (${fmt(row.ratioRange[0], 2)}-${fmt(row.ratioRange[1], 2)})` : ""} | ${fmt(row.cpuUs)}${row.cpuParts ? ` (${row.cpuParts})` : ""} | ${fmt(row.cpuRatio, 2)}x | ${row.failures} | ${goal(row)} |`,
+      `| ${row.name} | ${fmt(row.rps)} | ${fmt(row.p99)} | ${ratioText(row.ratio, row.ratioRange)} | ${ratioText(row.fastifyRatio, row.fastifyRange)} | ${fmt(row.cpuUs)}${row.cpuParts ? ` (${row.cpuParts})` : ""} | ${fmt(row.cpuRatio, 2)}x | ${row.failures} | ${goal(row)} |`,
     );
   }
   out();
@@ -364,7 +375,7 @@ async function requestBench(): Promise<void> {
     const internalToken = randomBytes(18).toString("base64url");
     const adminToken = randomBytes(18).toString("base64url");
     const ports: number[] = [];
-    for (let i = 0; i < 11; i++) ports.push(await freePort());
+    for (let i = 0; i < 12; i++) ports.push(await freePort());
     const [
       crmPort,
       crmOps,
@@ -377,7 +388,8 @@ async function requestBench(): Promise<void> {
       basePort,
       uncachedPort,
       uncachedAdmin,
-    ] = ports as [number, number, number, number, number, number, number, number, number, number, number];
+      fastifyPort,
+    ] = ports as [number, number, number, number, number, number, number, number, number, number, number, number];
     const common = {
       DATABASE_URL: database.url,
       NATS_URL: natsUrl,
@@ -503,6 +515,14 @@ async function requestBench(): Promise<void> {
     });
     procs.push(baseline);
     await waitFor(`http://127.0.0.1:${basePort}/api/contacts/${someId}`, baseline);
+    const fastify = start("fastify", ["--import", "tsx", "gateway/bench/baselines/fastify-pg.ts"], {
+      DATABASE_URL: database.url,
+      PORT: String(fastifyPort),
+      BENCH_ORG_ID: orgId,
+      BENCH_OUTBOX: "bench.outbox",
+    });
+    procs.push(fastify);
+    await waitFor(`http://127.0.0.1:${fastifyPort}/api/contacts/${someId}`, fastify);
 
     const json = { "content-type": "application/json" };
     const targets = {
@@ -511,6 +531,12 @@ async function requestBench(): Promise<void> {
         url: `http://127.0.0.1:${basePort}`,
         headers: json,
         procs: [baseline],
+      },
+      fastify: {
+        name: "baseline: Fastify 5 + pg (named prepared statements)",
+        url: `http://127.0.0.1:${fastifyPort}`,
+        headers: json,
+        procs: [fastify],
       },
       distributed: {
         name: "distributed: gateway -> crm (Connect over HTTP/1.1) -> PostgreSQL",
@@ -625,6 +651,7 @@ async function requestBench(): Promise<void> {
 
     const pick = (scenario: string, ...systems: Target[]) => [
       targets.baseline,
+      targets.fastify,
       ...systems.filter((t) => SYSTEMS.has(Object.entries(targets).find(([, v]) => v === t)?.[0] ?? "")),
       ...variantTargets.filter((v) => v.scenario === undefined || v.scenario === scenario).map((v) => v.target),
     ];
@@ -645,13 +672,24 @@ async function requestBench(): Promise<void> {
           path: (t) => `/api/contacts/${contactOf(t)}`,
         },
       );
+      const fastifyP99 = rows.find((row) => row.name === targets.fastify.name)?.p99 ?? Number.NaN;
       table(rows, (row) =>
         row.name === targets.distributed.name
-          ? ">= 0.6x, p99 < 25 ms"
-          : row.name === targets.embedded.name || row.name === targets.lite.name
-            ? ">= 0.8x"
+          ? `>= 0.8x Fastify, >= 1.0x Express, p99 < ${fmt(fastifyP99 * 1.5)} ms (Fastify's x 1.5)`
+          : row.name === targets.lite.name
+            ? `>= 1.3x Fastify, >= 1.4x Express, p99 < ${fmt(fastifyP99 * 1.5)} ms`
             : "",
       );
+    }
+
+    if (ONLY.has("list")) {
+      out(`## A list: GET /api/contacts?page_size=50 (one page by name and its total), ${CONNECTIONS} connections`);
+      out();
+      // On PostgreSQL only: the PGlite systems hold one contact, so their page would be empty.
+      const systems = pick("list", targets.distributed, targets.embedded);
+      for (const t of systems) await warmUp(`${t.url}/api/contacts?page_size=50`, { headers: t.headers });
+      const rows = await interleaved(systems, { path: () => "/api/contacts?page_size=50" });
+      table(rows, (row) => (row.name === targets.distributed.name ? ">= 0.7x Fastify" : ""));
     }
 
     if (ONLY.has("write")) {
@@ -667,7 +705,13 @@ async function requestBench(): Promise<void> {
         method: "POST",
         body,
       });
-      table(rows, (row) => (row.name === targets.baseline.name ? "" : ">= 0.5x"));
+      table(rows, (row) =>
+        row.name === targets.distributed.name
+          ? ">= 0.7x Fastify"
+          : row.name === targets.lite.name
+            ? ">= 0.9x Express"
+            : "",
+      );
     }
 
     // The relay scenario measures the crm process's relay alone.
