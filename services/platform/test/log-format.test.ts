@@ -18,7 +18,8 @@ createLogger(infra.logLevel, "format-test", undefined, infra.logFormat).info({ o
     const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
       cwd: ROOT,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...extraEnv } as NodeJS.ProcessEnv,
-      timeout: 20_000,
+      // Generous: importing the platform through tsx takes seconds on a loaded machine.
+      timeout: 150_000,
     });
     let stdout = "";
     child.stdout.on("data", (chunk: Buffer) => {
@@ -38,20 +39,20 @@ describe("LOG_FORMAT", () => {
     expect(() => JSON.parse(line as string)).toThrow();
     expect(line).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO \(format-test\): hello operator/);
     expect(stdout).toContain("orders: 3");
-  }, 30_000);
+  }, 180_000);
 
   it("unset, on a pipe, prints JSON lines", async () => {
     const { code, stdout } = await run({});
     expect(code).toBe(0);
     const line = JSON.parse(stdout.trim().split("\n")[0] as string) as Record<string, unknown>;
     expect(line).toMatchObject({ msg: "hello operator", name: "format-test", level: 30, orders: 3 });
-  }, 30_000);
+  }, 180_000);
 
   it("json forces JSON", async () => {
     const { code, stdout } = await run({ LOG_FORMAT: "json" });
     expect(code).toBe(0);
     expect(JSON.parse(stdout.trim())).toMatchObject({ msg: "hello operator" });
-  }, 30_000);
+  }, 180_000);
 
   it("any other value is a configuration error naming LOG_FORMAT", () => {
     expect(() => readInfraConfig({ LOG_FORMAT: "colour" })).toThrow(ConfigError);
