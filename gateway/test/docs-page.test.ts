@@ -36,7 +36,7 @@ describe.runIf(haveChromium)("the /docs page in Chromium", () => {
     system = await startSystem({ env: testEnv(), inMemory: true });
     tenant = await newTenant(system.url, new AdminClient(system.adminUrl, system.adminToken));
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await browser?.close();
     await system?.stop();
@@ -57,7 +57,7 @@ describe.runIf(haveChromium)("the /docs page in Chromium", () => {
 
     await page.goto(`${system.url}/docs`);
     const listContacts = page.locator(".opblock-get", { has: page.locator('[data-path="/api/contacts"]') }).first();
-    await listContacts.waitFor({ timeout: 30_000 });
+    await listContacts.waitFor({ timeout: 120_000 });
     await expect(page.getByText("List contacts").first().isVisible()).resolves.toBe(true);
 
     // Authorize with the organization's key, as the document's ApiKeyAuth scheme asks.
@@ -78,7 +78,7 @@ describe.runIf(haveChromium)("the /docs page in Chromium", () => {
     await listContacts.getByRole("button", { name: "Try it out" }).click();
     const answered = page.waitForResponse(
       (response) => new URL(response.url()).pathname === "/api/contacts" && response.request().method() === "GET",
-      { timeout: 30_000 },
+      { timeout: 120_000 },
     );
     await listContacts.getByRole("button", { name: "Execute" }).click();
     const response = await answered;
@@ -91,5 +91,5 @@ describe.runIf(haveChromium)("the /docs page in Chromium", () => {
 
     expect(problems).toEqual([]);
     expect(elsewhere).toEqual([]);
-  }, 90_000);
+  }, 300_000);
 });

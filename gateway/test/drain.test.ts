@@ -191,7 +191,7 @@ describe("npm start: SIGTERM to the printed pid drains under load; killing npm s
       // Killing npm itself (not the server) stops the server too: no orphan on the ports.
       restarted.npm.child.kill("SIGTERM");
       expect(await restarted.npm.exited).toBe(0);
-      await eventually(async () => (!processExists(restarted.pid) ? true : undefined), 30_000);
+      await eventually(async () => (!processExists(restarted.pid) ? true : undefined), 120_000);
       await expect(fetch(`${restarted.url}/health/live`)).rejects.toThrow();
     }
   });

@@ -191,7 +191,7 @@ describe.skipIf(!distributed)("distributed mode: every service and the gateway a
         traces.spans.filter((span) => span.traceId === traceId && span.kind === SERVER).map((span) => span.service),
       );
       return found.has("gateway") && found.has("crm") ? found : undefined;
-    }, 30_000);
+    }, 120_000);
     expect([...servers].sort()).toEqual(["crm", "gateway"]);
     const request = await api.post("/api/service-requests", {
       description: "Checked over gRPC",

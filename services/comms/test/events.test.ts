@@ -69,7 +69,7 @@ describe("comms events", () => {
 
   const ofType = (type: string) => seen.filter((e) => e.orgId === t.orgId && e.type === type);
   const waitFor = (type: string, n = 1) =>
-    eventually(async () => (ofType(type).length >= n ? ofType(type) : undefined), 30_000);
+    eventually(async () => (ofType(type).length >= n ? ofType(type) : undefined), 120_000);
 
   it("an activity: comms.activity.created; a call's: comms.call.ended too", async () => {
     const note = expectStatus(await t.owner.post("/api/activities", { activity_type: "NOTE", description: "n" }), 201);

@@ -98,7 +98,7 @@ describe("authentication", () => {
     const res = await eventually(async () => {
       const answer = await client.get("/api/contacts");
       return answer.status === 401 ? answer : undefined;
-    }, 6_000);
+    }, 30_000);
     expectDetail(res, 401);
   });
 

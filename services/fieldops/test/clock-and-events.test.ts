@@ -166,7 +166,7 @@ describe("events", () => {
     const mine = await eventually(async () => {
       const seen = events.filter((event) => event.orgId === t.orgId);
       return seen.length >= expected.length ? seen : undefined;
-    }, 30_000);
+    }, 120_000);
     expect(mine.map((event) => event.type).sort()).toEqual([...expected].sort());
     const updated = decodeEvent(
       mine.find((event) => event.type === "fieldops.dispatch.updated")?.data ?? new Uint8Array(),

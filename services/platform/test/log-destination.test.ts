@@ -22,7 +22,7 @@ ${then}`;
       cwd: ROOT,
       env: { PATH: process.env.PATH, HOME: process.env.HOME } as NodeJS.ProcessEnv,
       // A script left waiting (its line never came out) is stopped, and the test fails on what it printed.
-      timeout: 20_000,
+      timeout: 150_000,
     });
     const lines: string[] = [];
     let rest = "";
@@ -48,17 +48,17 @@ describe("the default log destination", () => {
     const result = await run(`process.stdin.once("data", () => { logger.info("second line"); process.exit(0); });`);
     expect(result.code).toBe(0);
     expect(result.lines).toEqual(["first line", "second line"]);
-  }, 30_000);
+  }, 180_000);
 
   it("writes the lines logged just before process.exit", async () => {
     const result = await run(`logger.warn("last words"); process.exit(3);`);
     expect(result.code).toBe(3);
     expect(result.lines).toEqual(["first line", "last words"]);
-  }, 30_000);
+  }, 180_000);
 
   it("writes the lines logged just before an uncaught exception", async () => {
     const result = await run(`logger.error("about to fail"); setTimeout(() => { throw new Error("boom"); }, 10);`);
     expect(result.code).not.toBe(0);
     expect(result.lines).toEqual(["first line", "about to fail"]);
-  }, 30_000);
+  }, 180_000);
 });

@@ -63,8 +63,8 @@ describe("maintaining tables on PGlite", () => {
       const before = await prepared();
       const maintenance = maintainPeriodically(db, "public", ["churn"], createLogger("silent"));
       try {
-        await expect.poll(lastVacuum, { timeout: 5_000 }).not.toBeNull();
-        await expect.poll(lastAnalyze, { timeout: 5_000 }).not.toBeNull();
+        await expect.poll(lastVacuum, { timeout: 60_000 }).not.toBeNull();
+        await expect.poll(lastAnalyze, { timeout: 60_000 }).not.toBeNull();
       } finally {
         await maintenance?.stop();
       }
