@@ -39,6 +39,20 @@ describe("CRM contact handlers", () => {
     expect(await created()).toBe(before + 1);
   });
 
+  it("finds the contact holding exactly a number, in any formatting, and nobody's for a partial or another organization's number", async () => {
+    const mine = randomUUID();
+    const crm = bed.client(CrmService, { orgId: mine, country: "US" });
+    const { contact } = await crm.createContact({ name: "Caller", phoneNumber: "+15550109876" });
+    await crm.createContact({ name: "Neighbour", phoneNumber: "+15550109877" });
+    expect((await crm.findContactByPhone({ phoneNumber: "(555) 010-9876" })).contact?.id).toBe(contact?.id);
+    expect((await crm.findContactByPhone({ phoneNumber: "+15550109870" })).contact).toBeUndefined();
+    const other = bed.client(CrmService, { orgId: randomUUID(), country: "US" });
+    expect((await other.findContactByPhone({ phoneNumber: "+15550109876" })).contact).toBeUndefined();
+    const error = await failureOf(crm.findContactByPhone({ phoneNumber: "not a number" }));
+    expect(error.code).toBe(Code.InvalidArgument);
+    expect(violationsOf(error).map((v) => v.field)).toEqual(["phone_number"]);
+  });
+
   it("does not find another organization's contact", async () => {
     const { contact } = await bed.client(CrmService, { orgId }).createContact({ name: "Private" });
     const error = await failureOf(bed.client(CrmService).getContact({ contactId: contact?.id ?? "" }));

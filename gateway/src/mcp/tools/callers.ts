@@ -47,13 +47,11 @@ export const lookupCaller = defineTool({
   async run(ctx, args) {
     const phone = e164(ctx, args.of(GetCallerMemoryRequestSchema).phoneNumber);
     // The calls that need only the number run together; those that need the contact after.
-    const [found, memory, doNotCall] = await Promise.all([
-      ctx.call(CrmService.method.searchContacts, { q: phone, limit: 1 }),
+    const [{ contact }, memory, doNotCall] = await Promise.all([
+      ctx.call(CrmService.method.findContactByPhone, { phoneNumber: phone }),
       ctx.call(CommsService.method.getCallerMemory, { phoneNumber: phone }),
       ctx.call(OutboundService.method.checkDnc, { phone }),
     ]);
-    // The exact number sorts first; anything else is a partial match, not this caller.
-    const contact = found.contacts.find((c) => c.phoneNumber === phone);
     if (!contact) return { phoneNumber: phone, memory, doNotCall, openServiceRequests: [], upcomingAppointments: [] };
     const [requests, appointments] = await Promise.all([
       ctx.call(JobsService.method.listServiceRequests, { contactId: contact.id, page: 1, pageSize: 100 }),

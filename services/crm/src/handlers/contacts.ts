@@ -31,6 +31,7 @@ import {
   type BulkDeleteContactsRequest,
   type CreateContactRequest,
   type DeleteContactRequest,
+  type FindContactByPhoneRequest,
   type GetContactRequest,
   type ListContactsRequest,
   type SearchContactsByEmailRequest,
@@ -124,6 +125,13 @@ export function contactHandlers(service: ServiceContext, stores: CrmStores) {
       const { limit } = withDefaults(SearchContactsByEmailRequestSchema, req, "limit");
       const rows = await store.searchByEmail(db, org.orgId, text, limit);
       return { contacts: rows.map(toContact) };
+    },
+
+    async findContactByPhone(req: FindContactByPhoneRequest, ctx: HandlerContext) {
+      const org = orgOf(ctx);
+      const phone = normalizePhone(req.phoneNumber, org.country);
+      const row = phone === undefined ? undefined : await store.findByPhone(db, org.orgId, phone);
+      return { contact: row && toContact(row) };
     },
 
     async getContact(req: GetContactRequest, ctx: HandlerContext) {
