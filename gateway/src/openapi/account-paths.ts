@@ -1,11 +1,17 @@
-import { apiHeaders, sharedResponse } from "../errors/index.js";
+import { apiHeaders } from "../errors/index.js";
+import {
+  errorResponse as error,
+  jsonRequestBody as body,
+  jsonResponse as ok,
+  ref,
+  withGatewayResponses,
+  type Json,
+} from "./operation-parts.js";
 
 // The gateway's own account routes (gateway/src/account) in the OpenAPI document: sign-in,
 // set-up and sign-out under /api/auth/, who am I, the organization's API keys, users and
 // business hours. Authenticated by an API key or the dashboard's session cookie (whose
 // POST, PUT and DELETE also need X-CSRF-Token).
-
-type Json = Record<string, unknown>;
 
 const ROLE = { type: "string", enum: ["owner", "admin", "member"] };
 const TIME = { type: "string", format: "date-time" };
@@ -33,7 +39,6 @@ const WEEK: Json = {
   ),
 };
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const list = (item: string) => ({
   type: "object",
   required: ["items", "total"],
@@ -184,13 +189,6 @@ export const ACCOUNT_SCHEMAS: Record<string, Json> = {
 
 const SECURED = [{ ApiKeyAuth: [] }, { SessionCookie: [] }];
 
-function error(description: string, example: string, extra: string[] = []): Json {
-  return {
-    description,
-    headers: apiHeaders(...extra),
-    content: { "application/json": { schema: ref("Error"), example: { detail: example } } },
-  };
-}
 const validation = { $ref: "#/components/responses/ValidationError" };
 const unauthorized = { $ref: "#/components/responses/Unauthorized" };
 const tooMany = { $ref: "#/components/responses/TooManyRequests" };
@@ -200,36 +198,8 @@ const forbidden = error(
 );
 const keyParameter = { $ref: "#/components/parameters/IdempotencyKey" };
 
-function ok(status: string, schema: string, description = "Successful Response"): Json {
-  return { [status]: { description, headers: apiHeaders(), content: { "application/json": { schema: ref(schema) } } } };
-}
-function body(schema: string): Json {
-  return { required: true, content: { "application/json": { schema: ref(schema) } } };
-}
 function pathId(name: string, description: string): Json {
   return { name, in: "path", required: true, description, schema: { type: "string", format: "uuid" } };
-}
-
-/**
- * What any route of the gateway may answer besides its own statuses: the HTTP server's 431 (a
- * head too large), 503 when the database is out of reach, and for a body 413 and 415.
- */
-function withGatewayResponses(paths: Record<string, Json>): Record<string, Json> {
-  for (const item of Object.values(paths)) {
-    for (const operation of Object.values(item as Record<string, Json>)) {
-      const responses = (operation as { responses: Record<string, Json> }).responses;
-      responses["431"] ??= sharedResponse("HeaderTooLarge");
-      responses["503"] ??= sharedResponse("Unavailable");
-      if ((operation as { requestBody?: Json }).requestBody) {
-        responses["413"] ??= sharedResponse("BodyTooLarge");
-        responses["415"] ??= sharedResponse("UnsupportedEncoding");
-      }
-      (operation as { responses: Record<string, Json> }).responses = Object.fromEntries(
-        Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)),
-      );
-    }
-  }
-  return paths;
 }
 
 /** The account paths. */

@@ -8,6 +8,7 @@ import { apiHeaders, ERROR_SCHEMAS, errorResponses, HEADERS, PARAMETERS, SHARED_
 import { ACCOUNT_SCHEMAS, accountPaths } from "./account-paths.js";
 import { exampleOf } from "./examples.js";
 import { HEALTH_SCHEMAS, healthPaths } from "./health-paths.js";
+import { PORTAL_SCHEMAS, portalPaths } from "./portal-paths.js";
 import { commentOf, outputMessageTypes, SchemaBuilder, type Schema } from "./schemas.js";
 import { webhookOperations } from "./webhooks.js";
 
@@ -29,7 +30,7 @@ function nonNull(schema: Schema): Schema {
 /** Builds the OpenAPI 3.1 document from the same route table the gateway serves. */
 export function buildOpenApi(routes: Route[]) {
   const schemas = new SchemaBuilder(
-    { ...ERROR_SCHEMAS, ...HEALTH_SCHEMAS, ...ACCOUNT_SCHEMAS },
+    { ...ERROR_SCHEMAS, ...HEALTH_SCHEMAS, ...ACCOUNT_SCHEMAS, ...PORTAL_SCHEMAS },
     outputMessageTypes([
       ...routes.map((route) => route.method.output),
       ...WEBHOOK_EVENT_TYPES.flatMap((entry) => (entry.data === "id" ? [] : [entry.data])),
@@ -126,7 +127,7 @@ export function buildOpenApi(routes: Route[]) {
       security: [{ ApiKeyAuth: [] }],
     };
   }
-  Object.assign(paths, healthPaths(API_VERSION), accountPaths());
+  Object.assign(paths, healthPaths(API_VERSION), accountPaths(), portalPaths());
   const webhooks = webhookOperations(schemas, example);
 
   return {
@@ -144,6 +145,11 @@ export function buildOpenApi(routes: Route[]) {
       {
         name: "account",
         description: "Dashboard sign-in, who am I, the organization's API keys, users and business hours.",
+      },
+      {
+        name: "portal",
+        description:
+          "The customer portal of one contact (/portal/<token>): no API key, the contact's portal token is the credential.",
       },
     ],
     paths,

@@ -5,6 +5,7 @@ import {
   AppointmentAction,
   AppointmentSchema,
   AppointmentStatus,
+  AppointmentTypeSchema,
   CheckAvailabilityResponseSchema,
   FieldopsService,
 } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
@@ -68,9 +69,10 @@ async function upcomingAppointments(portal: PortalContext) {
 }
 
 const page: Handler = async (portal, _req, res) => {
-  const [requests, appointments] = await Promise.all([
+  const [requests, appointments, types] = await Promise.all([
     portal.call(JobsService.method.listServiceRequests, { contactId: portal.contactId, pageSize: PAGE }),
     upcomingAppointments(portal),
+    portal.call(FieldopsService.method.listAppointmentTypes, {}),
   ]);
   sendJson(res, 200, {
     business: { name: portal.businessName },
@@ -80,6 +82,7 @@ const page: Handler = async (portal, _req, res) => {
       .filter((r) => !CLOSED.has(r.status))
       .map((r) => writeMessage(ServiceRequestSchema, r)),
     appointments: appointments.map((a) => writeMessage(AppointmentSchema, a)),
+    appointment_types: types.items.map((t) => writeMessage(AppointmentTypeSchema, t)),
   });
 };
 

@@ -2233,6 +2233,100 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/portal/api/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The customer's portal page */
+        get: operations["getPortalPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/api/{token}/service-requests/{service_request_id}/quote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve or reject the quote of one of the contact's service requests
+         * @description Sets the quote's status as PUT /api/service-requests/{service_request_id}/quote does.
+         */
+        post: operations["decidePortalQuote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/api/{token}/availability": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The business's free slots of an appointment type
+         * @description As POST /api/scheduling/check-availability answers.
+         */
+        get: operations["getPortalAvailability"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/api/{token}/appointments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Book a slot for the contact
+         * @description Books as POST /api/scheduling/book does, always for the token's contact.
+         */
+        post: operations["bookPortalAppointment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/api/{token}/appointments/{appointment_id}/reschedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Move one of the contact's upcoming appointments to another slot */
+        post: operations["reschedulePortalAppointment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "contact.created": {
@@ -3512,6 +3606,61 @@ export interface components {
                 }[];
             };
             readonly timezone: string;
+        };
+        /** @description What a portal token shows: the business, the contact's open service requests with their quotes, upcoming appointments and the appointment types it can book. */
+        PortalPage: {
+            business: {
+                name: string;
+            };
+            /** Format: uuid */
+            contact_id: string;
+            /**
+             * Format: date-time
+             * @description When the token stops working.
+             */
+            expires_at: string;
+            /** @description The contact's requests that are neither completed nor cancelled. */
+            service_requests: components["schemas"]["ServiceRequest"][];
+            /** @description The contact's scheduled or confirmed appointments that have not started. */
+            appointments: components["schemas"]["Appointment"][];
+            /** @description The business's active appointment types. */
+            appointment_types: components["schemas"]["AppointmentType"][];
+        };
+        PortalQuoteDecision: {
+            /** @enum {string} */
+            status: "approved" | "rejected";
+        };
+        PortalServiceRequest: {
+            service_request: components["schemas"]["ServiceRequest"];
+        };
+        PortalBooking: {
+            /** Format: uuid */
+            appointment_type_id: string;
+            /**
+             * Format: date-time
+             * @description The start of a slot of GET .../availability.
+             */
+            start: string;
+            /**
+             * Format: uuid
+             * @description Unset: the free technician with the fewest appointments that day.
+             */
+            technician_id?: string;
+            /**
+             * Format: uuid
+             * @description One of the contact's own service requests.
+             */
+            service_request_id?: string;
+        };
+        PortalReschedule: {
+            /**
+             * Format: date-time
+             * @description The start of a slot of GET .../availability.
+             */
+            start: string;
+        };
+        PortalAppointment: {
+            appointment: components["schemas"]["Appointment"];
         };
         ListContactsResponse: {
             items: components["schemas"]["Contact"][];
@@ -18036,6 +18185,317 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "This operation requires the owner or admin role"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getPortalPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The contact's portal token (POST /api/contacts/{contact_id}/portal-token). */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalPage"];
+                };
+            };
+            /** @description The token is unknown, revoked or expired, or never existed. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Portal token not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    decidePortalQuote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The contact's portal token (POST /api/contacts/{contact_id}/portal-token). */
+                token: string;
+                /** @description One of the contact's service requests. */
+                service_request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PortalQuoteDecision"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalServiceRequest"];
+                };
+            };
+            /** @description The token is unknown, revoked or expired, or the service request is not the contact's. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Portal token not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getPortalAvailability: {
+        parameters: {
+            query: {
+                /** @description One of the page's appointment types. */
+                appointment_type_id: string;
+                /** @description YYYY-MM-DD in timezone; default today. */
+                date_from?: string;
+                /** @description YYYY-MM-DD in timezone; default date_from + 6 days; at most date_from + 31 days. */
+                date_to?: string;
+                /** @description IANA name the dates are read in and the times written in; default the business's. */
+                timezone?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The contact's portal token (POST /api/contacts/{contact_id}/portal-token). */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckAvailabilityResponse"];
+                };
+            };
+            /** @description The token is unknown, revoked or expired, or the appointment type is unknown. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Portal token not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    bookPortalAppointment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The contact's portal token (POST /api/contacts/{contact_id}/portal-token). */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PortalBooking"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalAppointment"];
+                };
+            };
+            /** @description The token is unknown, revoked or expired, or the service request is not the contact's. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Portal token not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The slot was taken meanwhile, or the type is no longer bookable. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Slot no longer available"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeaderTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    reschedulePortalAppointment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The contact's portal token (POST /api/contacts/{contact_id}/portal-token). */
+                token: string;
+                /** @description One of the page's upcoming appointments. */
+                appointment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PortalReschedule"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalAppointment"];
+                };
+            };
+            /** @description The token is unknown, revoked or expired, or the appointment is not one of the contact's upcoming ones. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Portal token not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The slot was taken meanwhile, or the type is no longer bookable. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Slot no longer available"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
