@@ -49,6 +49,7 @@ const SOURCES = [
   "proto/gen",
   "web/src",
   "web/index.html",
+  "web/portal.html",
   "web/vite.config.ts",
   "package.json",
   "package-lock.json",
@@ -81,7 +82,11 @@ export function isStale() {
   }
   for (const name of [...Object.keys(ENTRIES), ...Object.keys(HELPERS)])
     if (!existsFile(join(DIST, `${name}.js`))) return true;
-  if (existsFile(join(WEB, "package.json")) && !existsFile(join(DIST, "web", "index.html"))) return true;
+  if (
+    existsFile(join(WEB, "package.json")) &&
+    !["index.html", "portal.html"].every((page) => existsFile(join(DIST, "web", page)))
+  )
+    return true;
   return SOURCES.some((source) => newestMtime(join(ROOT, source)) > built);
 }
 

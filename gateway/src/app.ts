@@ -109,8 +109,9 @@ export function createPublicApp(deps: PublicAppDeps) {
   );
 
   // The customer portal: its token is the credential.
-  app.use(portalApi({ ...deps, identity: deps.store, perMinute: deps.portalRateLimitPerMinute ?? 60 }));
-  mountPortalPage(app);
+  const portal = { ...deps, identity: deps.store };
+  app.use(portalApi({ ...portal, perMinute: deps.portalRateLimitPerMinute ?? 60 }));
+  mountPortalPage(app, portal);
 
   // Authentication and body parsing run only on known routes, so an unknown path is a 404.
   const guard: RequestHandler[] = [authenticate(deps.cache, deps.users), limits.byKey, ...jsonBody("1mb")];

@@ -9,7 +9,7 @@ import { sendDetail } from "./errors/index.js";
 // time, so a new build is picked up at once. Every other path under /app is the same page
 // (the app routes in the browser).
 
-const WEB_DIR = fileURLToPath(new URL("../../dist/web", import.meta.url));
+export const WEB_DIR = fileURLToPath(new URL("../../dist/web", import.meta.url));
 const YEAR_SECONDS = 365 * 24 * 3600;
 
 /** What the pages may load: only their own files and the API of the same origin. */
@@ -25,7 +25,8 @@ const CONTENT_SECURITY_POLICY = [
   "form-action 'self'",
 ].join("; ");
 
-function securityHeaders(res: Response): void {
+/** The headers of every page the gateway serves from the web build (the dashboard and the portal). */
+export function securityHeaders(res: Response): void {
   res.setHeader("Content-Security-Policy", CONTENT_SECURITY_POLICY);
   res.setHeader("X-Content-Type-Options", "nosniff");
   res.setHeader("Referrer-Policy", "no-referrer");

@@ -1,11 +1,14 @@
-import { existsSync, readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ApiClient, eventually, newTenant, testAdmin, type Tenant } from "@voiceops/platform/testing";
+import {
+  chromiumAvailable,
+  criticalViolations,
+  inCi,
+  launchBrowser,
+  screenshot,
+  type Browser,
+} from "./browser-helpers.js";
 
 // The dashboard in a real browser (Debian's Chromium through playwright-core; nothing is
 // downloaded): set-up link, sign-in, the overview's charts from real statistics, "Generate
@@ -13,73 +16,19 @@ import { ApiClient, eventually, newTenant, testAdmin, type Tenant } from "@voice
 // axe-core scan without critical violations. Without Chromium the test is skipped, except
 // under CI=true, where it fails.
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const available = existsSync(CHROMIUM);
-const inCi = process.env.CI === "true";
 const baseUrl = inject("baseUrl");
 const admin = testAdmin();
-const require = createRequire(import.meta.url);
-const axeSource = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
 const PASSWORD = "a long browser password";
-/** SCREENSHOT_DIR=docs/images writes the README's screenshots of the pages as the tests see them. */
-const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR;
-const screenshot = async (page: Page, name: string) => {
-  if (SCREENSHOT_DIR) await page.screenshot({ path: join(SCREENSHOT_DIR, name), fullPage: true });
-};
 
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
-
-async function criticalViolations(page: Page): Promise<string[]> {
-  await page.evaluate(axeSource);
-  const violations = await page.evaluate(async () => {
-    // Runs in the page (this file has no DOM types).
-    const { axe, document } = globalThis as unknown as {
-      axe: { run: (context: unknown, options: unknown) => Promise<{ violations: AxeViolation[] }> };
-      document: unknown;
-    };
-    return (await axe.run(document, { resultTypes: ["violations"] })).violations;
-  });
-  return violations
-    .filter((v) => v.impact === "critical")
-    .map((v) => `${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-}
-
-describe.skipIf(!available && !inCi)("the dashboard in Chromium", () => {
-  let context: BrowserContext;
-  let profile: string;
+describe.skipIf(!chromiumAvailable && !inCi)("the dashboard in Chromium", () => {
+  let browser: Browser;
   let page: Page;
   let tenant: Tenant;
   let email: string;
-  const consoleErrors: string[] = [];
 
   beforeAll(async () => {
-    if (!available) throw new Error(`Chromium is missing at ${CHROMIUM} (CI=true: the browser tests must run)`);
-    profile = await mkdtemp(join(tmpdir(), "dashboard-chromium-"));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-      viewport: { width: 1280, height: 900 },
-    });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.on("console", (message) => {
-      if (message.type() === "error") consoleErrors.push(`${message.text()} (${message.location().url})`);
-    });
-    page.on("pageerror", (error) => consoleErrors.push(error.message));
+    browser = await launchBrowser();
+    page = browser.page;
 
     tenant = await newTenant(baseUrl, admin);
     // Real statistics for the charts: service requests and a call made through the API.
@@ -95,8 +44,7 @@ describe.skipIf(!available && !inCi)("the dashboard in Chromium", () => {
     email = `owner-${Date.now()}@example.com`;
   });
   afterAll(async () => {
-    await context?.close();
-    if (profile) await rm(profile, { recursive: true, force: true });
+    await browser?.close();
   });
 
   it("a set-up link sets the password and opens the overview with its charts drawn", async () => {
@@ -171,7 +119,7 @@ describe.skipIf(!available && !inCi)("the dashboard in Chromium", () => {
   });
 
   it("logged no console error on any page", () => {
-    expect(consoleErrors).toEqual([]);
+    expect(browser.consoleErrors).toEqual([]);
   });
 
   // After the console check: Chromium logs every 4xx answer as a failed resource load.

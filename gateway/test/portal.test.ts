@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { PortalService } from "@voiceops/proto/voiceops/crm/v1/portal_service_pb";
 import {
-  ApiClient,
   expectStatus,
   grpc,
   newTenant,
@@ -10,11 +9,11 @@ import {
   UNKNOWN_ID,
   type Tenant,
 } from "@voiceops/platform/testing";
+import { contactWithQuote, mint, openTenant } from "./portal-helpers.js";
 
 const baseUrl = inject("baseUrl");
 const admin = testAdmin();
 const DAY = 24 * 60 * 60 * 1000;
-const ALL_DAY = [{ start: "00:00", end: "24:00" }];
 
 /** A portal request: no API key, the token in the path. */
 async function portal(
@@ -29,40 +28,6 @@ async function portal(
   });
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
-}
-
-/** A tenant open every hour of every day, so that tomorrow always has slots. */
-async function openTenant(): Promise<Tenant> {
-  const week = Object.fromEntries(["mon", "tue", "wed", "thu", "fri", "sat", "sun"].map((d) => [d, ALL_DAY]));
-  const created = await admin.request("POST", "/admin/organizations", {
-    name: `Portal Plumbing ${Math.random().toString(36).slice(2)}`,
-    business_hours: week,
-  });
-  expect(created.status).toBe(201);
-  const [owner, member] = await Promise.all([
-    admin.createKey(created.body.id, { role: "owner" }),
-    admin.createKey(created.body.id, { role: "member" }),
-  ]);
-  return {
-    orgId: created.body.id,
-    owner: new ApiClient(baseUrl, owner.key),
-    member: new ApiClient(baseUrl, member.key),
-    admin,
-  };
-}
-
-async function contactWithQuote(t: Tenant, name: string): Promise<{ contactId: string; requestId: string }> {
-  const contactId = expectStatus(await t.owner.post("/api/contacts", { name }), 201).id as string;
-  const requestId = expectStatus(
-    await t.owner.post("/api/service-requests", { description: "Leaking tap", contact_id: contactId }),
-    201,
-  ).id as string;
-  expectStatus(await t.owner.post(`/api/service-requests/${requestId}/quote?quote_amount_cents=12500`), 200);
-  return { contactId, requestId };
-}
-
-async function mint(t: Tenant, contactId: string): Promise<string> {
-  return expectStatus(await t.owner.post(`/api/contacts/${contactId}/portal-token`), 201).token as string;
 }
 
 describe("portal tokens (management API)", () => {
@@ -93,7 +58,7 @@ describe("the customer portal API", () => {
   let token: string;
   let typeId: string;
   beforeAll(async () => {
-    t = await openTenant();
+    t = await openTenant(baseUrl, admin);
     mine = await contactWithQuote(t, "Portal Customer");
     theirs = await contactWithQuote(t, "Someone Else");
     typeId = expectStatus(
@@ -111,6 +76,7 @@ describe("the customer portal API", () => {
     expect(page.body.service_requests.map((r: { id: string }) => r.id)).toEqual([mine.requestId]);
     expect(page.body.service_requests[0].quote).toMatchObject({ quote_amount_cents: 12500, status: "pending" });
     expect(page.body.appointments).toEqual([]);
+    expect(page.body.appointment_types.map((type: { id: string }) => type.id)).toEqual([typeId]);
   });
 
   it("approves a pending quote as PUT .../quote does; another contact's request is a 404", async () => {
@@ -198,7 +164,7 @@ describe("the customer portal API", () => {
   });
 
   it("gives a token nothing of another organization", async () => {
-    const other = await openTenant();
+    const other = await openTenant(baseUrl, admin);
     const elsewhere = await contactWithQuote(other, "Other Org Customer");
     expect(
       (await portal("POST", `${token}/service-requests/${elsewhere.requestId}/quote`, { status: "approved" })).status,
@@ -218,10 +184,40 @@ describe("the customer portal API", () => {
 });
 
 describe("GET /portal/<token>", () => {
-  it("answers a page", async () => {
-    const res = await fetch(`${baseUrl}/portal/pt_anything`);
-    expect(res.status).toBe(200);
-    expect(res.headers.get("content-type")).toMatch(/^text\/html/);
+  it("answers the built page for an active token: never stored, its assets cached for a year, no source maps", async () => {
+    const t = await newTenant(baseUrl, admin);
+    const token = await mint(t, (await contactWithQuote(t, "Page Holder")).contactId);
+    const page = await fetch(`${baseUrl}/portal/${token}`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(page.headers.get("cache-control")).toBe("no-store");
+    expect(page.headers.get("referrer-policy")).toBe("no-referrer");
+    expect(page.headers.get("content-security-policy")).toMatch(/script-src 'self'/);
+    const html = await page.text();
+    // The page is the same for every token: the contact's data comes from the JSON routes.
+    expect(html).not.toContain("Page Holder");
+    const script = html.match(/src="(\/app\/assets\/portal-[^"]+\.js)"/)?.[1];
+    expect(script).toBeDefined();
+    const asset = await fetch(`${baseUrl}${script}`);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get("cache-control")).toMatch(/max-age=31536000, immutable/);
+    expect(await asset.text()).not.toMatch(/sourceMappingURL/);
+  });
+
+  it("answers a plain 404 page for an unknown, malformed or revoked token", async () => {
+    const t = await newTenant(baseUrl, admin);
+    const { contactId } = await contactWithQuote(t, "Withdrawn Holder");
+    const token = await mint(t, contactId);
+    expect((await t.owner.delete(`/api/contacts/${contactId}/portal-token`)).status).toBe(204);
+    for (const path of [token, `pt_${"x".repeat(43)}`, "pt_anything", "%00"]) {
+      const res = await fetch(`${baseUrl}/portal/${path}`);
+      expect(res.status, path).toBe(404);
+      expect(res.headers.get("content-type")).toMatch(/^text\/html/);
+      expect(res.headers.get("cache-control")).toBe("no-store");
+      const html = await res.text();
+      expect(html).toContain("This link is not valid");
+      expect(html).not.toMatch(/<script|Withdrawn Holder|Leaking tap/);
+    }
   });
 });
 
