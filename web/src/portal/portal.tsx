@@ -47,14 +47,14 @@ export function Portal({ token }: { token: string }) {
 
   return (
     <main id="main" class="portal">
-      <p class="visually-hidden" role="status" aria-live="polite">
+      <p class={notice ? "notice" : "visually-hidden"} role="status" aria-live="polite">
         {notice}
       </p>
       <Show
         loaded={loaded}
         what="your page"
         retry={reload}
-        ready={(page) => <PortalContent token={token} page={page} reload={reload} announce={setNotice} />}
+        ready={(page) => <PortalContent token={token} page={page} announce={setNotice} />}
       />
     </main>
   );
@@ -63,11 +63,22 @@ export function Portal({ token }: { token: string }) {
 interface ContentProps {
   token: string;
   page: PortalPage;
-  reload: () => void;
   announce: (text: string) => void;
 }
 
-function PortalContent({ token, page, reload, announce }: ContentProps) {
+const byStart = (a: Appointment, b: Appointment) => Date.parse(a.start_at) - Date.parse(b.start_at);
+
+function PortalContent({ token, page, announce }: ContentProps) {
+  // Kept here and changed by the answers of booking and moving, so the page is not loaded again
+  // (which would take the keyboard's place away).
+  const [appointments, setAppointments] = useState(page.appointments);
+  const [bookings, setBookings] = useState(0);
+  const appointmentsHeading = useRef<HTMLHeadingElement>(null);
+  const booked = (appointment: Appointment, replaces?: string) => {
+    setAppointments((all) => [...all.filter((a) => a.id !== replaces), appointment].sort(byStart));
+    setBookings((n) => n + 1);
+    appointmentsHeading.current?.focus();
+  };
   return (
     <>
       <header class="portal-head">
@@ -87,17 +98,19 @@ function PortalContent({ token, page, reload, announce }: ContentProps) {
         )}
       </section>
       <section aria-labelledby="appointments-heading">
-        <h2 id="appointments-heading">Your appointments</h2>
-        {page.appointments.length === 0 ? (
+        <h2 id="appointments-heading" ref={appointmentsHeading} tabIndex={-1}>
+          Your appointments
+        </h2>
+        {appointments.length === 0 ? (
           <Empty>You have no upcoming appointments.</Empty>
         ) : (
           <ul class="portal-list">
-            {page.appointments.map((appointment) => (
+            {appointments.map((appointment) => (
               <AppointmentItem
                 key={appointment.id}
                 token={token}
                 appointment={appointment}
-                reload={reload}
+                moved={(to) => booked(to, appointment.id)}
                 announce={announce}
               />
             ))}
@@ -113,6 +126,7 @@ function PortalContent({ token, page, reload, announce }: ContentProps) {
             token={token}
             types={page.appointment_types}
             action="Book this time"
+            bookings={bookings}
             submit={async (typeId, start) => {
               const { data, error, response } = await api.POST("/portal/api/{token}/appointments", {
                 params: { path: { token } },
@@ -120,7 +134,7 @@ function PortalContent({ token, page, reload, announce }: ContentProps) {
               });
               if (!data) return errorMessage(error, response.status);
               announce(`Booked: ${data.appointment.appointment_type.name} on ${when(data.appointment.start_at)}.`);
-              reload();
+              booked(data.appointment);
               return undefined;
             }}
           />
@@ -209,12 +223,12 @@ function RequestItem({
 function AppointmentItem({
   token,
   appointment,
-  reload,
+  moved,
   announce,
 }: {
   token: string;
   appointment: Appointment;
-  reload: () => void;
+  moved: (to: Appointment) => void;
   announce: (text: string) => void;
 }) {
   const [changing, setChanging] = useState(false);
@@ -250,7 +264,8 @@ function AppointmentItem({
             );
             if (!data) return errorMessage(error, response.status);
             announce(`Moved: ${name} is now on ${when(data.appointment.start_at)}.`);
-            reload();
+            setChanging(false);
+            moved(data.appointment);
             return undefined;
           }}
         />

@@ -27,6 +27,7 @@ export function SlotPicker({
   day: initialDay,
   action,
   submit,
+  bookings = 0,
 }: {
   token: string;
   types: AppointmentTypeChoice[];
@@ -36,6 +37,8 @@ export function SlotPicker({
   action: string;
   /** Books or moves to the chosen start: a failure's message, or undefined when done. */
   submit: (typeId: string, start: string) => Promise<string | undefined>;
+  /** How many bookings the page has made or moved: the free times are asked again when it grows. */
+  bookings?: number;
 }) {
   const id = useId();
   const today = localDay(new Date());
@@ -52,7 +55,7 @@ export function SlotPicker({
           query: { appointment_type_id: typeId, date_from: day, date_to: day, timezone: TIMEZONE },
         },
       }),
-    [token, typeId, day],
+    [token, typeId, day, bookings],
   );
 
   const onSubmit = async (event: Event) => {
@@ -62,10 +65,10 @@ export function SlotPicker({
     setFailure(undefined);
     const problem = await submit(typeId, start).catch(() => "The server could not be reached");
     setBusy(false);
-    if (problem) {
-      setFailure(problem);
-      reloadSlots();
-    }
+    if (problem) setFailure(problem);
+    else setStart("");
+    // Taken meanwhile, or taken now by this booking.
+    reloadSlots();
   };
 
   return (
