@@ -12,6 +12,17 @@ import { chromium, type BrowserContext, type Page } from "playwright-core";
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 export const chromiumAvailable = existsSync(CHROMIUM);
 export const inCi = process.env.CI === "true";
+/** Headless, sandbox-free (the tests may run as root) and quiet: no network of its own. */
+export const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 
 const require = createRequire(import.meta.url);
 const axeSource = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
@@ -37,16 +48,7 @@ export async function launchBrowser(viewport = { width: 1280, height: 900 }): Pr
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
+    args: CHROMIUM_ARGS,
     viewport,
   });
   const page = context.pages()[0] ?? (await context.newPage());

@@ -1,33 +1,20 @@
-import { existsSync } from "node:fs";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AdminClient, newTenant, testEnv, type Tenant } from "@voiceops/platform/testing";
 import { startSystem, type RunningSystem } from "../src/system.js";
+import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable } from "./browser-helpers.js";
 
 // The /docs page as a person uses it, in Chromium: Swagger UI renders the operations from
 // /openapi.json, and "Try it out" with an API key under "Authorize" calls the API.
 
-const CHROMIUM = "/usr/bin/chromium";
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-const haveChromium = existsSync(CHROMIUM);
-
 // Without Chromium the test is skipped on a developer's machine; CI installs it (.ci/run).
 describe("Chromium for the docs page test", () => {
   it.runIf(process.env.CI === "true")("is installed in CI", () => {
-    expect(haveChromium, `${CHROMIUM} is missing`).toBe(true);
+    expect(chromiumAvailable, `${CHROMIUM} is missing`).toBe(true);
   });
 });
 
-describe.runIf(haveChromium)("the /docs page in Chromium", () => {
+describe.runIf(chromiumAvailable)("the /docs page in Chromium", () => {
   let system: RunningSystem;
   let tenant: Tenant;
   let browser: Browser;
@@ -35,7 +22,7 @@ describe.runIf(haveChromium)("the /docs page in Chromium", () => {
     // launch() gives the browser a fresh temporary profile of its own.
     system = await startSystem({ env: testEnv(), inMemory: true });
     tenant = await newTenant(system.url, new AdminClient(system.adminUrl, system.adminToken));
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   }, 180_000);
   afterAll(async () => {
     await browser?.close();
