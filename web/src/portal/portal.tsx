@@ -111,6 +111,7 @@ function PortalContent({ token, page, announce }: ContentProps) {
                 token={token}
                 appointment={appointment}
                 moved={(to) => booked(to, appointment.id)}
+                bookings={bookings}
                 announce={announce}
               />
             ))}
@@ -224,11 +225,13 @@ function AppointmentItem({
   token,
   appointment,
   moved,
+  bookings,
   announce,
 }: {
   token: string;
   appointment: Appointment;
   moved: (to: Appointment) => void;
+  bookings: number;
   announce: (text: string) => void;
 }) {
   const [changing, setChanging] = useState(false);
@@ -257,6 +260,7 @@ function AppointmentItem({
           types={[appointment.appointment_type]}
           day={appointment.start_at}
           action="Move to this time"
+          bookings={bookings}
           submit={async (_typeId, start) => {
             const { data, error, response } = await api.POST(
               "/portal/api/{token}/appointments/{appointment_id}/reschedule",
