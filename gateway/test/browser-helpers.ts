@@ -51,6 +51,10 @@ export async function launchBrowser(viewport = { width: 1280, height: 900 }): Pr
     args: CHROMIUM_ARGS,
     viewport,
   });
+  // A loaded machine may take far longer than Playwright's 30 s for a step: the bound is for a
+  // failure, not a speed (the test's own timeout still ends a hung run).
+  context.setDefaultTimeout(120_000);
+  context.setDefaultNavigationTimeout(120_000);
   const page = context.pages()[0] ?? (await context.newPage());
   const consoleErrors: string[] = [];
   page.on("console", (message) => {
