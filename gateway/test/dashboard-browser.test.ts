@@ -1,13 +1,12 @@
-import { existsSync, readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ApiClient, eventually, newTenant, testAdmin, type Tenant } from "@voiceops/platform/testing";
+import { type Browser, CHROMIUM, chromiumAvailable as available, launchChromium, setPassword } from "./chromium.js";
 
 // The dashboard in a real browser (Debian's Chromium through playwright-core; nothing is
 // downloaded): set-up link, sign-in, the overview's charts from real statistics, "Generate
@@ -18,8 +17,6 @@ import { ApiClient, eventually, newTenant, testAdmin, type Tenant } from "@voice
 // axe-core scan without critical violations on each page. Without Chromium the test is
 // skipped, except under CI=true, where it fails.
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const available = existsSync(CHROMIUM);
 const inCi = process.env.CI === "true";
 const baseUrl = inject("baseUrl");
 const internalApiKey = inject("internalApiKey");
@@ -75,8 +72,7 @@ async function criticalViolations(page: Page): Promise<string[]> {
 }
 
 describe.skipIf(!available && !inCi)("the dashboard in Chromium", () => {
-  let context: BrowserContext;
-  let profile: string;
+  let browser: Browser;
   let page: Page;
   let tenant: Tenant;
   let email: string;
@@ -88,24 +84,8 @@ describe.skipIf(!available && !inCi)("the dashboard in Chromium", () => {
 
   beforeAll(async () => {
     if (!available) throw new Error(`Chromium is missing at ${CHROMIUM} (CI=true: the browser tests must run)`);
-    profile = await mkdtemp(join(tmpdir(), "dashboard-chromium-"));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-      viewport: { width: 1280, height: 900 },
-      timezoneId: "UTC",
-    });
-    page = context.pages()[0] ?? (await context.newPage());
+    browser = await launchChromium();
+    page = browser.page;
     page.on("console", (message) => {
       if (message.type() === "error") consoleErrors.push(`${message.text()} (${message.location().url})`);
     });
@@ -217,19 +197,14 @@ describe.skipIf(!available && !inCi)("the dashboard in Chromium", () => {
     email = `owner-${Date.now()}@example.com`;
   });
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     hooks?.close();
-    if (profile) await rm(profile, { recursive: true, force: true });
   });
 
   it("a set-up link sets the password and opens the overview with its charts drawn", async () => {
     const created = await admin.request("POST", `/admin/organizations/${tenant.orgId}/users`, { email, role: "owner" });
     expect(created.status).toBe(201);
-    await page.goto(created.body.setup_url);
-    await page.getByLabel("Password (at least 12 characters)").fill(PASSWORD);
-    await page.getByLabel("The same password again").fill(PASSWORD);
-    await page.getByRole("button", { name: "Set password and sign in" }).click();
-    await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
+    await setPassword(page, created.body.setup_url, PASSWORD);
     await page.locator(".plot canvas").first().waitFor();
     expect(await page.locator(".plot canvas").count()).toBeGreaterThanOrEqual(2);
     const width = await page
