@@ -288,6 +288,7 @@ describe.skipIf(!available && !inCi)("the dashboard in Chromium", () => {
     expect(source).toMatch(/\/files\//);
     expect(await page.evaluate(async (url) => (await fetch(url as string)).status, source)).toBe(200);
     expect(await criticalViolations(page)).toEqual([]);
+    await screenshot(page, "dashboard-calls.png");
     await page.getByRole("button", { name: "Close call" }).click();
   });
 
