@@ -429,4 +429,18 @@ describe.skipIf(!available && !inCi)("the dashboard in Chromium", () => {
     expect(await page.getByRole("alert").textContent()).toMatch(/mon/);
     expect((await tenant.owner.get("/api/settings/business-hours")).body.business_hours.mon).toHaveLength(2);
   });
+
+  it("shows the API's refusal of an unsupported upload and adds no source", async () => {
+    await open("Knowledge base");
+    await page.getByLabel("File").setInputFiles({
+      name: "tool.exe",
+      mimeType: "application/x-msdownload",
+      buffer: Buffer.from("MZ not a document"),
+    });
+    await page.getByRole("button", { name: "Upload" }).click();
+    const alert = page.getByRole("alert");
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/^Unsupported file type application\/x-msdownload/);
+    expect((await tenant.owner.get("/api/knowledge-base/sources")).body.total).toBe(1);
+  });
 });
