@@ -25,7 +25,7 @@ const PAGES: { page: string; title: string; show: (me: Me) => JSX.Element }[] = 
   { page: "/calls", title: "Calls", show: () => <CallsPage /> },
   { page: "/contacts", title: "Contacts and leads", show: () => <ContactsPage /> },
   { page: "/service-requests", title: "Service requests", show: () => <ServiceRequestsPage /> },
-  { page: "/schedule", title: "Schedule", show: () => <SchedulePage /> },
+  { page: "/schedule", title: "Schedule", show: (me) => <SchedulePage me={me} /> },
   { page: "/campaigns", title: "Campaigns", show: () => <CampaignsPage /> },
   { page: "/knowledge-base", title: "Knowledge base", show: () => <KnowledgeBasePage /> },
   { page: "/webhooks", title: "Webhooks", show: () => <WebhooksPage /> },

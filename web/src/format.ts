@@ -16,8 +16,10 @@ export function duration(seconds: number | null | undefined): string {
 /** A status or enum value as words: "in_progress" -> "in progress". */
 export const words = (value: string | null | undefined) => (value ? value.replaceAll("_", " ") : "—");
 
-/** Today's date in the browser's zone, as YYYY-MM-DD. */
-export function today(): string {
-  const now = new Date();
-  return `${now.getFullYear()}-${String(now.getMonth() + 1).padStart(2, "0")}-${String(now.getDate()).padStart(2, "0")}`;
+/** Today's date in a time zone (the browser's when none is given), as YYYY-MM-DD. */
+export function today(timeZone?: string): string {
+  // en-CA writes dates as YYYY-MM-DD.
+  return new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(
+    new Date(),
+  );
 }

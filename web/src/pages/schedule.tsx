@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { api } from "../api/client";
 import type { components } from "../api/schema";
+import type { Me } from "../app";
 import { today, when, words } from "../format";
 import { Empty, Show } from "../states";
 import { DataTable, ListTable } from "../table";
@@ -10,7 +11,8 @@ type Appointment = components["schemas"]["Appointment"];
 type OnCall = components["schemas"]["OnCallTechnician"];
 type OnCallSchedule = components["schemas"]["OnCallSchedule"];
 
-const time = (iso: string) => new Date(iso).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });
+const time = (iso: string, timeZone: string | undefined) =>
+  new Date(iso).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit", timeZone });
 
 /** The day's appointments (at most 100: one page) with the technicians' names. */
 async function loadDay(day: string) {
@@ -31,13 +33,16 @@ async function loadDay(day: string) {
   return { data: [...byTechnician.entries()], response: appointments.response };
 }
 
-export function SchedulePage() {
-  const [day, setDay] = useState(today());
+/** Days and times are the organization's (as the API reads the dates), not the browser's. */
+export function SchedulePage({ me }: { me: Me }) {
+  const zone = me.organization?.timezone;
+  const [day, setDay] = useState(today(zone));
   const [loaded, reload] = useApi(() => loadDay(day), [day]);
   return (
     <>
       <section aria-labelledby="day-title">
         <h2 id="day-title">Appointments by technician</h2>
+        {zone ? <p class="muted">Days and times in {zone}.</p> : null}
         <form class="inline" onSubmit={(e) => e.preventDefault()}>
           <div>
             <label for="schedule-day">Day</label>
@@ -45,7 +50,7 @@ export function SchedulePage() {
               id="schedule-day"
               type="date"
               value={day}
-              onChange={(e) => setDay(e.currentTarget.value || today())}
+              onChange={(e) => setDay(e.currentTarget.value || today(zone))}
             />
           </div>
         </form>
@@ -65,7 +70,7 @@ export function SchedulePage() {
                     rows={appointments}
                     rowKey={(a) => a.id}
                     columns={[
-                      { header: "Time", cell: (a) => `${time(a.start_at)}–${time(a.end_at)}` },
+                      { header: "Time", cell: (a) => `${time(a.start_at, zone)}–${time(a.end_at, zone)}` },
                       { header: "Type", cell: (a) => a.appointment_type.name },
                       { header: "Customer", cell: (a) => a.contact.name ?? a.contact.phone_number ?? "—" },
                       { header: "Status", cell: (a) => words(a.status) },
