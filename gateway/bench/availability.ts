@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DateTime } from "luxon";
 import { AdminClient, ApiClient, isolatedDatabase } from "@voiceops/platform/testing";
+import { inBatches } from "./cli.js";
 import { scriptNodeFlags } from "./node-flags.js";
 import { autocannon, PINNED } from "./load-generator.js";
 
@@ -63,21 +64,6 @@ async function waitFor(url: string, server: { child: ChildProcess; output: () =>
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`server did not answer: ${server.output()}`);
-}
-
-/** Runs `jobs` with at most `width` at a time. */
-async function inBatches<T>(jobs: (() => Promise<T>)[], width: number): Promise<T[]> {
-  const results: T[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < jobs.length) {
-        const index = next++;
-        results[index] = await (jobs[index] as () => Promise<T>)();
-      }
-    }),
-  );
-  return results;
 }
 
 const build = spawnSync(process.execPath, ["gateway/scripts/build.mjs", "--if-stale"], { cwd: ROOT, stdio: "inherit" });

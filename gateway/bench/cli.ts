@@ -14,3 +14,18 @@ export function median(values: number[]): number {
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
+
+/** Runs `jobs` with at most `width` at a time. */
+export async function inBatches<T>(jobs: (() => Promise<T>)[], width: number): Promise<T[]> {
+  const results: T[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < jobs.length) {
+        const index = next++;
+        results[index] = await (jobs[index] as () => Promise<T>)();
+      }
+    }),
+  );
+  return results;
+}

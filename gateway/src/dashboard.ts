@@ -19,6 +19,8 @@ const CONTENT_SECURITY_POLICY = [
   // uPlot and the bar widths set style attributes.
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data:",
+  // A call's recording: a signed URL of our own store, or the telephony provider's https URL.
+  "media-src 'self' https:",
   "connect-src 'self'",
   "frame-ancestors 'none'",
   "base-uri 'none'",

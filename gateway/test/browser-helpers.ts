@@ -5,9 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 
-// The browser tests' Chromium (Debian's, through playwright-core; nothing is downloaded), their
-// axe-core scan and their screenshots. Without Chromium a browser test is skipped, except under
-// CI=true, where it fails.
+// The browser tests' (and the dashboard benchmark's) Chromium (Debian's, through playwright-core;
+// nothing is downloaded), their axe-core scan and their screenshots. Without Chromium a browser
+// test is skipped, except under CI=true, where it fails.
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 export const chromiumAvailable = existsSync(CHROMIUM);
@@ -50,6 +50,8 @@ export async function launchBrowser(viewport = { width: 1280, height: 900 }): Pr
     headless: true,
     args: CHROMIUM_ARGS,
     viewport,
+    // The pages show times in the organization's or the browser's zone: one zone on every machine.
+    timezoneId: "UTC",
   });
   // A loaded machine may take far longer than Playwright's 30 s for a step: the bound is for a
   // failure, not a speed (the test's own timeout still ends a hung run).
@@ -93,4 +95,13 @@ export async function criticalViolations(page: Page): Promise<string[]> {
   return violations
     .filter((v) => v.impact === "critical")
     .map((v) => `${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
+
+/** Opens a set-up link and sets the user's password: the browser is then signed in. */
+export async function setPassword(page: Page, setupUrl: string, password: string): Promise<void> {
+  await page.goto(setupUrl);
+  await page.getByLabel("Password (at least 12 characters)").fill(password);
+  await page.getByLabel("The same password again").fill(password);
+  await page.getByRole("button", { name: "Set password and sign in" }).click();
+  await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
 }

@@ -1,23 +1,38 @@
+import type { JSX } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, errorMessage, setCsrfToken } from "./api/client";
 import type { components } from "./api/schema";
 import { ApiKeysPage } from "./pages/api-keys";
 import { BusinessHoursPage } from "./pages/business-hours";
+import { CallsPage } from "./pages/calls";
+import { CampaignsPage } from "./pages/campaigns";
+import { ContactsPage } from "./pages/contacts";
+import { KnowledgeBasePage } from "./pages/knowledge-base";
 import { OverviewPage } from "./pages/overview";
+import { SchedulePage } from "./pages/schedule";
+import { ServiceRequestsPage } from "./pages/service-requests";
 import { SetupPage } from "./pages/setup";
 import { SignInPage } from "./pages/sign-in";
 import { UsersPage } from "./pages/users";
+import { WebhooksPage } from "./pages/webhooks";
 import { linkProps, navigate, usePage } from "./router";
 import { ErrorBox, Loading } from "./states";
 
 export type Me = components["schemas"]["Me"];
 
-const PAGES = [
-  { page: "/", title: "Overview" },
-  { page: "/api-keys", title: "API keys" },
-  { page: "/users", title: "Users" },
-  { page: "/business-hours", title: "Business hours" },
-] as const;
+const PAGES: { page: string; title: string; show: (me: Me) => JSX.Element }[] = [
+  { page: "/", title: "Overview", show: () => <OverviewPage /> },
+  { page: "/calls", title: "Calls", show: () => <CallsPage /> },
+  { page: "/contacts", title: "Contacts and leads", show: () => <ContactsPage /> },
+  { page: "/service-requests", title: "Service requests", show: () => <ServiceRequestsPage /> },
+  { page: "/schedule", title: "Schedule", show: (me) => <SchedulePage me={me} /> },
+  { page: "/campaigns", title: "Campaigns", show: () => <CampaignsPage /> },
+  { page: "/knowledge-base", title: "Knowledge base", show: () => <KnowledgeBasePage /> },
+  { page: "/webhooks", title: "Webhooks", show: () => <WebhooksPage /> },
+  { page: "/api-keys", title: "API keys", show: (me) => <ApiKeysPage me={me} /> },
+  { page: "/users", title: "Users", show: (me) => <UsersPage me={me} /> },
+  { page: "/business-hours", title: "Business hours", show: (me) => <BusinessHoursPage me={me} /> },
+];
 
 type Session =
   | { state: "loading" }
@@ -64,11 +79,13 @@ export function App() {
 
 function Shell({ me, page, onSignOut }: { me: Me; page: string; onSignOut: () => void }) {
   const heading = useRef<HTMLHeadingElement>(null);
-  const current = PAGES.find((p) => p.page === page) ?? PAGES[0];
+  const [menuOpen, setMenuOpen] = useState(false);
+  const current = PAGES.find((p) => p.page === page) ?? (PAGES[0] as (typeof PAGES)[number]);
   // A new page moves the focus to its heading, as a page load would for a screen reader.
   useEffect(() => {
     document.title = `${current.title} · ${me.organization?.name ?? "VoiceOps"}`;
     heading.current?.focus();
+    setMenuOpen(false);
   }, [page]);
   return (
     <>
@@ -77,7 +94,17 @@ function Shell({ me, page, onSignOut }: { me: Me; page: string; onSignOut: () =>
       </a>
       <header class="top">
         <span class="brand">{me.organization?.name ?? "VoiceOps"}</span>
-        <nav aria-label="Main">
+        {/* On a narrow screen the navigation folds behind this button (styles.css). */}
+        <button
+          type="button"
+          class="menu"
+          aria-expanded={menuOpen}
+          aria-controls="main-nav"
+          onClick={() => setMenuOpen(!menuOpen)}
+        >
+          Menu
+        </button>
+        <nav id="main-nav" aria-label="Main" class={menuOpen ? "open" : undefined}>
           <ul>
             {PAGES.map((p) => (
               <li key={p.page}>
@@ -99,10 +126,7 @@ function Shell({ me, page, onSignOut }: { me: Me; page: string; onSignOut: () =>
         <h1 ref={heading} tabIndex={-1}>
           {current.title}
         </h1>
-        {current.page === "/" ? <OverviewPage /> : null}
-        {current.page === "/api-keys" ? <ApiKeysPage me={me} /> : null}
-        {current.page === "/users" ? <UsersPage me={me} /> : null}
-        {current.page === "/business-hours" ? <BusinessHoursPage me={me} /> : null}
+        {current.show(me)}
       </main>
     </>
   );

@@ -2,13 +2,12 @@ import { useState } from "preact/hooks";
 import { api, errorMessage } from "../api/client";
 import type { Me } from "../app";
 import type { components } from "../api/schema";
+import { when } from "../format";
 import { Empty, Show } from "../states";
 import { useApi } from "../use-api";
 
 type NewKey = components["schemas"]["NewApiKey"];
 type Role = components["schemas"]["ApiKey"]["role"];
-
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : "never");
 
 export function ApiKeysPage({ me }: { me: Me }) {
   const [loaded, reload] = useApi(() => api.GET("/api/api-keys"));

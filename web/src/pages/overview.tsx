@@ -1,5 +1,6 @@
 import { api } from "../api/client";
 import { Bars, DailyChart } from "../chart";
+import { money } from "../format";
 import { Show } from "../states";
 import { useApi } from "../use-api";
 
@@ -28,9 +29,6 @@ async function loadOverview() {
     response: dashboard.response,
   };
 }
-
-const money = (cents: number) =>
-  (cents / 100).toLocaleString(undefined, { style: "currency", currency: "USD", maximumFractionDigits: 0 });
 
 export function OverviewPage() {
   const [loaded, reload] = useApi(loadOverview);
