@@ -252,6 +252,7 @@ export const protoComments: Readonly<Record<string, string>> = {
   "voiceops.comms.v1.PutCallRecordingRequest.audio": "The stored audio, filled by the gateway from the request body.",
   "voiceops.comms.v1.PutCallRecordingResponse.recording": "The object key the call's recording now names.",
   "voiceops.comms.v1.RecordingStored": "RecordingStored is published as \"comms.call.recording_stored\" when audio is uploaded for a call.",
+  "voiceops.comms.v1.RecordingStored.call": "The call with its recording, as GET /api/calls lists it: the data of call.recording_ready.",
   "voiceops.comms.v1.SearchKnowledgeBaseRequest.min_score": "Results scoring below this (0..1) are left out.",
   "voiceops.comms.v1.SearchKnowledgeBaseRequest.source_ids": "Only chunks of these sources (of the organization; others are ignored).",
   "voiceops.comms.v1.UploadKnowledgeSourceRequest.file": "The stored file, filled by the gateway from the form's file part (which it requires).",

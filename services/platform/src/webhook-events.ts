@@ -122,11 +122,7 @@ export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = [
   },
   { type: "appointment.cancelled", description: "An appointment was cancelled.", data: AppointmentSchema },
   { type: "call.ended", description: "A call ended.", data: CallSchema },
-  {
-    type: "call.recording_ready",
-    description: "A call's recording was stored; data is {id} (the call's session id).",
-    data: "id",
-  },
+  { type: "call.recording_ready", description: "A call's recording was stored.", data: CallSchema },
   {
     type: "knowledge_source.ready",
     description: "A knowledge-base source was ingested and is searchable.",
@@ -299,7 +295,7 @@ export const WEBHOOK_EVENT_SOURCES: readonly WebhookEventSource[] = [
     subject: "comms.call.recording_stored",
     schema: RecordingStoredSchema,
     type: "call.recording_ready",
-    field: "session_id",
+    field: "call",
   },
   {
     subject: "comms.campaign.status_changed",

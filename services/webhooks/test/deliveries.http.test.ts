@@ -1,5 +1,5 @@
 import { Webhook } from "standardwebhooks";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
   eventually,
   expect422,
@@ -14,6 +14,7 @@ import { type Received, Receiver } from "./receiver.js";
 // library, in both modes. The test system retries on "0,2s,2s,2s" (WEBHOOK_RETRY_SCHEDULE).
 
 const tenant = tenantFactory();
+const internalKey = inject("internalApiKey");
 const WAIT_MS = 60_000;
 
 interface Body {
@@ -92,6 +93,25 @@ describe("webhook deliveries", () => {
     expect(all.total).toBe(1);
     const deletion = await eventually(async () => receiver.received.find((r) => r.path === "/leads-only"), WAIT_MS);
     expect(verified(leadsOnly.secret, deletion).data).toEqual({ id: contact.id });
+  });
+
+  it("posts call.recording_ready with the call as GET /api/calls lists it", async () => {
+    const t = await tenant();
+    const hook = await endpoint(t, receiver.url("/recordings"), ["call.recording_ready"]);
+    const sessionId = `webhook-recording-${Date.now()}`;
+    const ended = await t.owner.request("POST", "/api/activities", {
+      body: { activity_type: "CALL_ENDED", session_id: sessionId, metadata: { duration_seconds: 42 } },
+      headers: { "x-internal-key": internalKey },
+    });
+    expectStatus(ended, 201);
+    const audio = Buffer.from("ID3 webhook recording");
+    expectStatus(await t.owner.upload("PUT", `/api/calls/${sessionId}/recording`, audio, "audio/mpeg"), 200);
+    const request = await eventually(async () => receiver.received.find((r) => r.path === "/recordings"), WAIT_MS);
+    const body = verified(hook.secret, request);
+    expect(body.type).toBe("call.recording_ready");
+    const listed = expectStatus(await t.owner.get("/api/calls"), 200).items;
+    expect(body.data).toEqual(listed.find((call: { session_id: string }) => call.session_id === sessionId));
+    expect(body.data).toMatchObject({ session_id: sessionId, has_recording: true });
   });
 
   it("retries a failure with the same webhook-id, signed again for each attempt, and logs every attempt", async () => {
