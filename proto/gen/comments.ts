@@ -137,6 +137,7 @@ export const protoComments: Readonly<Record<string, string>> = {
   "voiceops.comms.v1.CampaignContactStatus.CAMPAIGN_CONTACT_STATUS_PENDING": "Waiting for its turn (or its retry time, next_attempt_at).",
   "voiceops.comms.v1.CampaignContactStatus.CAMPAIGN_CONTACT_STATUS_SKIPPED_DNC": "On the do-not-call list when added or when its call was due; never called.",
   "voiceops.comms.v1.CampaignCounts": "CampaignCounts counts a campaign's contacts by status.",
+  "voiceops.comms.v1.CampaignCreated": "CampaignCreated is published as \"comms.campaign.created\" when a campaign is created (a draft).",
   "voiceops.comms.v1.CampaignStatus": "CampaignStatus: draft -> running <-> paused -> completed, or cancelled.",
   "voiceops.comms.v1.CampaignStatusChanged": "CampaignStatusChanged is published as \"comms.campaign.status_changed\" when a campaign is started, paused, resumed, completed or cancelled.",
   "voiceops.comms.v1.ClaimCallsRequest.runtime_id": "Who claims, for the logs.",

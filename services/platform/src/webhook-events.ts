@@ -19,6 +19,7 @@ import {
 } from "@voiceops/proto/voiceops/comms/v1/knowledge_events_pb";
 import { KnowledgeSourceSchema } from "@voiceops/proto/voiceops/comms/v1/knowledge_service_pb";
 import {
+  CampaignCreatedSchema,
   CampaignStatusChangedSchema,
   OutboundCallFinishedSchema,
   OutboundCallRequestedSchema,
@@ -296,6 +297,12 @@ export const WEBHOOK_EVENT_SOURCES: readonly WebhookEventSource[] = [
     schema: RecordingStoredSchema,
     type: "call.recording_ready",
     field: "call",
+  },
+  {
+    subject: "comms.campaign.created",
+    schema: CampaignCreatedSchema,
+    type: "campaign.created",
+    field: "campaign",
   },
   {
     subject: "comms.campaign.status_changed",

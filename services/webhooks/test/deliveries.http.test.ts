@@ -114,6 +114,16 @@ describe("webhook deliveries", () => {
     expect(body.data).toMatchObject({ session_id: sessionId, has_recording: true });
   });
 
+  it("posts campaign.created with the campaign as the REST API returns it", async () => {
+    const t = await tenant();
+    const hook = await endpoint(t, receiver.url("/campaigns"), ["campaign.created"]);
+    const campaign = expectStatus(await t.owner.post("/api/campaigns", { name: "Spring Tune-ups" }), 201);
+    const request = await eventually(async () => receiver.received.find((r) => r.path === "/campaigns"), WAIT_MS);
+    const body = verified(hook.secret, request);
+    expect(body.type).toBe("campaign.created");
+    expect(body.data).toEqual(expectStatus(await t.owner.get(`/api/campaigns/${campaign.id}`), 200));
+  });
+
   it("retries a failure with the same webhook-id, signed again for each attempt, and logs every attempt", async () => {
     const t = await tenant();
     let calls = 0;

@@ -3,6 +3,7 @@ import type { HandlerContext } from "@connectrpc/connect";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { newEvent, type Emit, type Queryable, type ServiceContext } from "@voiceops/platform";
 import {
+  CampaignCreatedSchema,
   CampaignStatusChangedSchema,
   DncEntriesAddedSchema,
   OutboundCallFinishedSchema,
@@ -82,6 +83,17 @@ export class OutboundEngine {
         "comms.outbound_call.finished",
         OutboundCallFinishedSchema,
         create(OutboundCallFinishedSchema, { callRequest: toCallRequest(row) }),
+      ),
+    );
+  }
+
+  campaignCreated(emit: Emit, row: CampaignRow): void {
+    emit(
+      newEvent(
+        row.org_id,
+        "comms.campaign.created",
+        CampaignCreatedSchema,
+        create(CampaignCreatedSchema, { campaign: toCampaign(row) }),
       ),
     );
   }
