@@ -38,11 +38,11 @@ export function overlappingAttempts(requests: Received[]): string[] {
   const overlapping: string[] = [];
   for (const [id, group] of byId) {
     const sorted = [...group].sort((a, b) => a.arrivedAt - b.arrivedAt);
-    for (let i = 1; i < sorted.length; i++) {
-      const previous = sorted[i - 1];
-      // An unanswered request (its sender gone) overlaps nothing later: answeredAt counts as arrival.
-      if (previous.answeredAt > sorted[i].arrivedAt) overlapping.push(id);
-    }
+    // Each request must have been answered before the next of its event arrived.
+    sorted.forEach((request, i) => {
+      const next = sorted[i + 1];
+      if (next && request.answeredAt > next.arrivedAt) overlapping.push(id);
+    });
   }
   return overlapping;
 }
