@@ -189,6 +189,8 @@ export const protoComments: Readonly<Record<string, string>> = {
   "voiceops.comms.v1.DncEntry": "DncEntry is one number that must not be called.",
   "voiceops.comms.v1.DncEntry.expires_at": "Null: never expires.",
   "voiceops.comms.v1.DncEntry.phone_number": "E.164.",
+  "voiceops.comms.v1.DncEntryCreated": "DncEntryCreated is published as \"comms.dnc_entry.created\" for each number listed (or an expired entry listed again), besides the list's comms.dnc.added.",
+  "voiceops.comms.v1.DncEntryDeleted": "DncEntryDeleted is published as \"comms.dnc_entry.deleted\" when a number is taken off the list.",
   "voiceops.comms.v1.DncSource": "DncSource says how a number came onto the do-not-call list.",
   "voiceops.comms.v1.DncSource.DNC_SOURCE_DISPOSITION": "Added because a call ended with the do_not_call disposition.",
   "voiceops.comms.v1.GetCallRecordingResponse.expires_at": "When the URL stops working; null for a provider's URL.",

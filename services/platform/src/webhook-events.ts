@@ -21,6 +21,8 @@ import { KnowledgeSourceSchema } from "@voiceops/proto/voiceops/comms/v1/knowled
 import {
   CampaignCreatedSchema,
   CampaignStatusChangedSchema,
+  DncEntryCreatedSchema,
+  DncEntryDeletedSchema,
   OutboundCallFinishedSchema,
   OutboundCallRequestedSchema,
 } from "@voiceops/proto/voiceops/comms/v1/outbound_events_pb";
@@ -297,6 +299,18 @@ export const WEBHOOK_EVENT_SOURCES: readonly WebhookEventSource[] = [
     schema: RecordingStoredSchema,
     type: "call.recording_ready",
     field: "call",
+  },
+  {
+    subject: "comms.dnc_entry.created",
+    schema: DncEntryCreatedSchema,
+    type: "dnc_entry.created",
+    field: "entry",
+  },
+  {
+    subject: "comms.dnc_entry.deleted",
+    schema: DncEntryDeletedSchema,
+    type: "dnc_entry.deleted",
+    field: "entry_id",
   },
   {
     subject: "comms.campaign.created",

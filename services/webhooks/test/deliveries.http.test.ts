@@ -124,6 +124,28 @@ describe("webhook deliveries", () => {
     expect(body.data).toEqual(expectStatus(await t.owner.get(`/api/campaigns/${campaign.id}`), 200));
   });
 
+  it("posts dnc_entry.created with the entry as GET /api/dnc lists it, and dnc_entry.deleted with {id}", async () => {
+    const t = await tenant();
+    const hook = await endpoint(t, receiver.url("/dnc"), ["dnc_entry.created", "dnc_entry.deleted"]);
+    const phone = "+15550148822";
+    expectStatus(await t.owner.post("/api/dnc/bulk", { phone_numbers: [phone], reason: "Asked by email" }), 200);
+    const [entry] = expectStatus(await t.owner.get("/api/dnc"), 200).items;
+    expect(entry.phone_number).toBe(phone);
+    expect((await t.owner.delete(`/api/dnc/${encodeURIComponent(phone)}`)).status).toBe(204);
+    const requests = await eventually(async () => {
+      const got = receiver.received.filter((r) => r.path === "/dnc");
+      return got.length >= 2 ? got : undefined;
+    }, WAIT_MS);
+    // Both are sent at once: they may arrive in either order.
+    const bodies = requests
+      .map((request) => verified(hook.secret, request))
+      .sort((a, b) => a.type.localeCompare(b.type));
+    expect(bodies.map((body) => [body.type, body.data])).toEqual([
+      ["dnc_entry.created", entry],
+      ["dnc_entry.deleted", { id: entry.id }],
+    ]);
+  });
+
   it("retries a failure with the same webhook-id, signed again for each attempt, and logs every attempt", async () => {
     const t = await tenant();
     let calls = 0;
