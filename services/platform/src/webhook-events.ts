@@ -19,7 +19,10 @@ import {
 } from "@voiceops/proto/voiceops/comms/v1/knowledge_events_pb";
 import { KnowledgeSourceSchema } from "@voiceops/proto/voiceops/comms/v1/knowledge_service_pb";
 import {
+  CampaignCreatedSchema,
   CampaignStatusChangedSchema,
+  DncEntryCreatedSchema,
+  DncEntryDeletedSchema,
   OutboundCallFinishedSchema,
   OutboundCallRequestedSchema,
 } from "@voiceops/proto/voiceops/comms/v1/outbound_events_pb";
@@ -122,11 +125,7 @@ export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = [
   },
   { type: "appointment.cancelled", description: "An appointment was cancelled.", data: AppointmentSchema },
   { type: "call.ended", description: "A call ended.", data: CallSchema },
-  {
-    type: "call.recording_ready",
-    description: "A call's recording was stored; data is {id} (the call's session id).",
-    data: "id",
-  },
+  { type: "call.recording_ready", description: "A call's recording was stored.", data: CallSchema },
   {
     type: "knowledge_source.ready",
     description: "A knowledge-base source was ingested and is searchable.",
@@ -299,7 +298,25 @@ export const WEBHOOK_EVENT_SOURCES: readonly WebhookEventSource[] = [
     subject: "comms.call.recording_stored",
     schema: RecordingStoredSchema,
     type: "call.recording_ready",
-    field: "session_id",
+    field: "call",
+  },
+  {
+    subject: "comms.dnc_entry.created",
+    schema: DncEntryCreatedSchema,
+    type: "dnc_entry.created",
+    field: "entry",
+  },
+  {
+    subject: "comms.dnc_entry.deleted",
+    schema: DncEntryDeletedSchema,
+    type: "dnc_entry.deleted",
+    field: "entry_id",
+  },
+  {
+    subject: "comms.campaign.created",
+    schema: CampaignCreatedSchema,
+    type: "campaign.created",
+    field: "campaign",
   },
   {
     subject: "comms.campaign.status_changed",

@@ -5,6 +5,7 @@ import { WebhooksService } from "@voiceops/proto/voiceops/webhooks/v1/webhooks_s
 import { webhookConsumers } from "./consumers.js";
 import { retrySchedule } from "./delivery/schedule.js";
 import { DeliveryWorker } from "./delivery/worker.js";
+import { pruneDeliveriesPeriodically } from "./delivery/retention.js";
 import { deliveryHandlers } from "./handlers/deliveries.js";
 import { endpointHandlers } from "./handlers/endpoints.js";
 import { webhookStores } from "./store/index.js";
@@ -52,5 +53,20 @@ export const webhooksService: ServiceModule = {
     return (router) => router.service(WebhooksService, impl);
   },
   consumers: (context) => webhookConsumers(stores.deliveries, () => context.clock.now(), nudgeSoon(context)),
-  background: async (context) => workerOf(context).start(),
+  background: async (context) => {
+    const worker = workerOf(context).start();
+    const pruning = pruneDeliveriesPeriodically(
+      context.db,
+      stores.deliveries,
+      envInt("WEBHOOK_RETENTION_DAYS", 30, { min: 1, max: 3650 }, context.env),
+      context.logger,
+      () => context.clock.now(),
+    );
+    return {
+      async stop() {
+        await worker.stop();
+        await pruning.stop();
+      },
+    };
+  },
 };

@@ -1,5 +1,5 @@
 import { Webhook } from "standardwebhooks";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
   eventually,
   expect422,
@@ -14,6 +14,7 @@ import { type Received, Receiver } from "./receiver.js";
 // library, in both modes. The test system retries on "0,2s,2s,2s" (WEBHOOK_RETRY_SCHEDULE).
 
 const tenant = tenantFactory();
+const internalKey = inject("internalApiKey");
 const WAIT_MS = 60_000;
 
 interface Body {
@@ -92,6 +93,57 @@ describe("webhook deliveries", () => {
     expect(all.total).toBe(1);
     const deletion = await eventually(async () => receiver.received.find((r) => r.path === "/leads-only"), WAIT_MS);
     expect(verified(leadsOnly.secret, deletion).data).toEqual({ id: contact.id });
+  });
+
+  it("posts call.recording_ready with the call as GET /api/calls lists it", async () => {
+    const t = await tenant();
+    const hook = await endpoint(t, receiver.url("/recordings"), ["call.recording_ready"]);
+    const sessionId = `webhook-recording-${Date.now()}`;
+    const ended = await t.owner.request("POST", "/api/activities", {
+      body: { activity_type: "CALL_ENDED", session_id: sessionId, metadata: { duration_seconds: 42 } },
+      headers: { "x-internal-key": internalKey },
+    });
+    expectStatus(ended, 201);
+    const audio = Buffer.from("ID3 webhook recording");
+    expectStatus(await t.owner.upload("PUT", `/api/calls/${sessionId}/recording`, audio, "audio/mpeg"), 200);
+    const request = await eventually(async () => receiver.received.find((r) => r.path === "/recordings"), WAIT_MS);
+    const body = verified(hook.secret, request);
+    expect(body.type).toBe("call.recording_ready");
+    const listed = expectStatus(await t.owner.get("/api/calls"), 200).items;
+    expect(body.data).toEqual(listed.find((call: { session_id: string }) => call.session_id === sessionId));
+    expect(body.data).toMatchObject({ session_id: sessionId, has_recording: true });
+  });
+
+  it("posts campaign.created with the campaign as the REST API returns it", async () => {
+    const t = await tenant();
+    const hook = await endpoint(t, receiver.url("/campaigns"), ["campaign.created"]);
+    const campaign = expectStatus(await t.owner.post("/api/campaigns", { name: "Spring Tune-ups" }), 201);
+    const request = await eventually(async () => receiver.received.find((r) => r.path === "/campaigns"), WAIT_MS);
+    const body = verified(hook.secret, request);
+    expect(body.type).toBe("campaign.created");
+    expect(body.data).toEqual(expectStatus(await t.owner.get(`/api/campaigns/${campaign.id}`), 200));
+  });
+
+  it("posts dnc_entry.created with the entry as GET /api/dnc lists it, and dnc_entry.deleted with {id}", async () => {
+    const t = await tenant();
+    const hook = await endpoint(t, receiver.url("/dnc"), ["dnc_entry.created", "dnc_entry.deleted"]);
+    const phone = "+15550148822";
+    expectStatus(await t.owner.post("/api/dnc/bulk", { phone_numbers: [phone], reason: "Asked by email" }), 200);
+    const [entry] = expectStatus(await t.owner.get("/api/dnc"), 200).items;
+    expect(entry.phone_number).toBe(phone);
+    expect((await t.owner.delete(`/api/dnc/${encodeURIComponent(phone)}`)).status).toBe(204);
+    const requests = await eventually(async () => {
+      const got = receiver.received.filter((r) => r.path === "/dnc");
+      return got.length >= 2 ? got : undefined;
+    }, WAIT_MS);
+    // Both are sent at once: they may arrive in either order.
+    const bodies = requests
+      .map((request) => verified(hook.secret, request))
+      .sort((a, b) => a.type.localeCompare(b.type));
+    expect(bodies.map((body) => [body.type, body.data])).toEqual([
+      ["dnc_entry.created", entry],
+      ["dnc_entry.deleted", { id: entry.id }],
+    ]);
   });
 
   it("retries a failure with the same webhook-id, signed again for each attempt, and logs every attempt", async () => {

@@ -6,6 +6,9 @@ export interface Received {
   path: string;
   headers: IncomingHttpHeaders;
   body: string;
+  /** When it arrived and when it was answered (ms since the epoch; answeredAt 0 until then). */
+  arrivedAt: number;
+  answeredAt: number;
 }
 
 export type Answer = { status: number; headers?: Record<string, string>; body?: string };
@@ -17,6 +20,8 @@ export type Answer = { status: number; headers?: Record<string, string>; body?: 
 export class Receiver {
   readonly received: Received[] = [];
   answer: (request: Received, index: number) => Answer = () => ({ status: 200 });
+  /** How long each answer is held back: requests of one event that overlap in time show. */
+  holdMs = 0;
   private server: Server | undefined;
 
   async start(): Promise<this> {
@@ -24,11 +29,20 @@ export class Receiver {
       const chunks: Buffer[] = [];
       req.on("data", (chunk: Buffer) => chunks.push(chunk));
       req.on("end", () => {
-        const request = { path: req.url ?? "/", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") };
+        const request: Received = {
+          path: req.url ?? "/",
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString("utf8"),
+          arrivedAt: Date.now(),
+          answeredAt: 0,
+        };
         this.received.push(request);
         const answer = this.answer(request, this.received.length - 1);
-        res.writeHead(answer.status, answer.headers ?? {});
-        res.end(answer.body ?? "");
+        setTimeout(() => {
+          request.answeredAt = Date.now();
+          res.writeHead(answer.status, answer.headers ?? {});
+          res.end(answer.body ?? "");
+        }, this.holdMs);
       });
     });
     await new Promise<void>((resolve) => this.server?.listen(0, "127.0.0.1", resolve));

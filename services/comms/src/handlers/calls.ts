@@ -131,6 +131,7 @@ export function callHandlers(service: ServiceContext, deps: { calls: CallStore; 
       const previous = await service.write(ctx, async (tx, emit) => {
         const changed = await calls.setRecording(tx, org.orgId, req.sessionId, recording);
         if (!changed) throw notFound("Call");
+        const call = await calls.get(tx, org.orgId, req.sessionId);
         emit(
           newEvent(
             org.orgId,
@@ -141,6 +142,7 @@ export function callHandlers(service: ServiceContext, deps: { calls: CallStore; 
               recording: recording.key,
               bytes: audio.bytes,
               contentType: recording.contentType,
+              call: call ? toCall(call) : undefined,
             }),
           ),
         );

@@ -125,8 +125,8 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
         "retryDelayMinutes",
         "maxConcurrentCalls",
       );
-      const row = await service.write(ctx, (tx) =>
-        campaigns.insert(tx, org.orgId, {
+      const row = await service.write(ctx, async (tx, emit) => {
+        const created = await campaigns.insert(tx, org.orgId, {
           name: (req.name ?? "").trim(),
           agentPrompt: blankToNull(req.agentPrompt),
           window,
@@ -134,8 +134,10 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
           maxAttempts,
           retryDelayMinutes,
           maxConcurrentCalls,
-        }),
-      );
+        });
+        engine.campaignCreated(emit, created);
+        return created;
+      });
       return { campaign: toCampaign(row) };
     },
 

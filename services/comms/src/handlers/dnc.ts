@@ -153,7 +153,11 @@ export function dncHandlers(service: ServiceContext, engine: OutboundEngine) {
     async deleteDncEntry(req: DeleteDncEntryRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       const phoneNumber = normalizePhone(req.phone, org.country) as string;
-      const deleted = await service.write(ctx, (tx) => dnc.delete(tx, org.orgId, phoneNumber));
+      const deleted = await service.write(ctx, async (tx, emit) => {
+        const entryId = await dnc.delete(tx, org.orgId, phoneNumber);
+        if (entryId) engine.dncDeleted(emit, org.orgId, entryId);
+        return entryId;
+      });
       if (!deleted) throw new ConnectError("The phone number is not on the do-not-call list", Code.NotFound);
       return {};
     },

@@ -3,8 +3,11 @@ import type { HandlerContext } from "@connectrpc/connect";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { newEvent, type Emit, type Queryable, type ServiceContext } from "@voiceops/platform";
 import {
+  CampaignCreatedSchema,
   CampaignStatusChangedSchema,
   DncEntriesAddedSchema,
+  DncEntryCreatedSchema,
+  DncEntryDeletedSchema,
   OutboundCallFinishedSchema,
   OutboundCallRequestedSchema,
 } from "@voiceops/proto/voiceops/comms/v1/outbound_events_pb";
@@ -15,11 +18,13 @@ import type { DncStore } from "../store/dnc.js";
 import {
   toCallRequest,
   toCampaign,
+  toDncEntry,
   windowOfCampaign,
   windowOfRequest,
   type CallRequestRow,
   type CampaignContactRow,
   type CampaignRow,
+  type DncRow,
   type ContactStatusName,
 } from "../store/outbound-rows.js";
 import { currentOrNextOpening } from "./calling-window.js";
@@ -86,6 +91,17 @@ export class OutboundEngine {
     );
   }
 
+  campaignCreated(emit: Emit, row: CampaignRow): void {
+    emit(
+      newEvent(
+        row.org_id,
+        "comms.campaign.created",
+        CampaignCreatedSchema,
+        create(CampaignCreatedSchema, { campaign: toCampaign(row) }),
+      ),
+    );
+  }
+
   async campaignChanged(tx: Queryable, emit: Emit, row: CampaignRow): Promise<void> {
     const counts = (await this.stores.campaigns.counts(tx, [row.id])).get(row.id);
     emit(
@@ -98,16 +114,30 @@ export class OutboundEngine {
     );
   }
 
-  dncAdded(emit: Emit, orgId: string, phones: string[], source: DncSource): void {
-    if (phones.length === 0) return;
+  dncAdded(emit: Emit, orgId: string, entries: DncRow[], source: DncSource): void {
+    if (entries.length === 0) return;
     emit(
       newEvent(
         orgId,
         "comms.dnc.added",
         DncEntriesAddedSchema,
-        create(DncEntriesAddedSchema, { phoneNumbers: phones, source }),
+        create(DncEntriesAddedSchema, { phoneNumbers: entries.map((entry) => entry.phone_number), source }),
       ),
     );
+    for (const entry of entries) {
+      emit(
+        newEvent(
+          orgId,
+          "comms.dnc_entry.created",
+          DncEntryCreatedSchema,
+          create(DncEntryCreatedSchema, { entry: toDncEntry(entry) }),
+        ),
+      );
+    }
+  }
+
+  dncDeleted(emit: Emit, orgId: string, entryId: string): void {
+    emit(newEvent(orgId, "comms.dnc_entry.deleted", DncEntryDeletedSchema, create(DncEntryDeletedSchema, { entryId })));
   }
 
   // --- the scheduler's passes ------------------------------------------------------------

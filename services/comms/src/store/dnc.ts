@@ -64,13 +64,13 @@ export class DncStore {
 
   /**
    * Lists numbers (E.164, distinct) in one statement. A number already listed and unexpired is
-   * left as it is; an expired entry is renewed. Returns the numbers that were added or renewed.
+   * left as it is; an expired entry is renewed. Returns the entries that were added or renewed.
    */
-  async add(db: Queryable, orgId: string, addition: DncAddition, now: Date): Promise<string[]> {
+  async add(db: Queryable, orgId: string, addition: DncAddition, now: Date): Promise<DncRow[]> {
     if (addition.phoneNumbers.length === 0) return [];
     const ids = addition.phoneNumbers.map(() => newId());
     const digits = addition.phoneNumbers.map((phone) => phoneDigits(phone));
-    const result = await db.query<{ phone_number: string }>(
+    const result = await db.query<DncRow>(
       `INSERT INTO comms.dnc_entries AS d (id, org_id, phone_number, phone_digits, reason, source, expires_at)
        SELECT t.id, $1, t.phone, t.digits, $5, $6, $7
        FROM unnest($2::uuid[], $3::text[], $4::text[]) AS t(id, phone, digits)
@@ -78,17 +78,20 @@ export class DncStore {
          SET reason = excluded.reason, source = excluded.source, expires_at = excluded.expires_at,
              created_at = now(), updated_at = now()
          WHERE d.expires_at IS NOT NULL AND d.expires_at <= $8
-       RETURNING d.phone_number`,
+       RETURNING ${DNC_COLUMNS.split(", ")
+         .map((column) => `d.${column}`)
+         .join(", ")}`,
       [orgId, ids, addition.phoneNumbers, digits, addition.reason, addition.source, addition.expiresAt, now],
     );
-    return result.rows.map((row) => row.phone_number);
+    return result.rows;
   }
 
-  async delete(db: Queryable, orgId: string, phone: string): Promise<boolean> {
-    const result = await db.query(`DELETE FROM comms.dnc_entries WHERE org_id = $1 AND phone_number = $2`, [
-      orgId,
-      phone,
-    ]);
-    return result.rowCount > 0;
+  /** Takes a number off the list; returns its entry's id, or undefined when it was not listed. */
+  async delete(db: Queryable, orgId: string, phone: string): Promise<string | undefined> {
+    const result = await db.query<{ id: string }>(
+      "DELETE FROM comms.dnc_entries WHERE org_id = $1 AND phone_number = $2 RETURNING id",
+      [orgId, phone],
+    );
+    return result.rows[0]?.id;
   }
 }

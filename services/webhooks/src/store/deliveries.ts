@@ -51,6 +51,8 @@ export interface AttemptResult {
 }
 
 const FAILING_DISABLE_DAYS = 5;
+/** Rows deleted per statement when pruning, so that no statement holds the tables for long. */
+const PRUNE_BATCH = 2_000;
 
 // Delivery ids are derived from the endpoint and event (md5 as a uuid), so a second recording of
 // one event to one endpoint is the same row: no delivery is created twice.
@@ -280,6 +282,36 @@ export class DeliveryStore {
         [failed, now],
       );
     }
+  }
+
+  /**
+   * Deletes what was recorded before `before`: deliveries with no attempt due (their attempt log
+   * goes with them), then the events no delivery refers to any more. A delivery made due again
+   * (resent) stays until it is done. Rows another replica is pruning are skipped (SKIP LOCKED), so
+   * replicas never wait on one another. Returns the deliveries and events deleted.
+   */
+  async prune(db: Queryable, before: Date, batch = PRUNE_BATCH): Promise<{ deliveries: number; events: number }> {
+    const deleted = { deliveries: 0, events: 0 };
+    for (;;) {
+      const result = await db.query(
+        `DELETE FROM webhooks.deliveries WHERE id = ANY(ARRAY(
+           SELECT id FROM webhooks.deliveries WHERE created_at < $1 AND next_attempt_at IS NULL LIMIT $2 FOR UPDATE SKIP LOCKED))`,
+        [before, batch],
+      );
+      deleted.deliveries += result.rowCount;
+      if (result.rowCount < batch) break;
+    }
+    for (;;) {
+      const result = await db.query(
+        `DELETE FROM webhooks.events WHERE id = ANY(ARRAY(
+           SELECT e.id FROM webhooks.events e WHERE e.created_at < $1
+             AND NOT EXISTS (SELECT 1 FROM webhooks.deliveries d WHERE d.event_id = e.id) LIMIT $2 FOR UPDATE OF e SKIP LOCKED))`,
+        [before, batch],
+      );
+      deleted.events += result.rowCount;
+      if (result.rowCount < batch) break;
+    }
+    return deleted;
   }
 }
 

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file voiceops/comms/v1/comms_events.proto.
  */
 export const file_voiceops_comms_v1_comms_events: GenFile = /*@__PURE__*/
-  fileDesc("CiR2b2ljZW9wcy9jb21tcy92MS9jb21tc19ldmVudHMucHJvdG8SEXZvaWNlb3BzLmNvbW1zLnYxIkAKD0FjdGl2aXR5Q3JlYXRlZBItCghhY3Rpdml0eRgBIAEoCzIbLnZvaWNlb3BzLmNvbW1zLnYxLkFjdGl2aXR5IkwKE0NvbnZlcnNhdGlvbkNoYW5nZWQSNQoMY29udmVyc2F0aW9uGAEgASgLMh8udm9pY2VvcHMuY29tbXMudjEuQ29udmVyc2F0aW9uIi4KE0NvbnZlcnNhdGlvbkRlbGV0ZWQSFwoPY29udmVyc2F0aW9uX2lkGAEgASgJImoKGENvbnZlcnNhdGlvbk1lc3NhZ2VBZGRlZBI3CgdtZXNzYWdlGAEgASgLMiYudm9pY2VvcHMuY29tbXMudjEuQ29udmVyc2F0aW9uTWVzc2FnZRIVCg1tZXNzYWdlX2NvdW50GAIgASgFIjIKCUNhbGxFbmRlZBIlCgRjYWxsGAEgASgLMhcudm9pY2VvcHMuY29tbXMudjEuQ2FsbCI3CgtDYWxsRGVsZXRlZBISCgpzZXNzaW9uX2lkGAEgASgJEhQKDGFjdGl2aXR5X2lkcxgCIAMoCSJdCg9SZWNvcmRpbmdTdG9yZWQSEgoKc2Vzc2lvbl9pZBgBIAEoCRIRCglyZWNvcmRpbmcYAiABKAkSDQoFYnl0ZXMYAyABKAMSFAoMY29udGVudF90eXBlGAQgASgJYgZwcm90bzM", [file_voiceops_comms_v1_comms_service]);
+  fileDesc("CiR2b2ljZW9wcy9jb21tcy92MS9jb21tc19ldmVudHMucHJvdG8SEXZvaWNlb3BzLmNvbW1zLnYxIkAKD0FjdGl2aXR5Q3JlYXRlZBItCghhY3Rpdml0eRgBIAEoCzIbLnZvaWNlb3BzLmNvbW1zLnYxLkFjdGl2aXR5IkwKE0NvbnZlcnNhdGlvbkNoYW5nZWQSNQoMY29udmVyc2F0aW9uGAEgASgLMh8udm9pY2VvcHMuY29tbXMudjEuQ29udmVyc2F0aW9uIi4KE0NvbnZlcnNhdGlvbkRlbGV0ZWQSFwoPY29udmVyc2F0aW9uX2lkGAEgASgJImoKGENvbnZlcnNhdGlvbk1lc3NhZ2VBZGRlZBI3CgdtZXNzYWdlGAEgASgLMiYudm9pY2VvcHMuY29tbXMudjEuQ29udmVyc2F0aW9uTWVzc2FnZRIVCg1tZXNzYWdlX2NvdW50GAIgASgFIjIKCUNhbGxFbmRlZBIlCgRjYWxsGAEgASgLMhcudm9pY2VvcHMuY29tbXMudjEuQ2FsbCI3CgtDYWxsRGVsZXRlZBISCgpzZXNzaW9uX2lkGAEgASgJEhQKDGFjdGl2aXR5X2lkcxgCIAMoCSKEAQoPUmVjb3JkaW5nU3RvcmVkEhIKCnNlc3Npb25faWQYASABKAkSEQoJcmVjb3JkaW5nGAIgASgJEg0KBWJ5dGVzGAMgASgDEhQKDGNvbnRlbnRfdHlwZRgEIAEoCRIlCgRjYWxsGAUgASgLMhcudm9pY2VvcHMuY29tbXMudjEuQ2FsbGIGcHJvdG8z", [file_voiceops_comms_v1_comms_service]);
 
 /**
  * ActivityCreated is published as "comms.activity.created" for every activity recorded.
@@ -169,6 +169,13 @@ export type RecordingStored = Message<"voiceops.comms.v1.RecordingStored"> & {
    * @generated from field: string content_type = 4;
    */
   contentType: string;
+
+  /**
+   * The call with its recording, as GET /api/calls lists it: the data of call.recording_ready.
+   *
+   * @generated from field: voiceops.comms.v1.Call call = 5;
+   */
+  call?: Call | undefined;
 };
 
 /**

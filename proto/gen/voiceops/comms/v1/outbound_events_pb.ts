@@ -4,7 +4,7 @@
 
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
-import type { CallRequest, Campaign, DncSource } from "./outbound_service_pb.js";
+import type { CallRequest, Campaign, DncEntry, DncSource } from "./outbound_service_pb.js";
 import { file_voiceops_comms_v1_outbound_service } from "./outbound_service_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file voiceops/comms/v1/outbound_events.proto.
  */
 export const file_voiceops_comms_v1_outbound_events: GenFile = /*@__PURE__*/
-  fileDesc("Cid2b2ljZW9wcy9jb21tcy92MS9vdXRib3VuZF9ldmVudHMucHJvdG8SEXZvaWNlb3BzLmNvbW1zLnYxIk0KFU91dGJvdW5kQ2FsbFJlcXVlc3RlZBI0CgxjYWxsX3JlcXVlc3QYASABKAsyHi52b2ljZW9wcy5jb21tcy52MS5DYWxsUmVxdWVzdCJMChRPdXRib3VuZENhbGxGaW5pc2hlZBI0CgxjYWxsX3JlcXVlc3QYASABKAsyHi52b2ljZW9wcy5jb21tcy52MS5DYWxsUmVxdWVzdCJGChVDYW1wYWlnblN0YXR1c0NoYW5nZWQSLQoIY2FtcGFpZ24YASABKAsyGy52b2ljZW9wcy5jb21tcy52MS5DYW1wYWlnbiJWCg9EbmNFbnRyaWVzQWRkZWQSFQoNcGhvbmVfbnVtYmVycxgBIAMoCRIsCgZzb3VyY2UYAiABKA4yHC52b2ljZW9wcy5jb21tcy52MS5EbmNTb3VyY2ViBnByb3RvMw", [file_voiceops_comms_v1_outbound_service]);
+  fileDesc("Cid2b2ljZW9wcy9jb21tcy92MS9vdXRib3VuZF9ldmVudHMucHJvdG8SEXZvaWNlb3BzLmNvbW1zLnYxIk0KFU91dGJvdW5kQ2FsbFJlcXVlc3RlZBI0CgxjYWxsX3JlcXVlc3QYASABKAsyHi52b2ljZW9wcy5jb21tcy52MS5DYWxsUmVxdWVzdCJMChRPdXRib3VuZENhbGxGaW5pc2hlZBI0CgxjYWxsX3JlcXVlc3QYASABKAsyHi52b2ljZW9wcy5jb21tcy52MS5DYWxsUmVxdWVzdCJACg9DYW1wYWlnbkNyZWF0ZWQSLQoIY2FtcGFpZ24YASABKAsyGy52b2ljZW9wcy5jb21tcy52MS5DYW1wYWlnbiJGChVDYW1wYWlnblN0YXR1c0NoYW5nZWQSLQoIY2FtcGFpZ24YASABKAsyGy52b2ljZW9wcy5jb21tcy52MS5DYW1wYWlnbiJWCg9EbmNFbnRyaWVzQWRkZWQSFQoNcGhvbmVfbnVtYmVycxgBIAMoCRIsCgZzb3VyY2UYAiABKA4yHC52b2ljZW9wcy5jb21tcy52MS5EbmNTb3VyY2UiPQoPRG5jRW50cnlDcmVhdGVkEioKBWVudHJ5GAEgASgLMhsudm9pY2VvcHMuY29tbXMudjEuRG5jRW50cnkiIwoPRG5jRW50cnlEZWxldGVkEhAKCGVudHJ5X2lkGAEgASgJYgZwcm90bzM", [file_voiceops_comms_v1_outbound_service]);
 
 /**
  * OutboundCallRequested is published as "comms.outbound_call.requested" when a call request
@@ -56,6 +56,25 @@ export const OutboundCallFinishedSchema: GenMessage<OutboundCallFinished> = /*@_
   messageDesc(file_voiceops_comms_v1_outbound_events, 1);
 
 /**
+ * CampaignCreated is published as "comms.campaign.created" when a campaign is created (a draft).
+ *
+ * @generated from message voiceops.comms.v1.CampaignCreated
+ */
+export type CampaignCreated = Message<"voiceops.comms.v1.CampaignCreated"> & {
+  /**
+   * @generated from field: voiceops.comms.v1.Campaign campaign = 1;
+   */
+  campaign?: Campaign | undefined;
+};
+
+/**
+ * Describes the message voiceops.comms.v1.CampaignCreated.
+ * Use `create(CampaignCreatedSchema)` to create a new message.
+ */
+export const CampaignCreatedSchema: GenMessage<CampaignCreated> = /*@__PURE__*/
+  messageDesc(file_voiceops_comms_v1_outbound_events, 2);
+
+/**
  * CampaignStatusChanged is published as "comms.campaign.status_changed" when a campaign is
  * started, paused, resumed, completed or cancelled.
  *
@@ -73,7 +92,7 @@ export type CampaignStatusChanged = Message<"voiceops.comms.v1.CampaignStatusCha
  * Use `create(CampaignStatusChangedSchema)` to create a new message.
  */
 export const CampaignStatusChangedSchema: GenMessage<CampaignStatusChanged> = /*@__PURE__*/
-  messageDesc(file_voiceops_comms_v1_outbound_events, 2);
+  messageDesc(file_voiceops_comms_v1_outbound_events, 3);
 
 /**
  * DncEntriesAdded is published as "comms.dnc.added" when numbers join the do-not-call list.
@@ -97,5 +116,44 @@ export type DncEntriesAdded = Message<"voiceops.comms.v1.DncEntriesAdded"> & {
  * Use `create(DncEntriesAddedSchema)` to create a new message.
  */
 export const DncEntriesAddedSchema: GenMessage<DncEntriesAdded> = /*@__PURE__*/
-  messageDesc(file_voiceops_comms_v1_outbound_events, 3);
+  messageDesc(file_voiceops_comms_v1_outbound_events, 4);
+
+/**
+ * DncEntryCreated is published as "comms.dnc_entry.created" for each number listed (or an
+ * expired entry listed again), besides the list's comms.dnc.added.
+ *
+ * @generated from message voiceops.comms.v1.DncEntryCreated
+ */
+export type DncEntryCreated = Message<"voiceops.comms.v1.DncEntryCreated"> & {
+  /**
+   * @generated from field: voiceops.comms.v1.DncEntry entry = 1;
+   */
+  entry?: DncEntry | undefined;
+};
+
+/**
+ * Describes the message voiceops.comms.v1.DncEntryCreated.
+ * Use `create(DncEntryCreatedSchema)` to create a new message.
+ */
+export const DncEntryCreatedSchema: GenMessage<DncEntryCreated> = /*@__PURE__*/
+  messageDesc(file_voiceops_comms_v1_outbound_events, 5);
+
+/**
+ * DncEntryDeleted is published as "comms.dnc_entry.deleted" when a number is taken off the list.
+ *
+ * @generated from message voiceops.comms.v1.DncEntryDeleted
+ */
+export type DncEntryDeleted = Message<"voiceops.comms.v1.DncEntryDeleted"> & {
+  /**
+   * @generated from field: string entry_id = 1;
+   */
+  entryId: string;
+};
+
+/**
+ * Describes the message voiceops.comms.v1.DncEntryDeleted.
+ * Use `create(DncEntryDeletedSchema)` to create a new message.
+ */
+export const DncEntryDeletedSchema: GenMessage<DncEntryDeleted> = /*@__PURE__*/
+  messageDesc(file_voiceops_comms_v1_outbound_events, 6);
 
