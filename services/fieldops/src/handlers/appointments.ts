@@ -20,8 +20,9 @@ import {
   type OrgContext,
   type ServiceContext,
   type Violation,
-  withDefaults,
   zoneOffsetMinutes,
+  pageAnswer,
+  pageRequest,
 } from "@voiceops/platform";
 import {
   AppointmentBookedSchema,
@@ -341,17 +342,16 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
         violations.push(invalidValue("date_to", "date_to must not be before date_from", dateTo));
       if (violations.length > 0) throw invalidArgument(violations);
       const range = localDateRange(org.timezone, dateFrom, dateTo ?? dateFrom);
-      const { page, pageSize } = withDefaults(ListAppointmentsRequestSchema, req, "page", "pageSize");
-      const { rows, total } = await appointments.list(db, org.orgId, {
-        page,
-        pageSize,
+      const paging = pageRequest(ListAppointmentsRequestSchema, req);
+      const listing = await appointments.list(db, org.orgId, {
+        ...paging,
         from: new Date(range.start),
         to: dateTo ? new Date(range.end) : undefined,
         status: req.status === undefined ? undefined : appointmentStatusText(req.status),
         contactId: req.contactId,
         technicianId: req.technicianId,
       });
-      return { items: rows.map(toAppointment), total, page, pageSize };
+      return pageAnswer(paging, listing, toAppointment);
     },
   } satisfies Partial<ServiceImpl<typeof FieldopsService>>;
 }

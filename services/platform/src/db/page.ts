@@ -1,3 +1,4 @@
+import { pageOffset } from "../paging.js";
 import type { Queryable } from "./database.js";
 
 export interface PageQuery {
@@ -46,7 +47,7 @@ export function selectPage<R extends { id: string | null }>(
     rows: query.rows,
     params: query.params,
     limit: query.pageSize,
-    offset: (query.page - 1) * query.pageSize,
+    offset: pageOffset(query),
   });
 }
 
@@ -70,7 +71,7 @@ export async function selectCountedPage<R extends object>(
   db: Queryable,
   query: CountedPageQuery,
 ): Promise<{ rows: R[]; total: number }> {
-  const params = [...query.params, query.pageSize, (query.page - 1) * query.pageSize];
+  const params = [...query.params, query.pageSize, pageOffset(query)];
   const result = await db.query<R & { total__: number }>(
     `SELECT ${query.columns}, count(*) OVER () AS total__ FROM ${query.from}
      ORDER BY ${query.orderBy} LIMIT $${params.length - 1} OFFSET $${params.length}`,
