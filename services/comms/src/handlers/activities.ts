@@ -36,8 +36,8 @@ import {
   callMetadataViolations,
   customerPhone,
   hasTranscription,
-} from "./activity-metadata.js";
-import { activitySource } from "./internal-key.js";
+} from "../activities/metadata.js";
+import { activitySource } from "../activities/source.js";
 import type { ReferenceChecker } from "../peers.js";
 
 /** How far ahead of now the voice runtime's clock may be when it dates an activity. */

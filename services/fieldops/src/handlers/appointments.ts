@@ -51,8 +51,7 @@ import {
 } from "../store/appointments.js";
 import type { FieldopsStores } from "../store/index.js";
 import type { SlotHoldRow } from "../store/slot-holds.js";
-import { type BookingPlan, bookingRules, rulesOf } from "./booking.js";
-import { unknownTechnician } from "./schedules.js";
+import { type BookingPlan, bookingRules, rulesOf } from "../scheduling/booking.js";
 import type { PeerLookups } from "../peers.js";
 import { fieldopsErrors } from "../errors.js";
 
@@ -243,7 +242,7 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
         technicianId,
       });
       if (technicianId !== undefined && !snapshot.askedTechnicianExists)
-        throw invalidArgument([unknownTechnician("technician_id", req.technicianId ?? technicianId)]);
+        throw invalidArgument([referenceNotFound("technician_id", "technician", req.technicianId ?? technicianId)]);
       // An asked technician stands alone: without them there is nobody (not the business).
       const slots =
         technicianId !== undefined && snapshot.technicians.length === 0
