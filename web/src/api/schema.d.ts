@@ -17544,7 +17544,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "This set-up link is unknown, used or expired"
+                     *       "detail": "This set-up link is unknown, used or expired: ask for a new one"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
