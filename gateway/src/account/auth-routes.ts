@@ -17,7 +17,7 @@ import {
 } from "../identity/users.js";
 import { meBody } from "./views.js";
 
-export interface AuthDeps {
+interface AuthDeps {
   users: UserStore;
   store: IdentityStore;
   cache: PrincipalCache;

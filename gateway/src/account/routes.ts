@@ -8,7 +8,7 @@ import { EmailTaken, type UserStore } from "../identity/users.js";
 import { keyed, type Answer } from "./idempotency.js";
 import { meBody, publicKey, publicUser, setupUrl } from "./views.js";
 
-export interface AccountDeps {
+interface AccountDeps {
   users: UserStore;
   store: IdentityStore;
   cache: PrincipalCache;

@@ -3,13 +3,13 @@ import type { GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { withDefaults } from "./defaults.js";
 
 /** The page a listing asks for: the 1-based page number and the number of items a page holds. */
-export interface PageRequest {
+interface PageRequest {
   page: number;
   pageSize: number;
 }
 
 /** One page of a listing as every List RPC answers it: its items, the total across pages, and which page it is. */
-export interface PageAnswer<I> {
+interface PageAnswer<I> {
   items: I[];
   total: number;
   page: number;

@@ -328,5 +328,3 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
     return { imported: added.length - onDnc, duplicates: valid.length - added.length, invalid, onDnc };
   }
 }
-
-export type CampaignHandlers = ReturnType<typeof campaignHandlers>;

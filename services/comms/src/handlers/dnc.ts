@@ -51,7 +51,7 @@ const DISPOSITION_LIST = DISPOSITIONS.map((d) =>
 );
 
 /** Numbers of a bulk add, split into distinct E.164 numbers and the values that are not numbers. */
-export function readPhoneList(
+function readPhoneList(
   values: readonly string[],
   country: string,
 ): { phones: string[]; repeated: number; invalid: InvalidPhone[] } {

@@ -1,7 +1,7 @@
 import { pageOffset, selectWindow, type Queryable } from "@voiceops/platform";
 import { ACTIVITY_COLUMNS, type ActivityRow } from "./activity-rows.js";
 
-export interface MessageListQuery {
+interface MessageListQuery {
   channel: "sms" | "whatsapp" | "web";
   direction: "inbound" | "outbound" | undefined;
   /** Ways the customer may be written (E.164 and as given). */

@@ -1,7 +1,7 @@
 import { pageOffset } from "../paging.js";
 import type { Queryable } from "./database.js";
 
-export interface PageQuery {
+interface PageQuery {
   /** A SELECT giving one row with an integer column "total": every match, across pages. */
   total: string;
   /** The SELECT of the matching rows in their order, without LIMIT and OFFSET. */
@@ -12,7 +12,7 @@ export interface PageQuery {
   pageSize: number;
 }
 
-export interface WindowQuery {
+interface WindowQuery {
   total: string;
   rows: string;
   params: readonly unknown[];
@@ -51,7 +51,7 @@ export function selectPage<R extends { id: string | null }>(
   });
 }
 
-export interface CountedPageQuery {
+interface CountedPageQuery {
   /** The select list of a row. */
   columns: string;
   /** "FROM" and "WHERE" of the listing, e.g. "crm.contacts WHERE org_id = $1 AND ...". */
