@@ -1,7 +1,7 @@
 import { describe, expect, inject, it } from "vitest";
 import { DEFAULT_BUSINESS_HOURS } from "@voiceops/platform";
 import { locs, testAdmin } from "@voiceops/platform/testing";
-import { gatewayRefusals } from "../src/errors/index.js";
+import { gatewayErrors, refusalAnswer } from "../src/errors/index.js";
 
 const admin = testAdmin();
 
@@ -15,9 +15,7 @@ describe("admin API", () => {
       undefined,
       "wrong",
     );
-    const refused = gatewayRefusals.ADMIN_TOKEN_REFUSED();
-    expect(wrong.status).toBe(refused.status);
-    expect(wrong.body).toEqual({ detail: refused.detail });
+    expect({ status: wrong.status, body: wrong.body }).toEqual(refusalAnswer(gatewayErrors.ADMIN_TOKEN_REFUSED()));
   });
 
   it("creates an organization with defaults, reads and patches it", async () => {
@@ -95,8 +93,9 @@ describe("admin API", () => {
   it("404 for unknown organizations and keys, 422 for malformed ids", async () => {
     const unknown = "018f0000-0000-7000-8000-000000000000";
     const unknownOrg = await admin.request("GET", `/admin/organizations/${unknown}`);
-    expect(unknownOrg.status).toBe(gatewayRefusals.ORGANIZATION_NOT_FOUND().status);
-    expect(unknownOrg.body).toEqual({ detail: gatewayRefusals.ORGANIZATION_NOT_FOUND().detail });
+    expect({ status: unknownOrg.status, body: unknownOrg.body }).toEqual(
+      refusalAnswer(gatewayErrors.ORGANIZATION_NOT_FOUND()),
+    );
     expect((await admin.request("POST", `/admin/organizations/${unknown}/api-keys`, {})).status).toBe(404);
     expect((await admin.request("DELETE", `/admin/api-keys/${unknown}`)).status).toBe(404);
     const malformed = await admin.request("GET", "/admin/organizations/nope");

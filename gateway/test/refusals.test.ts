@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { gatewayRefusals } from "../src/errors/index.js";
+import { errorReason } from "@voiceops/platform";
+import { gatewayErrors, refusalAnswer } from "../src/errors/index.js";
 
 // The gateway's own refusals, worded here letter for letter once; every other test compares
 // answers with the named refusal.
@@ -8,22 +9,23 @@ describe("the gateway's named refusals", () => {
   it("each has its status and its wording", () => {
     const worded = Object.fromEntries(
       Object.entries({
-        MANAGER_ROLE_REQUIRED: gatewayRefusals.MANAGER_ROLE_REQUIRED(),
-        KEY_ROLE_ABOVE_OWN: gatewayRefusals.KEY_ROLE_ABOVE_OWN("admin", "owner"),
-        INVITE_ROLE_ABOVE_OWN: gatewayRefusals.INVITE_ROLE_ABOVE_OWN("admin", "owner"),
-        REMOVE_ROLE_ABOVE_OWN: gatewayRefusals.REMOVE_ROLE_ABOVE_OWN("admin", "owner"),
-        EMAIL_TAKEN: gatewayRefusals.EMAIL_TAKEN(),
-        ORGANIZATION_NOT_FOUND: gatewayRefusals.ORGANIZATION_NOT_FOUND(),
-        API_KEY_NOT_FOUND: gatewayRefusals.API_KEY_NOT_FOUND(),
-        USER_NOT_FOUND: gatewayRefusals.USER_NOT_FOUND(),
-        WRONG_CREDENTIALS: gatewayRefusals.WRONG_CREDENTIALS(),
-        SIGN_IN_THROTTLED: gatewayRefusals.SIGN_IN_THROTTLED(),
-        SETUP_LINK_UNUSABLE: gatewayRefusals.SETUP_LINK_UNUSABLE(),
-        NO_SESSION: gatewayRefusals.NO_SESSION(),
-        ADMIN_TOKEN_REFUSED: gatewayRefusals.ADMIN_TOKEN_REFUSED(),
-      }).map(([name, refusal]) => {
-        expect(refusal.reason).toBe(name);
-        return [name, [refusal.status, refusal.detail]];
+        MANAGER_ROLE_REQUIRED: gatewayErrors.MANAGER_ROLE_REQUIRED(),
+        KEY_ROLE_ABOVE_OWN: gatewayErrors.KEY_ROLE_ABOVE_OWN("admin", "owner"),
+        INVITE_ROLE_ABOVE_OWN: gatewayErrors.INVITE_ROLE_ABOVE_OWN("admin", "owner"),
+        REMOVE_ROLE_ABOVE_OWN: gatewayErrors.REMOVE_ROLE_ABOVE_OWN("admin", "owner"),
+        EMAIL_TAKEN: gatewayErrors.EMAIL_TAKEN(),
+        ORGANIZATION_NOT_FOUND: gatewayErrors.ORGANIZATION_NOT_FOUND(),
+        API_KEY_NOT_FOUND: gatewayErrors.API_KEY_NOT_FOUND(),
+        USER_NOT_FOUND: gatewayErrors.USER_NOT_FOUND(),
+        WRONG_CREDENTIALS: gatewayErrors.WRONG_CREDENTIALS(),
+        SIGN_IN_THROTTLED: gatewayErrors.SIGN_IN_THROTTLED(),
+        SETUP_LINK_UNUSABLE: gatewayErrors.SETUP_LINK_UNUSABLE(),
+        NO_SESSION: gatewayErrors.NO_SESSION(),
+        ADMIN_TOKEN_REFUSED: gatewayErrors.ADMIN_TOKEN_REFUSED(),
+      }).map(([name, error]) => {
+        expect(errorReason(error)).toBe(name);
+        const { status, body } = refusalAnswer(error);
+        return [name, [status, body.detail]];
       }),
     );
     expect(worded).toEqual({
@@ -42,6 +44,6 @@ describe("the gateway's named refusals", () => {
       ADMIN_TOKEN_REFUSED: [401, "Missing or invalid admin token"],
     });
     // Every refusal is covered above: a new one is worded here too.
-    expect(Object.keys(worded).sort()).toEqual(Object.keys(gatewayRefusals).sort());
+    expect(Object.keys(worded).sort()).toEqual(Object.keys(gatewayErrors).sort());
   });
 });

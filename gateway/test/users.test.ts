@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AdminClient, ApiClient, newTenant, testEnv, type Tenant } from "@voiceops/platform/testing";
-import { gatewayRefusals, type Refusal } from "../src/errors/index.js";
+import { gatewayErrors, refusalAnswer } from "../src/errors/index.js";
 import { startSystem, type RunningSystem } from "../src/system.js";
 import { BrowserSession, http, newAddress, uniqueEmail } from "./users-helpers.js";
 
@@ -14,8 +14,7 @@ const PASSWORD = "correct horse battery";
 let system: RunningSystem;
 let admin: AdminClient;
 
-/** The status and body of a named refusal, to compare with an answer's. */
-const answered = (refusal: Refusal) => ({ status: refusal.status, body: { detail: refusal.detail } });
+const answered = refusalAnswer;
 const answerOf = (res: { status: number; body: unknown }) => ({ status: res.status, body: res.body });
 
 beforeAll(async () => {
@@ -96,7 +95,7 @@ describe("users and set-up links", () => {
       email: email.toUpperCase(),
       role: "member",
     });
-    expect(answerOf(again)).toEqual(answered(gatewayRefusals.EMAIL_TAKEN()));
+    expect(answerOf(again)).toEqual(answered(gatewayErrors.EMAIL_TAKEN()));
     const bad = await admin.request("POST", `/admin/organizations/${tenant.orgId}/users`, {
       email: "not-an-email",
       role: "boss",
@@ -134,7 +133,7 @@ describe("sign-in and sessions", () => {
     expect((await session.request("GET", `/api/contacts/${theirs.body.id}`)).status).toBe(404);
     const theirKey = await admin.createKey(other.orgId, { role: "member" });
     expect(answerOf(await session.request("DELETE", `/api/api-keys/${theirKey.id}`))).toEqual(
-      answered(gatewayRefusals.API_KEY_NOT_FOUND()),
+      answered(gatewayErrors.API_KEY_NOT_FOUND()),
     );
     expect((await new ApiClient(system.url, theirKey.key).get("/api/contacts")).status).toBe(200);
   });
@@ -150,8 +149,8 @@ describe("sign-in and sessions", () => {
       body: { email: uniqueEmail("nobody"), password: PASSWORD },
       headers: { "x-forwarded-for": address },
     });
-    expect(answerOf(wrongPassword)).toEqual(answered(gatewayRefusals.WRONG_CREDENTIALS()));
-    expect(answerOf(wrongEmail)).toEqual(answered(gatewayRefusals.WRONG_CREDENTIALS()));
+    expect(answerOf(wrongPassword)).toEqual(answered(gatewayErrors.WRONG_CREDENTIALS()));
+    expect(answerOf(wrongEmail)).toEqual(answered(gatewayErrors.WRONG_CREDENTIALS()));
     expect(wrongPassword.body).toEqual(wrongEmail.body);
     expect(wrongPassword.headers.get("set-cookie")).toBeNull();
     const missing = await http(system.url, "POST", "/api/auth/sign-in", { body: { email } });
@@ -218,7 +217,7 @@ describe("sign-in and sessions", () => {
       body: { email, password: PASSWORD },
       headers: { "x-forwarded-for": newAddress() },
     });
-    expect(answerOf(limited)).toEqual(answered(gatewayRefusals.SIGN_IN_THROTTLED()));
+    expect(answerOf(limited)).toEqual(answered(gatewayErrors.SIGN_IN_THROTTLED()));
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
   });
 
@@ -281,7 +280,7 @@ describe("API keys and users through the API", () => {
   it("members may not generate or revoke keys nor invite (403); admins may not make owners", async () => {
     const member = await userOf(tenant, "member");
     expect(answerOf(await member.session.request("POST", "/api/api-keys", { body: {} }))).toEqual(
-      answered(gatewayRefusals.MANAGER_ROLE_REQUIRED()),
+      answered(gatewayErrors.MANAGER_ROLE_REQUIRED()),
     );
     expect((await tenant.member.post("/api/api-keys", {})).status).toBe(403);
     expect(
@@ -290,7 +289,7 @@ describe("API keys and users through the API", () => {
     ).toBe(403);
     const adminUser = await userOf(tenant, "admin");
     expect(answerOf(await adminUser.session.request("POST", "/api/api-keys", { body: { role: "owner" } }))).toEqual(
-      answered(gatewayRefusals.KEY_ROLE_ABOVE_OWN("admin", "owner")),
+      answered(gatewayErrors.KEY_ROLE_ABOVE_OWN("admin", "owner")),
     );
     expect((await adminUser.session.request("POST", "/api/api-keys", { body: { role: "admin" } })).status).toBe(201);
   });
@@ -308,7 +307,7 @@ describe("API keys and users through the API", () => {
     const other = await newTenant(system.url, admin);
     const theirs = await userOf(other, "member");
     expect(answerOf(await session.request("DELETE", `/api/users/${theirs.id}`))).toEqual(
-      answered(gatewayRefusals.USER_NOT_FOUND()),
+      answered(gatewayErrors.USER_NOT_FOUND()),
     );
     expect((await session.request("DELETE", `/api/users/${invited.body.id}`)).status).toBe(204);
   });

@@ -1,7 +1,7 @@
 import { type NextFunction, type Request, type RequestHandler, type Response, Router } from "express";
 import type { Logger } from "@voiceops/platform";
 import { authenticate } from "../http/authenticate.js";
-import { gatewayRefusals, sendJson, sendRefusal, sendValidation } from "../errors/index.js";
+import { gatewayErrors, sendJson, sendRefusal, sendValidation } from "../errors/index.js";
 import { addressBucket } from "../http/rate-limit.js";
 import { clearSessionCookie, sessionCookieOf, setSessionCookie, type CookieOptions } from "../http/session-cookie.js";
 import { InputChecker } from "../http/validate-input.js";
@@ -59,7 +59,7 @@ export function authRoutes(deps: AuthDeps): Router {
       const recent = await users.recentFailures(buckets);
       if (recent.count >= SIGN_IN_FAILURE_LIMIT) {
         res.setHeader("Retry-After", String(recent.retryAfter));
-        return sendRefusal(res, gatewayRefusals.SIGN_IN_THROTTLED());
+        return sendRefusal(res, gatewayErrors.SIGN_IN_THROTTLED());
       }
       const found = await users.credentialsOf(email.trim());
       // Checked even without a user, so that an unknown email costs the same time as a wrong password.
@@ -67,7 +67,7 @@ export function authRoutes(deps: AuthDeps): Router {
       if (!found || !matches) {
         await users.recordFailure(buckets);
         deps.logger.warn({ requestId: req.requestId }, "failed sign-in");
-        return sendRefusal(res, gatewayRefusals.WRONG_CREDENTIALS());
+        return sendRefusal(res, gatewayErrors.WRONG_CREDENTIALS());
       }
       await signIn(res, found.user, 200);
     }),
@@ -92,7 +92,7 @@ export function authRoutes(deps: AuthDeps): Router {
       if (input.errors.length > 0 || token === undefined || password === undefined)
         return sendValidation(res, input.errors);
       const user = await users.completeSetup(token, await hashPassword(password));
-      if (!user) return sendRefusal(res, gatewayRefusals.SETUP_LINK_UNUSABLE());
+      if (!user) return sendRefusal(res, gatewayErrors.SETUP_LINK_UNUSABLE());
       await signIn(res, user, 200);
     }),
   );
@@ -119,7 +119,7 @@ export function authRoutes(deps: AuthDeps): Router {
     authenticate(deps.cache, users),
     route(async (req, res) => {
       const sessionId = req.principal?.sessionId;
-      if (!sessionId) return sendRefusal(res, gatewayRefusals.NO_SESSION());
+      if (!sessionId) return sendRefusal(res, gatewayErrors.NO_SESSION());
       await users.endSession(sessionId);
       clearSessionCookie(res, deps.cookie);
       res.status(204).end();

@@ -16,6 +16,6 @@ export {
   SHARED_RESPONSES,
   sharedResponse,
 } from "./openapi.js";
-export { gatewayRefusals, sendRefusal, type Refusal } from "./refusals.js";
+export { gatewayErrors, refusalAnswer, sendRefusal } from "./refusals.js";
 export { rpcFailure, type RpcFailure } from "./rpc-failure.js";
 export { sendDetail, sendJson, sendValidation } from "./send.js";

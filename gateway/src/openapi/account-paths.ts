@@ -1,4 +1,4 @@
-import { apiHeaders, gatewayRefusals, sharedResponse } from "../errors/index.js";
+import { apiHeaders, gatewayErrors, sharedResponse } from "../errors/index.js";
 
 // The gateway's own account routes (gateway/src/account) in the OpenAPI document: sign-in,
 // set-up and sign-out under /api/auth/, who am I, the organization's API keys, users and
@@ -196,7 +196,7 @@ const unauthorized = { $ref: "#/components/responses/Unauthorized" };
 const tooMany = { $ref: "#/components/responses/TooManyRequests" };
 const forbidden = error(
   "Requires the owner or admin role, or a session's request without its X-CSRF-Token.",
-  gatewayRefusals.MANAGER_ROLE_REQUIRED().detail,
+  gatewayErrors.MANAGER_ROLE_REQUIRED().rawMessage,
 );
 const keyParameter = { $ref: "#/components/parameters/IdempotencyKey" };
 
@@ -251,7 +251,7 @@ function accountOperations(): Record<string, Json> {
         requestBody: body("SignIn"),
         responses: {
           ...ok("200", "Me", "Signed in; Set-Cookie carries the session."),
-          "401": error("Wrong email or password.", gatewayRefusals.WRONG_CREDENTIALS().detail),
+          "401": error("Wrong email or password.", gatewayErrors.WRONG_CREDENTIALS().rawMessage),
           "422": validation,
           "429": tooMany,
         },
@@ -268,7 +268,7 @@ function accountOperations(): Record<string, Json> {
         requestBody: body("Setup"),
         responses: {
           ...ok("200", "Me", "Password set and signed in."),
-          "404": error("The link is unknown, used or expired.", gatewayRefusals.SETUP_LINK_UNUSABLE().detail),
+          "404": error("The link is unknown, used or expired.", gatewayErrors.SETUP_LINK_UNUSABLE().rawMessage),
           "422": validation,
           "429": tooMany,
         },
@@ -374,7 +374,7 @@ function accountOperations(): Record<string, Json> {
           ...ok("201", "InvitedUser"),
           "401": unauthorized,
           "403": forbidden,
-          "409": error("A user with this email already exists.", gatewayRefusals.EMAIL_TAKEN().detail),
+          "409": error("A user with this email already exists.", gatewayErrors.EMAIL_TAKEN().rawMessage),
           "422": validation,
           "429": tooMany,
         },
