@@ -26,7 +26,7 @@ import { portalApi } from "./portal/routes.js";
 import { routeDispatcher } from "./transcoder/mount.js";
 import type { Route } from "./transcoder/routes.js";
 
-export interface PublicAppDeps {
+interface PublicAppDeps {
   routes: Route[];
   cache: PrincipalCache;
   store: IdentityStore;

@@ -3,7 +3,7 @@ import type { SlowClientLimits } from "./http/slow-clients.js";
 import { trustProxyFromEnv } from "./trust-proxy.js";
 
 /** The gateway's listeners and limits, read from the environment once as a launcher starts. */
-export interface GatewayConfig {
+interface GatewayConfig {
   host: string;
   port: number;
   adminHost: string;

@@ -2,7 +2,7 @@ import type { Express, Request, Response } from "express";
 import { ObjectNotFoundError, type Clock, type Logger, type ObjectStore, type UrlSigner } from "@voiceops/platform";
 import { sendDetail } from "./errors/index.js";
 
-export interface FilesDeps {
+interface FilesDeps {
   objects: ObjectStore;
   signer: UrlSigner;
   clock: Clock;

@@ -26,7 +26,7 @@ import { collectRoutes } from "./transcoder/routes.js";
 const PRUNE_INTERVAL_MS = 10 * 60_000;
 const MIGRATIONS_DIR = fileURLToPath(new URL("../migrations", import.meta.url));
 
-export interface GatewayOptions {
+interface GatewayOptions {
   db: Database;
   bus: EventBus;
   peers: PeerRegistry;
@@ -53,7 +53,7 @@ export interface GatewayOptions {
   slowClients: SlowClientLimits;
 }
 
-export interface RunningGateway {
+interface RunningGateway {
   url: string;
   adminUrl: string;
   /** Readiness 503 and `Connection: close` on every response from now on; still serving. */

@@ -41,7 +41,7 @@ export async function loadServiceModule(name: string): Promise<ServiceModule> {
   return module;
 }
 
-export interface SystemOptions {
+interface SystemOptions {
   env?: Record<string, string | undefined>;
   /** Keep the embedded database in memory instead of under DATA_DIR (tests). */
   inMemory?: boolean;

@@ -1,6 +1,7 @@
 import { describe, expect, inject, it } from "vitest";
 import { DEFAULT_BUSINESS_HOURS } from "@voiceops/platform";
 import { locs, testAdmin } from "@voiceops/platform/testing";
+import { gatewayErrors, refusalAnswer } from "../src/errors/index.js";
 
 const admin = testAdmin();
 
@@ -14,8 +15,7 @@ describe("admin API", () => {
       undefined,
       "wrong",
     );
-    expect(wrong.status).toBe(401);
-    expect(typeof wrong.body.detail).toBe("string");
+    expect({ status: wrong.status, body: wrong.body }).toEqual(refusalAnswer(gatewayErrors.ADMIN_TOKEN_REFUSED()));
   });
 
   it("creates an organization with defaults, reads and patches it", async () => {
@@ -92,7 +92,10 @@ describe("admin API", () => {
 
   it("404 for unknown organizations and keys, 422 for malformed ids", async () => {
     const unknown = "018f0000-0000-7000-8000-000000000000";
-    expect((await admin.request("GET", `/admin/organizations/${unknown}`)).status).toBe(404);
+    const unknownOrg = await admin.request("GET", `/admin/organizations/${unknown}`);
+    expect({ status: unknownOrg.status, body: unknownOrg.body }).toEqual(
+      refusalAnswer(gatewayErrors.ORGANIZATION_NOT_FOUND()),
+    );
     expect((await admin.request("POST", `/admin/organizations/${unknown}/api-keys`, {})).status).toBe(404);
     expect((await admin.request("DELETE", `/admin/api-keys/${unknown}`)).status).toBe(404);
     const malformed = await admin.request("GET", "/admin/organizations/nope");

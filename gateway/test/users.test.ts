@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AdminClient, ApiClient, newTenant, testEnv, type Tenant } from "@voiceops/platform/testing";
+import { gatewayErrors, refusalAnswer } from "../src/errors/index.js";
 import { startSystem, type RunningSystem } from "../src/system.js";
 import { BrowserSession, http, newAddress, uniqueEmail } from "./users-helpers.js";
 
@@ -12,6 +13,9 @@ const PASSWORD = "correct horse battery";
 
 let system: RunningSystem;
 let admin: AdminClient;
+
+const answered = refusalAnswer;
+const answerOf = (res: { status: number; body: unknown }) => ({ status: res.status, body: res.body });
 
 beforeAll(async () => {
   system = await startSystem({
@@ -91,8 +95,7 @@ describe("users and set-up links", () => {
       email: email.toUpperCase(),
       role: "member",
     });
-    expect(again.status).toBe(409);
-    expect(again.body).toEqual({ detail: expect.any(String) });
+    expect(answerOf(again)).toEqual(answered(gatewayErrors.EMAIL_TAKEN()));
     const bad = await admin.request("POST", `/admin/organizations/${tenant.orgId}/users`, {
       email: "not-an-email",
       role: "boss",
@@ -129,7 +132,9 @@ describe("sign-in and sessions", () => {
     const theirs = await other.owner.post("/api/contacts", { name: "Theirs" });
     expect((await session.request("GET", `/api/contacts/${theirs.body.id}`)).status).toBe(404);
     const theirKey = await admin.createKey(other.orgId, { role: "member" });
-    expect((await session.request("DELETE", `/api/api-keys/${theirKey.id}`)).status).toBe(404);
+    expect(answerOf(await session.request("DELETE", `/api/api-keys/${theirKey.id}`))).toEqual(
+      answered(gatewayErrors.API_KEY_NOT_FOUND()),
+    );
     expect((await new ApiClient(system.url, theirKey.key).get("/api/contacts")).status).toBe(200);
   });
 
@@ -144,8 +149,8 @@ describe("sign-in and sessions", () => {
       body: { email: uniqueEmail("nobody"), password: PASSWORD },
       headers: { "x-forwarded-for": address },
     });
-    expect(wrongPassword.status).toBe(401);
-    expect(wrongEmail.status).toBe(401);
+    expect(answerOf(wrongPassword)).toEqual(answered(gatewayErrors.WRONG_CREDENTIALS()));
+    expect(answerOf(wrongEmail)).toEqual(answered(gatewayErrors.WRONG_CREDENTIALS()));
     expect(wrongPassword.body).toEqual(wrongEmail.body);
     expect(wrongPassword.headers.get("set-cookie")).toBeNull();
     const missing = await http(system.url, "POST", "/api/auth/sign-in", { body: { email } });
@@ -212,9 +217,8 @@ describe("sign-in and sessions", () => {
       body: { email, password: PASSWORD },
       headers: { "x-forwarded-for": newAddress() },
     });
-    expect(limited.status).toBe(429);
+    expect(answerOf(limited)).toEqual(answered(gatewayErrors.SIGN_IN_THROTTLED()));
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect(limited.body).toEqual({ detail: expect.any(String) });
   });
 
   it("10 failed sign-ins from one address: that address is refused, another is not", async () => {
@@ -275,14 +279,18 @@ describe("API keys and users through the API", () => {
 
   it("members may not generate or revoke keys nor invite (403); admins may not make owners", async () => {
     const member = await userOf(tenant, "member");
-    expect((await member.session.request("POST", "/api/api-keys", { body: {} })).status).toBe(403);
+    expect(answerOf(await member.session.request("POST", "/api/api-keys", { body: {} }))).toEqual(
+      answered(gatewayErrors.MANAGER_ROLE_REQUIRED()),
+    );
     expect((await tenant.member.post("/api/api-keys", {})).status).toBe(403);
     expect(
       (await member.session.request("POST", "/api/users", { body: { email: uniqueEmail("x"), role: "member" } }))
         .status,
     ).toBe(403);
     const adminUser = await userOf(tenant, "admin");
-    expect((await adminUser.session.request("POST", "/api/api-keys", { body: { role: "owner" } })).status).toBe(403);
+    expect(answerOf(await adminUser.session.request("POST", "/api/api-keys", { body: { role: "owner" } }))).toEqual(
+      answered(gatewayErrors.KEY_ROLE_ABOVE_OWN("admin", "owner")),
+    );
     expect((await adminUser.session.request("POST", "/api/api-keys", { body: { role: "admin" } })).status).toBe(201);
   });
 
@@ -298,7 +306,9 @@ describe("API keys and users through the API", () => {
     );
     const other = await newTenant(system.url, admin);
     const theirs = await userOf(other, "member");
-    expect((await session.request("DELETE", `/api/users/${theirs.id}`)).status).toBe(404);
+    expect(answerOf(await session.request("DELETE", `/api/users/${theirs.id}`))).toEqual(
+      answered(gatewayErrors.USER_NOT_FOUND()),
+    );
     expect((await session.request("DELETE", `/api/users/${invited.body.id}`)).status).toBe(204);
   });
 

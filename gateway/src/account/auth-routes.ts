@@ -1,7 +1,7 @@
 import { type NextFunction, type Request, type RequestHandler, type Response, Router } from "express";
 import type { Logger } from "@voiceops/platform";
 import { authenticate } from "../http/authenticate.js";
-import { sendDetail, sendJson, sendValidation } from "../errors/index.js";
+import { gatewayErrors, sendJson, sendRefusal, sendValidation } from "../errors/index.js";
 import { addressBucket } from "../http/rate-limit.js";
 import { clearSessionCookie, sessionCookieOf, setSessionCookie, type CookieOptions } from "../http/session-cookie.js";
 import { InputChecker } from "../http/validate-input.js";
@@ -17,7 +17,7 @@ import {
 } from "../identity/users.js";
 import { meBody } from "./views.js";
 
-export interface AuthDeps {
+interface AuthDeps {
   users: UserStore;
   store: IdentityStore;
   cache: PrincipalCache;
@@ -26,8 +26,6 @@ export interface AuthDeps {
   /** JSON body parsing of the sign-in and set-up forms. */
   body: RequestHandler[];
 }
-
-const WRONG_CREDENTIALS = "Wrong email or password";
 
 /** Sign-in, set-up (first password) and sign-out under /api/auth/ (CONTRACT.md "Users, sign-in and the dashboard"). */
 export function authRoutes(deps: AuthDeps): Router {
@@ -61,7 +59,7 @@ export function authRoutes(deps: AuthDeps): Router {
       const recent = await users.recentFailures(buckets);
       if (recent.count >= SIGN_IN_FAILURE_LIMIT) {
         res.setHeader("Retry-After", String(recent.retryAfter));
-        return sendDetail(res, 429, "Too many failed sign-ins; retry after the time in Retry-After");
+        return sendRefusal(res, gatewayErrors.SIGN_IN_THROTTLED());
       }
       const found = await users.credentialsOf(email.trim());
       // Checked even without a user, so that an unknown email costs the same time as a wrong password.
@@ -69,7 +67,7 @@ export function authRoutes(deps: AuthDeps): Router {
       if (!found || !matches) {
         await users.recordFailure(buckets);
         deps.logger.warn({ requestId: req.requestId }, "failed sign-in");
-        return sendDetail(res, 401, WRONG_CREDENTIALS);
+        return sendRefusal(res, gatewayErrors.WRONG_CREDENTIALS());
       }
       await signIn(res, found.user, 200);
     }),
@@ -94,7 +92,7 @@ export function authRoutes(deps: AuthDeps): Router {
       if (input.errors.length > 0 || token === undefined || password === undefined)
         return sendValidation(res, input.errors);
       const user = await users.completeSetup(token, await hashPassword(password));
-      if (!user) return sendDetail(res, 404, "This set-up link is unknown, used or expired: ask for a new one");
+      if (!user) return sendRefusal(res, gatewayErrors.SETUP_LINK_UNUSABLE());
       await signIn(res, user, 200);
     }),
   );
@@ -121,7 +119,7 @@ export function authRoutes(deps: AuthDeps): Router {
     authenticate(deps.cache, users),
     route(async (req, res) => {
       const sessionId = req.principal?.sessionId;
-      if (!sessionId) return sendDetail(res, 401, "Not signed in with a session");
+      if (!sessionId) return sendRefusal(res, gatewayErrors.NO_SESSION());
       await users.endSession(sessionId);
       clearSessionCookie(res, deps.cookie);
       res.status(204).end();

@@ -1,6 +1,6 @@
 import { type NextFunction, type Request, type RequestHandler, type Response, Router } from "express";
 import { ROLES, type Database, type Role } from "@voiceops/platform";
-import { sendDetail, sendJson, type ValidationEntry } from "../errors/index.js";
+import { gatewayErrors, refusalAnswer, sendJson, sendRefusal, type ValidationEntry } from "../errors/index.js";
 import { InputChecker, uuidPathError } from "../http/validate-input.js";
 import type { PrincipalCache } from "../identity/principal-cache.js";
 import type { IdentityStore, Principal } from "../identity/store.js";
@@ -8,7 +8,7 @@ import { EmailTaken, type UserStore } from "../identity/users.js";
 import { keyed, type Answer } from "./idempotency.js";
 import { meBody, publicKey, publicUser, setupUrl } from "./views.js";
 
-export interface AccountDeps {
+interface AccountDeps {
   users: UserStore;
   store: IdentityStore;
   cache: PrincipalCache;
@@ -19,11 +19,9 @@ export interface AccountDeps {
 }
 
 const RANK: Record<Role, number> = { member: 0, admin: 1, owner: 2 };
-const MANAGERS = "This operation requires the owner or admin role";
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 const invalid = (entries: ValidationEntry[]): Answer => ({ status: 422, body: { detail: entries } });
-const refused = (status: number, detail: string): Answer => ({ status, body: { detail } });
 
 function principalOf(req: Request): Principal {
   const principal = req.principal;
@@ -71,14 +69,14 @@ export function accountRoutes(deps: AccountDeps, guard: RequestHandler[]): Route
     ...guard,
     answer(async (req) => {
       const p = principalOf(req);
-      if (!isManager(p)) return refused(403, MANAGERS);
+      if (!isManager(p)) return refusalAnswer(gatewayErrors.MANAGER_ROLE_REQUIRED());
       const input = InputChecker.body(req.body ?? {});
       if (!(input instanceof InputChecker)) return invalid([input]);
       const name = input.string("name", { max: 100 }) ?? null;
       const role: Role = input.oneOf("role", ROLES) ?? "member";
       const expiresAt = input.futureDateTime("expires_at", Date.now()) ?? null;
       if (input.errors.length > 0) return invalid(input.errors);
-      if (RANK[role] > RANK[p.role]) return refused(403, `An ${p.role} cannot issue a key with the ${role} role`);
+      if (RANK[role] > RANK[p.role]) return refusalAnswer(gatewayErrors.KEY_ROLE_ABOVE_OWN(p.role, role));
       const created = await store.createApiKey(p.orgId, { name, role, expiresAt });
       return {
         status: 201,
@@ -103,9 +101,9 @@ export function accountRoutes(deps: AccountDeps, guard: RequestHandler[]): Route
       const id = String(req.params.key_id);
       const bad = uuidPathError("key_id", id);
       if (bad) return invalid([bad]);
-      if (!isManager(p)) return refused(403, MANAGERS);
+      if (!isManager(p)) return refusalAnswer(gatewayErrors.MANAGER_ROLE_REQUIRED());
       const key = await store.getApiKey(id);
-      if (!key || key.org_id !== p.orgId) return refused(404, "API key not found");
+      if (!key || key.org_id !== p.orgId) return refusalAnswer(gatewayErrors.API_KEY_NOT_FOUND());
       await store.revokeApiKey(id);
       cache.invalidate({ keyId: id });
       return { status: 204 };
@@ -126,13 +124,13 @@ export function accountRoutes(deps: AccountDeps, guard: RequestHandler[]): Route
     ...guard,
     answer(async (req) => {
       const p = principalOf(req);
-      if (!isManager(p)) return refused(403, MANAGERS);
+      if (!isManager(p)) return refusalAnswer(gatewayErrors.MANAGER_ROLE_REQUIRED());
       const input = InputChecker.body(req.body);
       if (!(input instanceof InputChecker)) return invalid([input]);
       const parsed = userInput(input);
       if (!parsed) return invalid(input.errors);
       if (RANK[parsed.role] > RANK[p.role])
-        return refused(403, `An ${p.role} cannot invite a user with the ${parsed.role} role`);
+        return refusalAnswer(gatewayErrors.INVITE_ROLE_ABOVE_OWN(p.role, parsed.role));
       try {
         const created = await users.createUser(p.orgId, parsed);
         return {
@@ -144,7 +142,7 @@ export function accountRoutes(deps: AccountDeps, guard: RequestHandler[]): Route
           },
         };
       } catch (error) {
-        if (error instanceof EmailTaken) return refused(409, "A user with this email already exists");
+        if (error instanceof EmailTaken) return refusalAnswer(gatewayErrors.EMAIL_TAKEN());
         throw error;
       }
     }),
@@ -158,10 +156,10 @@ export function accountRoutes(deps: AccountDeps, guard: RequestHandler[]): Route
       const id = String(req.params.user_id);
       const bad = uuidPathError("user_id", id);
       if (bad) return invalid([bad]);
-      if (!isManager(p)) return refused(403, MANAGERS);
+      if (!isManager(p)) return refusalAnswer(gatewayErrors.MANAGER_ROLE_REQUIRED());
       const user = await users.getUser(id);
-      if (!user || user.org_id !== p.orgId) return refused(404, "User not found");
-      if (RANK[user.role] > RANK[p.role]) return refused(403, `An ${p.role} cannot remove an ${user.role}`);
+      if (!user || user.org_id !== p.orgId) return refusalAnswer(gatewayErrors.USER_NOT_FOUND());
+      if (RANK[user.role] > RANK[p.role]) return refusalAnswer(gatewayErrors.REMOVE_ROLE_ABOVE_OWN(p.role, user.role));
       await users.deleteUser(id, p.orgId);
       return { status: 204 };
     }),
@@ -172,7 +170,7 @@ export function accountRoutes(deps: AccountDeps, guard: RequestHandler[]): Route
     ...guard,
     read(async (req, res) => {
       const org = await store.getOrganization(principalOf(req).orgId);
-      if (!org) return sendDetail(res, 404, "Organization not found");
+      if (!org) return sendRefusal(res, gatewayErrors.ORGANIZATION_NOT_FOUND());
       sendJson(res, 200, { business_hours: org.business_hours, timezone: org.timezone });
     }),
   );
@@ -182,7 +180,7 @@ export function accountRoutes(deps: AccountDeps, guard: RequestHandler[]): Route
     ...guard,
     answer(async (req) => {
       const p = principalOf(req);
-      if (!isManager(p)) return refused(403, MANAGERS);
+      if (!isManager(p)) return refusalAnswer(gatewayErrors.MANAGER_ROLE_REQUIRED());
       const input = InputChecker.body(req.body);
       if (!(input instanceof InputChecker)) return invalid([input]);
       const hours = input.businessHours("business_hours");
@@ -190,7 +188,7 @@ export function accountRoutes(deps: AccountDeps, guard: RequestHandler[]): Route
         input.errors.push({ loc: ["body", "business_hours"], msg: "Field required", type: "missing" });
       if (input.errors.length > 0 || hours === undefined) return invalid(input.errors);
       const org = await store.updateOrganization(p.orgId, { businessHours: hours });
-      if (!org) return refused(404, "Organization not found");
+      if (!org) return refusalAnswer(gatewayErrors.ORGANIZATION_NOT_FOUND());
       cache.invalidate({ orgId: org.id });
       return { status: 200, body: { business_hours: org.business_hours, timezone: org.timezone } };
     }),

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { nulCharacter, registry, ROLES, violation, type Logger, type Role } from "@voiceops/platform";
-import { sendDetail, sendValidation, fastApiEntry, jsonErrors } from "../errors/index.js";
+import { fastApiEntry, gatewayErrors, jsonErrors, sendRefusal, sendValidation } from "../errors/index.js";
 import { requestContext } from "../http/request-context.js";
 import { InputChecker, uuidPathError } from "../http/validate-input.js";
 import type { PrincipalCache } from "../identity/principal-cache.js";
@@ -41,7 +41,7 @@ export function createAdminApp(deps: {
   });
   app.use((req, res, next) => {
     if (!bearerMatches(req.header("authorization"), deps.adminToken))
-      return sendDetail(res, 401, "Missing or invalid admin token");
+      return sendRefusal(res, gatewayErrors.ADMIN_TOKEN_REFUSED());
     next();
   });
   app.use(jsonBody("64kb"));
@@ -84,7 +84,7 @@ export function createAdminApp(deps: {
       const bad = uuidPathError("id", id);
       if (bad) return sendValidation(res, [bad]);
       const org = await store.getOrganization(id);
-      if (!org) return sendDetail(res, 404, "Organization not found");
+      if (!org) return sendRefusal(res, gatewayErrors.ORGANIZATION_NOT_FOUND());
       res.json(org);
     }),
   );
@@ -103,7 +103,7 @@ export function createAdminApp(deps: {
       const businessHours = input.businessHours("business_hours");
       if (input.errors.length > 0) return sendValidation(res, input.errors);
       const org = await store.updateOrganization(id, { name: name?.trim(), timezone, defaultCountry, businessHours });
-      if (!org) return sendDetail(res, 404, "Organization not found");
+      if (!org) return sendRefusal(res, gatewayErrors.ORGANIZATION_NOT_FOUND());
       cache.invalidate({ orgId: org.id });
       res.json(org);
     }),
@@ -121,7 +121,7 @@ export function createAdminApp(deps: {
       const role: Role = input.oneOf("role", ROLES) ?? "member";
       const expiresAt = input.futureDateTime("expires_at", Date.now()) ?? null;
       if (input.errors.length > 0) return sendValidation(res, input.errors);
-      if (!(await store.getOrganization(id))) return sendDetail(res, 404, "Organization not found");
+      if (!(await store.getOrganization(id))) return sendRefusal(res, gatewayErrors.ORGANIZATION_NOT_FOUND());
       const created = await store.createApiKey(id, { name, role, expiresAt });
       res.status(201).json({
         id: created.id,
@@ -141,7 +141,7 @@ export function createAdminApp(deps: {
       const id = String(req.params.id);
       const bad = uuidPathError("id", id);
       if (bad) return sendValidation(res, [bad]);
-      if (!(await store.getOrganization(id))) return sendDetail(res, 404, "Organization not found");
+      if (!(await store.getOrganization(id))) return sendRefusal(res, gatewayErrors.ORGANIZATION_NOT_FOUND());
       const items = await store.listApiKeys(id);
       res.json({ items, total: items.length });
     }),
@@ -154,7 +154,7 @@ export function createAdminApp(deps: {
       const bad = uuidPathError("key_id", id);
       if (bad) return sendValidation(res, [bad]);
       const orgId = await store.revokeApiKey(id);
-      if (!orgId) return sendDetail(res, 404, "API key not found");
+      if (!orgId) return sendRefusal(res, gatewayErrors.API_KEY_NOT_FOUND());
       cache.invalidate({ keyId: id });
       res.status(204).end();
     }),
@@ -170,7 +170,7 @@ export function createAdminApp(deps: {
       if (!(input instanceof InputChecker)) return sendValidation(res, [input]);
       const parsed = userInput(input);
       if (!parsed) return sendValidation(res, input.errors);
-      if (!(await store.getOrganization(id))) return sendDetail(res, 404, "Organization not found");
+      if (!(await store.getOrganization(id))) return sendRefusal(res, gatewayErrors.ORGANIZATION_NOT_FOUND());
       try {
         const created = await users.createUser(id, parsed);
         res.status(201).json({
@@ -179,7 +179,7 @@ export function createAdminApp(deps: {
           setup_expires_at: created.setupExpiresAt,
         });
       } catch (error) {
-        if (error instanceof EmailTaken) return sendDetail(res, 409, "A user with this email already exists");
+        if (error instanceof EmailTaken) return sendRefusal(res, gatewayErrors.EMAIL_TAKEN());
         throw error;
       }
     }),
@@ -191,7 +191,7 @@ export function createAdminApp(deps: {
       const id = String(req.params.id);
       const bad = uuidPathError("id", id);
       if (bad) return sendValidation(res, [bad]);
-      if (!(await store.getOrganization(id))) return sendDetail(res, 404, "Organization not found");
+      if (!(await store.getOrganization(id))) return sendRefusal(res, gatewayErrors.ORGANIZATION_NOT_FOUND());
       const items = (await users.listUsers(id)).map(publicUser);
       res.json({ items, total: items.length });
     }),
@@ -203,7 +203,7 @@ export function createAdminApp(deps: {
       const id = String(req.params.user_id);
       const bad = uuidPathError("user_id", id);
       if (bad) return sendValidation(res, [bad]);
-      if (!(await users.deleteUser(id))) return sendDetail(res, 404, "User not found");
+      if (!(await users.deleteUser(id))) return sendRefusal(res, gatewayErrors.USER_NOT_FOUND());
       res.status(204).end();
     }),
   );

@@ -33,7 +33,7 @@ function adminToken(env: Record<string, string | undefined>): string {
   }
 }
 
-export type AdminCall = (method: string, path: string, body?: unknown) => Promise<Record<string, unknown>>;
+type AdminCall = (method: string, path: string, body?: unknown) => Promise<Record<string, unknown>>;
 
 /** A caller of the admin API (ADMIN_URL or ADMIN_HOST/ADMIN_PORT, ADMIN_TOKEN or the embedded one) that fails on any error. */
 export function adminCaller(env: Record<string, string | undefined>): AdminCall {

@@ -4,7 +4,7 @@ import { sendDetail } from "../errors/index.js";
 import { FixedWindowCounter, type WindowState } from "./fixed-window.js";
 
 /** Paths that are never limited nor counted: probes and monitors must always get through. */
-export const HEALTH_PATHS = new Set(["/health", "/health/live", "/health/ready", "/api/health", "/api/health/live"]);
+const HEALTH_PATHS = new Set(["/health", "/health/live", "/health/ready", "/api/health", "/api/health/live"]);
 
 /**
  * The bucket of a client address: an IPv4 address, or the /64 network of an IPv6 address
@@ -24,7 +24,7 @@ export function addressBucket(ip: string | undefined): string {
     .join(":")}::/64`;
 }
 
-export interface RateLimitOptions {
+interface RateLimitOptions {
   /** Requests per window, per API key and per client address. */
   limit: number;
   windowMs: number;

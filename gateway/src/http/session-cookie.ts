@@ -2,7 +2,7 @@ import type { Request, Response } from "express";
 
 // The dashboard's session cookie: HttpOnly, SameSite=Lax, Secure when the public URL is https.
 
-export const SESSION_COOKIE = "vo_session";
+const SESSION_COOKIE = "vo_session";
 /** The header a session's unsafe requests carry their CSRF token in. */
 export const CSRF_HEADER = "x-csrf-token";
 

@@ -2,7 +2,7 @@ import type { EventBus } from "@voiceops/platform";
 import type { IdentityStore, Principal } from "./store.js";
 
 /** Subject on which a gateway tells every replica to forget cached keys. */
-export const IDENTITY_INVALIDATE_SUBJECT = "identity.invalidate";
+const IDENTITY_INVALIDATE_SUBJECT = "identity.invalidate";
 
 interface Entry {
   principal: Principal | undefined;

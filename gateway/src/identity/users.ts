@@ -48,12 +48,12 @@ function toUser(row: UserRow): User {
 }
 
 /** Session lifetimes: idle and absolute. */
-export const SESSION_IDLE_SECONDS = 12 * 3600;
+const SESSION_IDLE_SECONDS = 12 * 3600;
 export const SESSION_ABSOLUTE_SECONDS = 7 * 24 * 3600;
-export const SETUP_LINK_SECONDS = 72 * 3600;
+const SETUP_LINK_SECONDS = 72 * 3600;
 /** Failed sign-ins allowed per address and per email within the window. */
 export const SIGN_IN_FAILURE_LIMIT = 10;
-export const SIGN_IN_FAILURE_WINDOW_SECONDS = 15 * 60;
+const SIGN_IN_FAILURE_WINDOW_SECONDS = 15 * 60;
 
 const SESSION_PREFIX = "vs_";
 const SETUP_PREFIX = "su_";
@@ -66,7 +66,7 @@ export function csrfTokenOf(sessionToken: string): string {
 export class EmailTaken extends Error {}
 
 /** A session's principal: the user's organization and role, as an API key's. */
-export interface SessionPrincipal extends Principal {
+interface SessionPrincipal extends Principal {
   userId: string;
   sessionId: string;
 }

@@ -28,7 +28,7 @@ import {
 import { getBusinessHours, searchKnowledgeBase } from "./tools/business.js";
 
 /** Every agent tool, in the order tools/list gives them (a call's order: who, what, when). */
-export const AGENT_TOOLS: AgentTool[] = [
+const AGENT_TOOLS: AgentTool[] = [
   lookupCaller,
   searchContacts,
   saveContact,

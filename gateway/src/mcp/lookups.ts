@@ -19,7 +19,7 @@ interface Pending {
   lookups: MessageInitShape<typeof LookupSchema>[];
 }
 
-export interface LookupRecorderOptions {
+interface LookupRecorderOptions {
   peers: PeerRegistry;
   internalToken: string;
   logger: Logger;

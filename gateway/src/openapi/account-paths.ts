@@ -1,4 +1,4 @@
-import { apiHeaders } from "../errors/index.js";
+import { apiHeaders, gatewayErrors } from "../errors/index.js";
 import {
   errorResponse as error,
   jsonRequestBody as body,
@@ -194,7 +194,7 @@ const unauthorized = { $ref: "#/components/responses/Unauthorized" };
 const tooMany = { $ref: "#/components/responses/TooManyRequests" };
 const forbidden = error(
   "Requires the owner or admin role, or a session's request without its X-CSRF-Token.",
-  "This operation requires the owner or admin role",
+  gatewayErrors.MANAGER_ROLE_REQUIRED().rawMessage,
 );
 const keyParameter = { $ref: "#/components/parameters/IdempotencyKey" };
 
@@ -221,7 +221,7 @@ function accountOperations(): Record<string, Json> {
         requestBody: body("SignIn"),
         responses: {
           ...ok("200", "Me", "Signed in; Set-Cookie carries the session."),
-          "401": error("Wrong email or password.", "Wrong email or password"),
+          "401": error("Wrong email or password.", gatewayErrors.WRONG_CREDENTIALS().rawMessage),
           "422": validation,
           "429": tooMany,
         },
@@ -238,7 +238,7 @@ function accountOperations(): Record<string, Json> {
         requestBody: body("Setup"),
         responses: {
           ...ok("200", "Me", "Password set and signed in."),
-          "404": error("The link is unknown, used or expired.", "This set-up link is unknown, used or expired"),
+          "404": error("The link is unknown, used or expired.", gatewayErrors.SETUP_LINK_UNUSABLE().rawMessage),
           "422": validation,
           "429": tooMany,
         },
@@ -344,7 +344,7 @@ function accountOperations(): Record<string, Json> {
           ...ok("201", "InvitedUser"),
           "401": unauthorized,
           "403": forbidden,
-          "409": error("A user with this email already exists.", "A user with this email already exists"),
+          "409": error("A user with this email already exists.", gatewayErrors.EMAIL_TAKEN().rawMessage),
           "422": validation,
           "429": tooMany,
         },

@@ -9,7 +9,7 @@ export type Schema = Record<string, unknown>;
  * null for optional ones; a response always writes every field (json-codec's writeMessage), null
  * only for an `optional` field that is unset.
  */
-export type Direction = "input" | "output";
+type Direction = "input" | "output";
 
 const SCALAR_SCHEMAS: Partial<Record<ScalarType, Schema>> = {
   [ScalarType.STRING]: { type: "string" },
@@ -51,7 +51,7 @@ function enumDescription(desc: DescEnum): string | undefined {
 }
 
 /** The same schema, also allowing null. */
-export function orNull(schema: Schema): Schema {
+function orNull(schema: Schema): Schema {
   if ("$ref" in schema || "anyOf" in schema) {
     const { description, ...rest } = schema;
     return { anyOf: [rest, { type: "null" }], ...(description ? { description } : {}) };

@@ -34,7 +34,7 @@ const TIMEOUT_MS = 15_000;
 type Unary<I extends DescMessage, O extends DescMessage> = DescMethod & { methodKind: "unary"; input: I; output: O };
 
 /** Where a refused field came from in the portal request. */
-export type PortalInput = "body" | "query";
+type PortalInput = "body" | "query";
 
 async function unary<I extends DescMessage, O extends DescMessage>(
   deps: PortalDeps,

@@ -26,7 +26,7 @@ import type { Route } from "./routes.js";
 import { principalHeaders, serviceNameOfType } from "./rpc-call.js";
 import { isUploadRequest, receiveUpload, UploadRefused } from "./upload.js";
 
-export interface TranscoderDeps {
+interface TranscoderDeps {
   peers: PeerRegistry;
   /** Where upload routes store their files. */
   objects: ObjectStore;

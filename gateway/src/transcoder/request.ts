@@ -15,7 +15,7 @@ import type { Route } from "./routes.js";
 
 type AnyMessage = Record<string, unknown>;
 
-export interface HttpInput {
+interface HttpInput {
   params: Record<string, string>;
   query: Record<string, unknown>;
   /** Parsed JSON body; undefined when the request had none. */

@@ -10,13 +10,13 @@ import { http } from "@voiceops/proto/google/api/annotations_pb";
 import { fieldRules, methodRules, type Role } from "@voiceops/platform";
 
 /** A request field bound to an HTTP request header. */
-export interface HeaderField {
+interface HeaderField {
   field: DescField;
   /** Lower-case header name, e.g. "x-internal-key". */
   header: string;
 }
 
-export type HttpVerb = "get" | "post" | "put" | "patch" | "delete";
+type HttpVerb = "get" | "post" | "put" | "patch" | "delete";
 
 /** One REST route, read from an RPC's google.api.http annotation. */
 export interface Route {

@@ -24,7 +24,7 @@ export class UploadRefused extends Error {
   }
 }
 
-export interface ReceivedUpload {
+interface ReceivedUpload {
   file: UploadedFile | undefined;
   /** Other multipart parts, by name, as text. */
   fields: Record<string, string>;

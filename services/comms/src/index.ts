@@ -7,7 +7,7 @@ import { activityHandlers } from "./handlers/activities.js";
 import { callHandlers } from "./handlers/calls.js";
 import { conversationHandlers } from "./handlers/conversations.js";
 import { messageHandlers } from "./handlers/messages.js";
-import { Recordings } from "./handlers/recordings.js";
+import { Recordings } from "./calls/recordings.js";
 import { referenceChecker } from "./peers.js";
 import { outbound } from "./outbound/index.js";
 import { knowledgeBase } from "./knowledge/index.js";

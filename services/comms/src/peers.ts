@@ -14,7 +14,7 @@ import type { ContactCopy } from "./store/contacts.js";
 // Every call comms makes to another service: the reference checks of activities and the CRM
 // lookups of outbound calling.
 
-export interface CheckedReferences {
+interface CheckedReferences {
   violations: Violation[];
   /** The linked contact as the CRM has it now, when there is one. */
   contact: ContactCopy | undefined;

@@ -4,7 +4,7 @@ import { badFormat, invalidValue, violation, wrongType, type Violation } from ".
 // An organization's opening hours: the one definition every service uses (validation in the
 // admin API, expansion into instants for scheduling, after-hours figures in analytics).
 
-export interface OpeningInterval {
+interface OpeningInterval {
   /** "HH:MM", local time. */
   start: string;
   /** "HH:MM" after start; "24:00" is the end of the day. */
@@ -31,7 +31,7 @@ export const DEFAULT_BUSINESS_HOURS: WeeklyHours = Object.freeze({
 });
 
 /** One thing wrong with a business_hours value: where (below the field itself), and what. */
-export interface BusinessHoursProblem {
+interface BusinessHoursProblem {
   path: (string | number)[];
   violation: Violation;
 }
@@ -120,7 +120,7 @@ function at(day: DateTime, hhmm: string): DateTime {
 }
 
 /** The weekday name of a local date. */
-export function weekdayOf(local: DateTime): Weekday {
+function weekdayOf(local: DateTime): Weekday {
   return WEEKDAYS[local.weekday - 1] ?? "mon";
 }
 

@@ -7,10 +7,10 @@ import { phoneInput } from "./validation/phone-input.js";
 import { wrongType, type Violation } from "./validation/violations.js";
 
 /** What a column can hold when written from a request. */
-export type ColumnValue = string | number | boolean | Date | string[] | null;
+type ColumnValue = string | number | boolean | Date | string[] | null;
 
 /** Where a field's value is read, for the few fields whose rule is their own. */
-export interface ColumnField {
+interface ColumnField {
   /** The field's path in violations, e.g. "contact.name". */
   path: string;
   /** Violations found so far; an override adds its own. */
@@ -18,9 +18,9 @@ export interface ColumnField {
 }
 
 /** The column value of one field (undefined: the column is left out), given the field's value (undefined when absent). */
-export type ColumnOverride = (value: unknown, field: ColumnField) => ColumnValue | undefined;
+type ColumnOverride = (value: unknown, field: ColumnField) => ColumnValue | undefined;
 
-export interface ColumnOptions<C extends string> {
+interface ColumnOptions<C extends string> {
   /** Prefix of the message's fields in violations, e.g. "contact." for an update body. */
   prefix?: string;
   /** Default country of phone numbers written without one; required when a column is a phone field. */

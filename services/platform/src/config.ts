@@ -56,7 +56,7 @@ export function envUrl(name: string, protocols: string[], env: Env): string | un
   return raw;
 }
 
-export function envEnum<T extends string>(name: string, allowed: readonly T[], fallback: T, env: Env): T {
+function envEnum<T extends string>(name: string, allowed: readonly T[], fallback: T, env: Env): T {
   const raw = envOptional(name, env);
   if (raw === undefined) return fallback;
   if (!(allowed as readonly string[]).includes(raw)) {

@@ -40,7 +40,7 @@ export function applyDefaults(schema: DescMessage, message: Record<string, unkno
 }
 
 /** A request whose named fields are known to hold a value (theirs or the declared default). */
-export type Defaulted<T, K extends keyof T> = T & { [P in K]-?: Exclude<T[P], undefined> };
+type Defaulted<T, K extends keyof T> = T & { [P in K]-?: Exclude<T[P], undefined> };
 
 /**
  * The request with the named fields typed as present: each must declare a default in proto

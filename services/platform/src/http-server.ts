@@ -4,10 +4,10 @@ import type http2 from "node:http2";
 import type { Duplex } from "node:stream";
 
 /** How long in-flight requests may take to finish once a server closes; then they are cut. */
-export const IN_FLIGHT_DEADLINE_MS = 15_000;
+const IN_FLIGHT_DEADLINE_MS = 15_000;
 
 /** The stages of a graceful stop that every listener of a process goes through. */
-export interface Drainable {
+interface Drainable {
   /** Whether drain() was called: readiness answers 503 from then on. */
   readonly draining: boolean;
   /** Keeps serving, but tells clients to go elsewhere (readiness 503, no keep-alive). */

@@ -83,6 +83,7 @@ export { drainableHttpServer } from "./http-server.js";
 export { blankToNull, updatedFields } from "./updates.js";
 export { phoneInput } from "./validation/phone-input.js";
 export { selectCountedPage, selectPage, selectWindow } from "./db/page.js";
+export { pageAnswer, pageOffset, pageRequest } from "./paging.js";
 export {
   IDEMPOTENCY_MESSAGES,
   IDEMPOTENCY_RETRY_AFTER_SECONDS,

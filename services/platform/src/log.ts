@@ -24,7 +24,7 @@ const SAFE_FIELDS = [
  * failing row (`detail`: "Key (phone)=(+1555...) already exists") and the client object; data
  * exceptions quote the bad value in their message. None of that is logged.
  */
-export function serializeError(value: unknown, depth = 0): unknown {
+function serializeError(value: unknown, depth = 0): unknown {
   if (!(value instanceof Error) && (typeof value !== "object" || value === null)) return value;
   const error = value as Error & Record<string, unknown>;
   const out: Record<string, unknown> = {
@@ -55,10 +55,10 @@ const LOG_WRITE_BYTES = 8192;
 const LOG_FLUSH_MS = 250;
 
 /** How log lines look: JSON for machines; pretty for a person at a terminal; auto picks by stdout. */
-export type LogFormat = "json" | "pretty" | "auto";
+type LogFormat = "json" | "pretty" | "auto";
 
 /** Whether lines are printed for a person: asked for, or (auto) stdout is a terminal. */
-export function isPrettyLog(format: LogFormat): boolean {
+function isPrettyLog(format: LogFormat): boolean {
   return format === "pretty" || (format === "auto" && process.stdout.isTTY === true);
 }
 

@@ -76,7 +76,8 @@ export function watchPool(name: string, pool: WatchedPool): () => void {
   return () => pools.delete(pool);
 }
 
-export const dbPoolWaiting = new Gauge({
+// The pool gauges are read by their collect() on each scrape: registering them is all they need.
+new Gauge({
   name: "db_pool_waiting",
   help: "Queries waiting for a free PostgreSQL connection of the pool, by pool",
   labelNames: ["pool"],
@@ -87,7 +88,7 @@ export const dbPoolWaiting = new Gauge({
   },
 });
 
-export const dbPoolConnections = new Gauge({
+new Gauge({
   name: "db_pool_connections",
   help: "Open PostgreSQL connections of the pool, by pool",
   labelNames: ["pool"],

@@ -13,7 +13,7 @@ import { ConfigError, envString } from "./config.js";
 // implementation, so the gateway reads it without loading any service's code.
 
 /** A service of the system. */
-export interface ServiceEntry {
+interface ServiceEntry {
   /**
    * Its name, which is also its folder services/<name>/ (src/index.ts exports its ServiceModule
    * as `<name>Service`, src/main.ts runs it alone), its bundle dist/<name>.js, its manifest

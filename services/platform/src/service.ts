@@ -34,7 +34,7 @@ import { tracingOn } from "./tracing/state.js";
 export type Emit = (event: DomainEvent) => void;
 
 /** The work of one write transaction. */
-export type WriteFn<T> = (tx: Queryable, emit: Emit) => Promise<T>;
+type WriteFn<T> = (tx: Queryable, emit: Emit) => Promise<T>;
 
 /** What a service's handlers and consumers get to work with. */
 export interface ServiceContext {
@@ -165,7 +165,7 @@ export class PeerRegistry {
   }
 }
 
-export interface ServiceRuntime {
+interface ServiceRuntime {
   db: Database;
   bus: EventBus;
   logger: Logger;

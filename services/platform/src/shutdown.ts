@@ -1,14 +1,14 @@
 import { ConfigError, envInt } from "./config.js";
 import type { Logger } from "./log.js";
 
-export interface ShutdownHooks {
+interface ShutdownHooks {
   /** Called at once on a signal: readiness answers 503 and responses close their connections. */
   drain?: () => void;
   /** Called after the delay: stop accepting, let in-flight requests finish, close everything. */
   stop: () => Promise<void>;
 }
 
-export interface ShutdownOptions {
+interface ShutdownOptions {
   /** How long a SIGTERM'd process keeps serving while load balancers take it out (SIGINT: none): shutdownDelayMs(env). */
   delayMs: number;
   /** Past this, the process exits 1 whatever is still running. */

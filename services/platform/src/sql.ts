@@ -15,7 +15,7 @@ export function prefixPattern(text: string): string {
   return `${escapeLike(text)}%`;
 }
 
-export interface TextSearch {
+interface TextSearch {
   /** Columns that may each contain the search text (a match never spans two of them). */
   columns: string[];
   /** Further conditions on the same pattern, "{p}" standing for its parameter (e.g. an EXISTS over an array). */

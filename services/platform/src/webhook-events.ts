@@ -75,7 +75,7 @@ import { QuoteOfRequestSchema, ServiceRequestSchema } from "@voiceops/proto/voic
 // the registry): the gateway documents the types from it, the webhooks service consumes by it.
 
 /** A public event type: its name, what it means, and the REST resource its `data` is ("id" = `{id}`). */
-export interface WebhookEventType {
+interface WebhookEventType {
   readonly type: string;
   readonly description: string;
   readonly data: DescMessage | "id";

@@ -3260,7 +3260,7 @@ export interface webhooks {
         put?: never;
         /**
          * call.recording_ready
-         * @description A call's recording was stored; data is {id} (the call's session id). Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
+         * @description A call's recording was stored. Posted to every enabled endpoint subscribed to it (or to "*"); a 2xx answer within 15 s is success, anything else is retried.
          */
         post: operations["callRecordingReadyWebhook"];
         delete?: never;
@@ -17693,7 +17693,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "This set-up link is unknown, used or expired"
+                     *       "detail": "This set-up link is unknown, used or expired: ask for a new one"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -21387,7 +21387,23 @@ export interface operations {
                  *       "type": "call.recording_ready",
                  *       "timestamp": "2026-11-21T14:03:00.000Z",
                  *       "data": {
-                 *         "id": "string"
+                 *         "session_id": "string",
+                 *         "activity_id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "contact_id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *         "contact": {
+                 *           "id": "0190f3c4-5d6e-7a8b-9c0d-1e2f3a4b5c6d",
+                 *           "name": "string"
+                 *         },
+                 *         "channel": "phone",
+                 *         "direction": "string",
+                 *         "from_number": "string",
+                 *         "start_time": "string",
+                 *         "duration_seconds": 1,
+                 *         "outcome": "string",
+                 *         "disposition": "string",
+                 *         "has_transcription": true,
+                 *         "has_recording": true,
+                 *         "occurred_at": "2026-11-21T14:03:00Z"
                  *       }
                  *     }
                  */
@@ -21396,9 +21412,7 @@ export interface operations {
                     type: "call.recording_ready";
                     /** Format: date-time */
                     timestamp: string;
-                    data: {
-                        id: string;
-                    };
+                    data: components["schemas"]["Call"];
                 };
             };
         };

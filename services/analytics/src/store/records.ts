@@ -1,7 +1,7 @@
 import type { Queryable } from "@voiceops/platform";
 
 /** A record's contribution to the counters: the names it adds one to (a name may repeat). */
-export interface RecordState {
+interface RecordState {
   counters: string[];
   /** Facts later events need (a quote's status, to see it enter "approved"). */
   attrs?: Record<string, unknown>;
@@ -9,7 +9,7 @@ export interface RecordState {
   version?: Date;
 }
 
-export interface StoredRecord {
+interface StoredRecord {
   counters: string[];
   attrs: Record<string, unknown>;
   version: Date | null;

@@ -38,7 +38,7 @@ export async function contactsWithPortalTokens(db: Queryable, orgId: string, now
   return result.rows[0]?.n ?? 0;
 }
 
-export interface UpcomingRow {
+interface UpcomingRow {
   type: string;
   ref_id: string;
   at: Date;

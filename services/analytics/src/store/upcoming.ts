@@ -1,8 +1,8 @@
 import type { Queryable } from "@voiceops/platform";
 
-export type UpcomingType = "appointment" | "lead_follow_up" | "service_request_due" | "campaign_call" | "on_call_shift";
+type UpcomingType = "appointment" | "lead_follow_up" | "service_request_due" | "campaign_call" | "on_call_shift";
 
-export interface UpcomingEntry {
+interface UpcomingEntry {
   at: Date;
   endsAt?: Date | null;
   title: string;

@@ -12,6 +12,8 @@ import {
   withDefaults,
   invalidValue,
   enumFilter,
+  pageAnswer,
+  pageRequest,
 } from "@voiceops/platform";
 import { ActivityCreatedSchema, CallEndedSchema } from "@voiceops/proto/voiceops/comms/v1/comms_events_pb";
 import {
@@ -34,8 +36,8 @@ import {
   callMetadataViolations,
   customerPhone,
   hasTranscription,
-} from "./activity-metadata.js";
-import { activitySource } from "./internal-key.js";
+} from "../activities/metadata.js";
+import { activitySource } from "../activities/source.js";
 import type { ReferenceChecker } from "../peers.js";
 
 /** How far ahead of now the voice runtime's clock may be when it dates an activity. */
@@ -58,17 +60,17 @@ export function activityHandlers(
   return {
     async listActivities(req: ListActivitiesRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const { page, pageSize, lookups } = withDefaults(ListActivitiesRequestSchema, req, "page", "pageSize", "lookups");
-      const { rows, total } = await activities.list(db, org.orgId, {
-        page,
-        pageSize,
+      const paging = pageRequest(ListActivitiesRequestSchema, req);
+      const { lookups } = withDefaults(ListActivitiesRequestSchema, req, "lookups");
+      const listing = await activities.list(db, org.orgId, {
+        ...paging,
         activityType: enumFilter(ActivityTypeSchema, req.activityType),
         contactId: req.contactId?.toLowerCase(),
         serviceRequestId: req.serviceRequestId?.toLowerCase(),
         since: hoursBefore(service.clock.now(), req.hoursBack),
         lookups,
       });
-      return { items: rows.map(toActivity), total, page, pageSize };
+      return pageAnswer(paging, listing, toActivity);
     },
 
     async createActivity(req: CreateActivityRequest, ctx: HandlerContext) {

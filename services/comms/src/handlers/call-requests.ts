@@ -12,8 +12,9 @@ import {
   type OrgContext,
   type ServiceContext,
   type Violation,
-  withDefaults,
   enumFilter,
+  pageAnswer,
+  pageRequest,
 } from "@voiceops/platform";
 import {
   ListCallRequestsRequestSchema,
@@ -123,15 +124,14 @@ export function callRequestHandlers(service: ServiceContext, engine: OutboundEng
 
     async listCallRequests(req: ListCallRequestsRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const { page, pageSize } = withDefaults(ListCallRequestsRequestSchema, req, "page", "pageSize");
+      const paging = pageRequest(ListCallRequestsRequestSchema, req);
       const status = enumFilter(CallRequestStatusSchema, req.status);
-      const { rows, total } = await requests.list(db, org.orgId, {
-        page,
-        pageSize,
+      const listing = await requests.list(db, org.orgId, {
+        ...paging,
         status,
         campaignId: req.campaignId?.toLowerCase(),
       });
-      return { items: rows.map(toCallRequest), total, page, pageSize };
+      return pageAnswer(paging, listing, toCallRequest);
     },
 
     async getCallRequest(req: GetCallRequestRequest, ctx: HandlerContext) {

@@ -11,6 +11,8 @@ import {
   withDefaults,
   invalidValue,
   enumFilter,
+  pageAnswer,
+  pageRequest,
 } from "@voiceops/platform";
 import { CallDeletedSchema, RecordingStoredSchema } from "@voiceops/proto/voiceops/comms/v1/comms_events_pb";
 import {
@@ -29,7 +31,7 @@ import { toActivity } from "../store/activity-rows.js";
 import { recordingOf, toCall, toCallDetail } from "../store/call-rows.js";
 import type { CallStore, DeletedCalls } from "../store/calls.js";
 import { hoursBefore } from "./activities.js";
-import { isOwnObject, type Recordings } from "./recordings.js";
+import { isOwnObject, type Recordings } from "../calls/recordings.js";
 
 function emitDeleted(orgId: string, removed: DeletedCalls, emit: Emit): void {
   for (const [sessionId, activityIds] of removed.sessions) {
@@ -45,14 +47,13 @@ export function callHandlers(service: ServiceContext, deps: { calls: CallStore; 
   return {
     async listCalls(req: ListCallsRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const { page, pageSize } = withDefaults(ListCallsRequestSchema, req, "page", "pageSize");
-      const { rows, total } = await calls.list(db, org.orgId, {
-        page,
-        pageSize,
+      const paging = pageRequest(ListCallsRequestSchema, req);
+      const listing = await calls.list(db, org.orgId, {
+        ...paging,
         channel: enumFilter(CallChannelSchema, req.channel),
         since: hoursBefore(service.clock.now(), req.hoursBack),
       });
-      return { items: rows.map(toCall), total, page, pageSize };
+      return pageAnswer(paging, listing, toCall);
     },
 
     async getCall(req: GetCallRequest, ctx: HandlerContext) {

@@ -17,6 +17,8 @@ import {
   type Violation,
   withDefaults,
   enumFilter,
+  pageAnswer,
+  pageRequest,
 } from "@voiceops/platform";
 import {
   CreateCampaignRequestSchema,
@@ -143,14 +145,14 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
 
     async listCampaigns(req: ListCampaignsRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const { page, pageSize } = withDefaults(ListCampaignsRequestSchema, req, "page", "pageSize");
+      const paging = pageRequest(ListCampaignsRequestSchema, req);
       const status = enumFilter(CampaignStatusSchema, req.status);
-      const { rows, total } = await campaigns.list(db, org.orgId, { page, pageSize, status });
+      const listing = await campaigns.list(db, org.orgId, { ...paging, status });
       const counts = await campaigns.counts(
         db,
-        rows.map((row) => row.id),
+        listing.rows.map((row) => row.id),
       );
-      return { items: rows.map((row) => toCampaign(row, counts.get(row.id))), total, page, pageSize };
+      return pageAnswer(paging, listing, (row) => toCampaign(row, counts.get(row.id)));
     },
 
     async getCampaign(req: GetCampaignRequest, ctx: HandlerContext) {
@@ -218,10 +220,10 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
     async listCampaignContacts(req: ListCampaignContactsRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
       if (!(await campaigns.get(db, org.orgId, req.campaignId))) throw notFound("Campaign");
-      const { page, pageSize } = withDefaults(ListCampaignContactsRequestSchema, req, "page", "pageSize");
+      const paging = pageRequest(ListCampaignContactsRequestSchema, req);
       const status = enumFilter(CampaignContactStatusSchema, req.status);
-      const { rows, total } = await campaigns.listContacts(db, org.orgId, req.campaignId, { page, pageSize, status });
-      return { items: rows.map(toCampaignContact), total, page, pageSize };
+      const listing = await campaigns.listContacts(db, org.orgId, req.campaignId, { ...paging, status });
+      return pageAnswer(paging, listing, toCampaignContact);
     },
   } satisfies Partial<ServiceImpl<typeof OutboundService>>;
 
@@ -328,5 +330,3 @@ export function campaignHandlers(service: ServiceContext, engine: OutboundEngine
     return { imported: added.length - onDnc, duplicates: valid.length - added.length, invalid, onDnc };
   }
 }
-
-export type CampaignHandlers = ReturnType<typeof campaignHandlers>;

@@ -8,9 +8,10 @@ import {
   normalizePhone,
   orgOf,
   type ServiceContext,
-  withDefaults,
   invalidValue,
   tooFewItems,
+  pageAnswer,
+  pageRequest,
 } from "@voiceops/platform";
 import {
   ListDncEntriesRequestSchema,
@@ -50,7 +51,7 @@ const DISPOSITION_LIST = DISPOSITIONS.map((d) =>
 );
 
 /** Numbers of a bulk add, split into distinct E.164 numbers and the values that are not numbers. */
-export function readPhoneList(
+function readPhoneList(
   values: readonly string[],
   country: string,
 ): { phones: string[]; repeated: number; invalid: InvalidPhone[] } {
@@ -105,13 +106,12 @@ export function dncHandlers(service: ServiceContext, engine: OutboundEngine) {
 
     async listDncEntries(req: ListDncEntriesRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const { page, pageSize } = withDefaults(ListDncEntriesRequestSchema, req, "page", "pageSize");
-      const { rows, total } = await dnc.list(db, org.orgId, {
-        page,
-        pageSize,
+      const paging = pageRequest(ListDncEntriesRequestSchema, req);
+      const listing = await dnc.list(db, org.orgId, {
+        ...paging,
         search: req.search?.trim() || undefined,
       });
-      return { items: rows.map(toDncEntry), total, page, pageSize };
+      return pageAnswer(paging, listing, toDncEntry);
     },
 
     async checkDnc(req: CheckDncRequest, ctx: HandlerContext) {

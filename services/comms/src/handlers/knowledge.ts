@@ -16,6 +16,8 @@ import {
   aboveMax,
   notAllowed,
   nulCharacter,
+  pageAnswer,
+  pageRequest,
 } from "@voiceops/platform";
 import {
   KnowledgeSourceCreatedSchema,
@@ -100,18 +102,17 @@ export function knowledgeHandlers(
   return {
     async listKnowledgeSources(req, ctx) {
       const org = orgOf(ctx);
-      const { page, pageSize } = withDefaults(ListKnowledgeSourcesRequestSchema, req, "page", "pageSize");
+      const paging = pageRequest(ListKnowledgeSourcesRequestSchema, req);
       const violations: Violation[] = [];
       noNul("search", req.search, violations);
       if (violations.length > 0) throw invalidArgument(violations);
-      const { rows, total } = await store.list(db, org.orgId, {
-        page,
-        pageSize,
+      const listing = await store.list(db, org.orgId, {
+        ...paging,
         status: req.status === undefined ? undefined : STATUS_NAME[req.status],
         type: req.type === undefined ? undefined : TYPE_NAME[req.type],
         search: req.search?.trim() || undefined,
       });
-      return { items: rows.map(toKnowledgeSource), total, page, pageSize };
+      return pageAnswer(paging, listing, toKnowledgeSource);
     },
 
     async createKnowledgeSource(req, ctx) {

@@ -9,6 +9,8 @@ import {
   type ServiceContext,
   withDefaults,
   enumFilter,
+  pageAnswer,
+  pageRequest,
 } from "@voiceops/platform";
 import {
   ListMessagesRequestSchema,
@@ -48,11 +50,8 @@ export function messageHandlers(service: ServiceContext, store: MessageStore) {
   return {
     async listMessages(req: ListMessagesRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const {
-        page,
-        pageSize,
-        channel: channelNumber,
-      } = withDefaults(ListMessagesRequestSchema, req, "page", "pageSize", "channel");
+      const paging = pageRequest(ListMessagesRequestSchema, req);
+      const { channel: channelNumber } = withDefaults(ListMessagesRequestSchema, req, "channel");
       const channel = enumToJson(MessageChannelSchema, channelNumber) as "sms" | "web" | "whatsapp";
       const phone = req.phone?.trim();
       let phones: string[] | undefined;
@@ -60,16 +59,15 @@ export function messageHandlers(service: ServiceContext, store: MessageStore) {
         const e164 = channel === "web" ? undefined : normalizePhone(phone, org.country);
         phones = e164 && e164 !== phone ? [e164, phone] : [phone];
       }
-      const { items, total } = await store.list(service.db, org.orgId, {
+      const listing = await store.list(service.db, org.orgId, {
         channel,
         direction: enumFilter(MessageDirectionSchema, req.direction) as "inbound" | "outbound" | undefined,
         phones,
         since: hoursBefore(service.clock.now(), req.hoursBack),
-        page,
-        pageSize,
+        ...paging,
       });
       const channelValue = (enumFromJson(MessageChannelSchema, channel) ?? 0) as MessageChannel;
-      return { items: items.map((slot) => toMessage(slot, channelValue)), total, page, pageSize };
+      return pageAnswer(paging, listing, (slot) => toMessage(slot, channelValue));
     },
   } satisfies Partial<ServiceImpl<typeof CommsService>>;
 }

@@ -6,20 +6,20 @@ import type { Block } from "./document-kinds.js";
 // chunk before it, so an answer that straddles the cut is whole in one of them. Sections too
 // short to stand alone share a chunk with their neighbours.
 
-export interface Chunk {
+interface Chunk {
   /** The headings the chunk's text sits under, "Price list > Drain cleaning". */
   heading: string;
   content: string;
 }
 
-export interface ChunkOptions {
+interface ChunkOptions {
   maxChars: number;
   overlapChars: number;
   /** Sections shorter than this are grouped with their neighbours. */
   minSectionChars: number;
 }
 
-export const DEFAULT_CHUNKING: ChunkOptions = { maxChars: 1500, overlapChars: 200, minSectionChars: 200 };
+const DEFAULT_CHUNKING: ChunkOptions = { maxChars: 1500, overlapChars: 200, minSectionChars: 200 };
 
 interface Section {
   /** Heading trail, outermost first. */

@@ -11,7 +11,7 @@ export interface ExtractedDocument {
 
 export type DocumentKind = "text" | "markdown" | "html" | "pdf" | "docx";
 
-export const DOCX_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
+const DOCX_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
 
 const KIND_OF_TYPE: Record<string, DocumentKind> = {
   "text/plain": "text",
@@ -34,9 +34,6 @@ const KIND_OF_EXTENSION: Record<string, DocumentKind> = {
   pdf: "pdf",
   docx: "docx",
 };
-
-/** The media types a document may have, for upload limits and the OpenAPI document. */
-export const SUPPORTED_TYPES = Object.keys(KIND_OF_TYPE);
 
 function extensionOf(name: string | undefined): string | undefined {
   const match = /\.([a-z0-9]+)$/i.exec(name ?? "");

@@ -34,7 +34,7 @@ const MARKDOWN_HEADING = /^(#{1,6})\s+(.+?)\s*#*\s*$/;
 const LINE_ITEM = /^([-*+•]\s|\d+[.)]\s|\|)/;
 
 /** Blocks of plain text or Markdown: ATX and setext headings, and paragraphs split at blank lines. */
-export function textBlocks(text: string, markdown: boolean): Block[] {
+function textBlocks(text: string, markdown: boolean): Block[] {
   const blocks: Block[] = [];
   let paragraph: string[] = [];
   const flush = () => {
@@ -128,7 +128,7 @@ const BLOCK_TAGS = new Set([
 ]);
 
 /** Blocks of an HTML fragment or page; `dropChrome` leaves out navigation, headers and footers. */
-export function htmlBlocks(root: DomNode, dropChrome: boolean): Block[] {
+function htmlBlocks(root: DomNode, dropChrome: boolean): Block[] {
   const blocks: Block[] = [];
   let inline = "";
   const flush = () => {
@@ -198,7 +198,7 @@ function charsetOf(contentType: string | undefined, bytes: Uint8Array): string |
 }
 
 /** An HTML page: its main content (Mozilla Readability), or the whole body when that finds too little. */
-export function extractHtml(html: string, limits: DocumentLimits): ExtractedDocument {
+function extractHtml(html: string, limits: DocumentLimits): ExtractedDocument {
   checkHtml(html, limits);
   const page = parseHTML(html).document as unknown as { title?: string; body?: DomNode; documentElement: DomNode };
   const pageTitle = collapse(page.title ?? "") || undefined;

@@ -21,7 +21,7 @@ export interface FetchOptions {
   lookup?: typeof dnsLookup;
 }
 
-export interface FetchedDocument {
+interface FetchedDocument {
   /** The address the body came from, after redirects. */
   url: string;
   /** The media type the server declared, without parameters, lower case. */

@@ -20,7 +20,7 @@ interface LoadedDocument {
 }
 
 /** Most an uploaded file may weigh (the gateway refuses larger ones). */
-export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
+const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
 /** Words longer than this are not kept in the vocabulary (hashes, run-together junk). */
 const MAX_WORD_LENGTH = 40;
 

@@ -20,7 +20,7 @@ function childEntry(): string {
   );
 }
 
-export interface ExtractionLimits {
+interface ExtractionLimits {
   timeoutMs: number;
   /** Most resident memory one extraction process may use (its V8 heap, buffers and code together). */
   maxMemoryMb: number;

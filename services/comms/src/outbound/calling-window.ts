@@ -15,8 +15,8 @@ export interface CallingWindow {
 }
 
 /** The earliest and latest local times any call may be made (the TCPA hours). */
-export const LEGAL_START = "08:00";
-export const LEGAL_END = "21:00";
+const LEGAL_START = "08:00";
+const LEGAL_END = "21:00";
 
 /** A campaign's window when the client gives none. */
 export const DEFAULT_CAMPAIGN_WINDOW: CallingWindow = {
@@ -38,7 +38,7 @@ export function parseClock(text: string): number | undefined {
   return minutes > 24 * 60 ? undefined : minutes;
 }
 
-export function formatClock(minutes: number): string {
+function formatClock(minutes: number): string {
   return `${String(Math.floor(minutes / 60)).padStart(2, "0")}:${String(minutes % 60).padStart(2, "0")}`;
 }
 

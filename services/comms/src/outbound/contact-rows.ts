@@ -13,7 +13,7 @@ export interface ContactRowInput {
   variables?: JsonObject;
 }
 
-export type RowResult = { ok: true; contact: Omit<NewCampaignContact, "status"> } | { ok: false; reason: string };
+type RowResult = { ok: true; contact: Omit<NewCampaignContact, "status"> } | { ok: false; reason: string };
 
 const MAX = { name: 200, email: 320, variable: 2000 };
 

@@ -6,7 +6,7 @@ import type { UploadedFile } from "@voiceops/proto/voiceops/api/v1/upload_pb";
 /** A CSV file the API cannot read as a whole (no header, malformed, too many rows). */
 export class CsvRefused extends Error {}
 
-export interface CsvTable {
+interface CsvTable {
   /** Header names as written (trimmed), in column order. */
   header: string[];
   /** Data rows, empty lines skipped; row i is data row i + 1. */
@@ -14,7 +14,7 @@ export interface CsvTable {
 }
 
 /** How wide a CSV upload may be; read from the environment (CSV_MAX_COLUMNS, CSV_MAX_FIELD_CHARS). */
-export interface CsvLimits {
+interface CsvLimits {
   maxColumns: number;
   maxFieldChars: number;
 }
@@ -37,7 +37,7 @@ function maxRowChars(limits: CsvLimits): number {
  * Rows, columns and values are bounded as they stream in: a row longer than the parser holds,
  * one with too many columns or a value too long refuses the file at that row.
  */
-export async function readCsv(body: Readable, maxRows: number, limits: CsvLimits): Promise<CsvTable> {
+async function readCsv(body: Readable, maxRows: number, limits: CsvLimits): Promise<CsvTable> {
   const rowChars = maxRowChars(limits);
   const parser = parse({
     bom: true,

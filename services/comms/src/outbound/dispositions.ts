@@ -1,7 +1,7 @@
 /** What a call's end means: for the caller, and for whether a campaign calls again. */
 export type DispositionOutcomeName = "positive" | "negative" | "neutral" | "retry" | "dnc";
 
-export interface DispositionInfo {
+interface DispositionInfo {
   code: string;
   label: string;
   outcome: DispositionOutcomeName;

@@ -38,14 +38,14 @@ export const ONE_OFF_MAX_ATTEMPTS = 3;
 
 const MINUTE = 60 * 1000;
 
-export interface OutboundStores {
+interface OutboundStores {
   dnc: DncStore;
   campaigns: CampaignStore;
   requests: CallRequestStore;
 }
 
 /** What a CALL_ENDED activity reports about an outbound call. */
-export interface CallResult {
+interface CallResult {
   callRequestId: string;
   disposition: string | undefined;
   sessionId: string | undefined;

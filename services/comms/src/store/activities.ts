@@ -2,7 +2,7 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import { newId, selectPage, type Queryable } from "@voiceops/platform";
 import { ACTIVITY_COLUMNS, type ActivityRow } from "./activity-rows.js";
 
-export interface ActivityValues {
+interface ActivityValues {
   activityType: string;
   description: string | null;
   contactId: string | null;
@@ -15,7 +15,7 @@ export interface ActivityValues {
   customerPhone: string | null;
 }
 
-export interface ActivityListQuery {
+interface ActivityListQuery {
   page: number;
   pageSize: number;
   activityType: string | undefined;
@@ -27,7 +27,7 @@ export interface ActivityListQuery {
 }
 
 /** The columns of a call, as the call listing filters and sorts on them. */
-export interface CallValues {
+interface CallValues {
   orgId: string;
   sessionId: string;
   activityId: string;

@@ -10,7 +10,7 @@ import {
   type CallChannel,
   type CallDetail,
 } from "@voiceops/proto/voiceops/comms/v1/comms_service_pb";
-import { hasTranscription } from "../handlers/activity-metadata.js";
+import { hasTranscription } from "../activities/metadata.js";
 import type { ActivityRow } from "./activity-rows.js";
 
 /** A call: its CALL_ENDED activity, with the call's channel and the contact's copied name. */

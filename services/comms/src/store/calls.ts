@@ -2,14 +2,14 @@ import { selectPage, type Queryable } from "@voiceops/platform";
 import { ACTIVITY_COLUMNS, activityColumns, type ActivityRow } from "./activity-rows.js";
 import type { CallRow } from "./call-rows.js";
 
-export interface CallListQuery {
+interface CallListQuery {
   page: number;
   pageSize: number;
   channel: string | undefined;
   since: Date | undefined;
 }
 
-export interface CallFilters {
+interface CallFilters {
   noTranscription: boolean;
   /** Calls with a known duration shorter than this many seconds. */
   maxDuration: number | undefined;

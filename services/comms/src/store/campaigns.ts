@@ -12,7 +12,7 @@ import {
   type ContactStatusName,
 } from "./outbound-rows.js";
 
-export interface CampaignValues {
+interface CampaignValues {
   name: string;
   agentPrompt: string | null;
   window: CallingWindow;

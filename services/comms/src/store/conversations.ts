@@ -16,7 +16,7 @@ function sameJson(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
  * stored one. summary_updated_at is stamped when summary changes and goes when summary goes;
  * a client's own summary_updated_at is ignored.
  */
-export function mergeState(stored: JsonObject, patch: JsonObject, now: Date): JsonObject {
+function mergeState(stored: JsonObject, patch: JsonObject, now: Date): JsonObject {
   const state: JsonObject = { ...stored };
   for (const [key, value] of Object.entries(patch)) {
     if (key === SUMMARY_UPDATED_AT) continue;

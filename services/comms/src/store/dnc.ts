@@ -4,13 +4,13 @@ import { DNC_COLUMNS, type DncRow, type DncSourceName } from "./outbound-rows.js
 /** An entry blocks while it has no expiry or its expiry is still ahead (by the service clock). */
 const ACTIVE = "(expires_at IS NULL OR expires_at > $2)";
 
-export interface DncListQuery {
+interface DncListQuery {
   page: number;
   pageSize: number;
   search: string | undefined;
 }
 
-export interface DncAddition {
+interface DncAddition {
   phoneNumbers: string[];
   reason: string | null;
   source: DncSourceName;

@@ -32,13 +32,13 @@ export interface SourceRow {
 export const SOURCE_COLUMNS =
   "id, org_id, type, title, url, filename, content_type, status, error, chunk_count, bytes, created_at, updated_at";
 
-export const TYPE_OF: Record<SourceType, KnowledgeSourceType> = {
+const TYPE_OF: Record<SourceType, KnowledgeSourceType> = {
   text: KnowledgeSourceType.TEXT,
   url: KnowledgeSourceType.URL,
   file: KnowledgeSourceType.FILE,
 };
 
-export const STATUS_OF: Record<SourceStatus, KnowledgeSourceStatus> = {
+const STATUS_OF: Record<SourceStatus, KnowledgeSourceStatus> = {
   processing: KnowledgeSourceStatus.PROCESSING,
   ready: KnowledgeSourceStatus.READY,
   error: KnowledgeSourceStatus.ERROR,

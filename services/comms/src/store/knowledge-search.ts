@@ -23,16 +23,16 @@ import type { Queryable } from "@voiceops/platform";
 // a budget of chunks, and one step ranks at most CANDIDATE_LIMIT chunks (the oldest, by id,
 // when a query matches more: the same ones on PostgreSQL and PGlite).
 
-export type SearchMode = "fulltext" | "fuzzy";
+type SearchMode = "fulltext" | "fuzzy";
 
-export interface SearchQuery {
+interface SearchQuery {
   query: string;
   topK: number;
   sourceIds: string[];
   minScore: number;
 }
 
-export interface SearchHit {
+interface SearchHit {
   chunk_id: string;
   source_id: string;
   source_title: string | null;
@@ -41,7 +41,7 @@ export interface SearchHit {
   score: number;
 }
 
-export interface SearchOutcome {
+interface SearchOutcome {
   mode: SearchMode;
   results: SearchHit[];
 }

@@ -1,7 +1,7 @@
 import { newId, selectPage, textSearch, type Queryable } from "@voiceops/platform";
 import { SOURCE_COLUMNS, type SourceRow, type SourceStatus, type SourceType } from "./knowledge-rows.js";
 
-export interface SourceListQuery {
+interface SourceListQuery {
   page: number;
   pageSize: number;
   status: SourceStatus | undefined;

@@ -1,7 +1,7 @@
-import { selectWindow, type Queryable } from "@voiceops/platform";
+import { pageOffset, selectWindow, type Queryable } from "@voiceops/platform";
 import { ACTIVITY_COLUMNS, type ActivityRow } from "./activity-rows.js";
 
-export interface MessageListQuery {
+interface MessageListQuery {
   channel: "sms" | "whatsapp" | "web";
   direction: "inbound" | "outbound" | undefined;
   /** Ways the customer may be written (E.164 and as given). */
@@ -28,7 +28,7 @@ export class MessageStore {
    * A page of messages, newest first. SMS and WhatsApp activities are one message each; a web
    * chat activity is two (its reply, then the visitor's message), unless a direction picks one.
    */
-  async list(db: Queryable, orgId: string, query: MessageListQuery): Promise<{ items: MessageSlot[]; total: number }> {
+  async list(db: Queryable, orgId: string, query: MessageListQuery): Promise<{ rows: MessageSlot[]; total: number }> {
     const params: unknown[] = [orgId, query.channel];
     const where = ["org_id = $1", "message_channel = $2"];
     const web = query.channel === "web";
@@ -57,7 +57,7 @@ export class MessageStore {
       total = `SELECT coalesce(sum(n), 0)::int AS total FROM comms.activity_counts WHERE org_id = $1 AND activity_type = ANY($${params.length}::text[])`;
     }
     // Items [first, first + pageSize) over activities expanded into perActivity items each.
-    const first = (query.page - 1) * query.pageSize;
+    const first = pageOffset(query);
     const offset = Math.floor(first / perActivity);
     const limit = Math.ceil((first + query.pageSize) / perActivity) - offset;
     const { rows, total: activities } = await selectWindow<ActivityRow>(db, {
@@ -77,6 +77,6 @@ export class MessageStore {
       return [{ row, direction: row.activity_type === TYPES[query.channel].inbound ? "inbound" : "outbound" }];
     });
     const skip = first - offset * perActivity;
-    return { items: items.slice(skip, skip + query.pageSize), total: activities * perActivity };
+    return { rows: items.slice(skip, skip + query.pageSize), total: activities * perActivity };
   }
 }

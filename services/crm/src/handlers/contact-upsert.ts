@@ -22,7 +22,7 @@ import { toContact, type ContactRow } from "../store/rows.js";
 import { crmErrors } from "../errors.js";
 
 /** Who a lead or a booking is for: a known contact, or the fields to find or create one by. */
-export interface ContactReference {
+interface ContactReference {
   contactId?: string;
   name?: string;
   phoneNumber?: string;

@@ -14,6 +14,8 @@ import {
   type ServiceContext,
   notFound,
   invalidValue,
+  pageAnswer,
+  pageRequest,
 } from "@voiceops/platform";
 import {
   ContactCreatedSchema,
@@ -61,23 +63,16 @@ export function contactHandlers(service: ServiceContext, stores: CrmStores) {
   return {
     async listContacts(req: ListContactsRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const { page, pageSize, prospects, sort } = withDefaults(
-        ListContactsRequestSchema,
-        req,
-        "page",
-        "pageSize",
-        "prospects",
-        "sort",
-      );
-      const { rows, total } = await store.list(db, org.orgId, {
-        page,
-        pageSize,
+      const paging = pageRequest(ListContactsRequestSchema, req);
+      const { prospects, sort } = withDefaults(ListContactsRequestSchema, req, "prospects", "sort");
+      const listing = await store.list(db, org.orgId, {
+        ...paging,
         status: req.status === undefined ? undefined : contactStatusText(req.status),
         prospects,
         search: req.search?.trim() || undefined,
         sort: SORTS[sort],
       });
-      return { items: rows.map(toContact), total, page, pageSize };
+      return pageAnswer(paging, listing, toContact);
     },
 
     async createContact(req: CreateContactRequest, ctx: HandlerContext) {

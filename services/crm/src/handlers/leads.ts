@@ -15,7 +15,8 @@ import {
   type Queryable,
   type ServiceContext,
   type Violation,
-  withDefaults,
+  pageAnswer,
+  pageRequest,
 } from "@voiceops/platform";
 import {
   ContactUpdatedSchema,
@@ -109,16 +110,15 @@ export function leadHandlers(service: ServiceContext, stores: CrmStores, pipelin
   return {
     async listLeads(req: ListLeadsRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const { page, pageSize } = withDefaults(ListLeadsRequestSchema, req, "page", "pageSize");
-      const { rows, total } = await leads.list(db, org.orgId, {
-        page,
-        pageSize,
+      const paging = pageRequest(ListLeadsRequestSchema, req);
+      const listing = await leads.list(db, org.orgId, {
+        ...paging,
         status: req.status === undefined ? undefined : leadStatusText(req.status),
         search: req.search?.trim() || undefined,
         staleBefore: req.staleDays === undefined ? undefined : new Date(Date.now() - req.staleDays * DAY_MS),
         dueBefore: req.dueDays === undefined ? undefined : endOfLocalDay(org.timezone, req.dueDays),
       });
-      return { items: rows.map(toLead), total, page, pageSize };
+      return pageAnswer(paging, listing, toLead);
     },
 
     async createLead(req: CreateLeadRequest, ctx: HandlerContext) {

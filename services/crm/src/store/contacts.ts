@@ -24,7 +24,7 @@ export const CONTACT_FIELDS = [
   "notes",
   "tags",
 ] as const;
-export type ContactField = (typeof CONTACT_FIELDS)[number];
+type ContactField = (typeof CONTACT_FIELDS)[number];
 export type ContactValues = Partial<Record<ContactField, string | string[] | null>>;
 
 export type ContactSort = "name" | "name_desc" | "newest";
@@ -38,7 +38,7 @@ const ORDER: Record<ContactSort, string> = {
 /** The contact fields a free-text search looks in (besides the phone digits). */
 export const CONTACT_SEARCH_COLUMNS = ["name", "email", "company_name", "address"];
 
-export interface ContactListQuery {
+interface ContactListQuery {
   page: number;
   pageSize: number;
   status: string | undefined;

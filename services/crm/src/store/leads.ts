@@ -14,7 +14,7 @@ export const LEAD_FIELDS = [
   "lost_at",
   "customer_id",
 ] as const;
-export type LeadField = (typeof LEAD_FIELDS)[number];
+type LeadField = (typeof LEAD_FIELDS)[number];
 export type LeadValues = Partial<Record<LeadField, string | number | Date | null>>;
 
 const SELECT = `SELECT l.id, l.org_id, l.contact_id, l.status, l.source, l.notes, l.estimated_value_cents, l.next_step,
@@ -24,7 +24,7 @@ const SELECT = `SELECT l.id, l.org_id, l.contact_id, l.status, l.source, l.notes
 
 const OPEN = "l.status NOT IN ('won', 'lost')";
 
-export interface LeadListQuery {
+interface LeadListQuery {
   page: number;
   pageSize: number;
   status: string | undefined;

@@ -61,7 +61,7 @@ export function contactStatusText(status: ContactStatus): string {
   return enumToJson(ContactStatusSchema, status) ?? "lead";
 }
 
-export function contactStatusOf(text: string): ContactStatus {
+function contactStatusOf(text: string): ContactStatus {
   return (enumFromJson(ContactStatusSchema, text) ?? 0) as ContactStatus;
 }
 
@@ -69,7 +69,7 @@ export function leadStatusText(status: LeadStatus): string {
   return enumToJson(LeadStatusSchema, status) ?? "new";
 }
 
-export function leadStatusOf(text: string): LeadStatus {
+function leadStatusOf(text: string): LeadStatus {
   return (enumFromJson(LeadStatusSchema, text) ?? 0) as LeadStatus;
 }
 

@@ -11,7 +11,8 @@ import {
   type OrgContext,
   type ServiceContext,
   type Violation,
-  withDefaults,
+  pageAnswer,
+  pageRequest,
 } from "@voiceops/platform";
 import {
   UrgentAlertCreatedSchema,
@@ -79,15 +80,14 @@ export function alertHandlers(service: ServiceContext, stores: FieldopsStores, l
   return {
     async listUrgentAlerts(req: ListUrgentAlertsRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const { page, pageSize } = withDefaults(ListUrgentAlertsRequestSchema, req, "page", "pageSize");
-      const { rows, total } = await alerts.list(db, org.orgId, {
-        page,
-        pageSize,
+      const paging = pageRequest(ListUrgentAlertsRequestSchema, req);
+      const listing = await alerts.list(db, org.orgId, {
+        ...paging,
         location: req.location?.trim() || undefined,
         alertType: req.alertType?.trim() || undefined,
         resolutionStatus: req.resolutionStatus?.trim() || undefined,
       });
-      return { items: rows.map(toUrgentAlert), total, page, pageSize };
+      return pageAnswer(paging, listing, toUrgentAlert);
     },
 
     async createUrgentAlert(req: CreateUrgentAlertRequest, ctx: HandlerContext) {

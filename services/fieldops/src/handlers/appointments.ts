@@ -20,8 +20,9 @@ import {
   type OrgContext,
   type ServiceContext,
   type Violation,
-  withDefaults,
   zoneOffsetMinutes,
+  pageAnswer,
+  pageRequest,
 } from "@voiceops/platform";
 import {
   AppointmentBookedSchema,
@@ -50,8 +51,7 @@ import {
 } from "../store/appointments.js";
 import type { FieldopsStores } from "../store/index.js";
 import type { SlotHoldRow } from "../store/slot-holds.js";
-import { type BookingPlan, bookingRules, rulesOf } from "./booking.js";
-import { unknownTechnician } from "./schedules.js";
+import { type BookingPlan, bookingRules, rulesOf } from "../scheduling/booking.js";
 import type { PeerLookups } from "../peers.js";
 import { fieldopsErrors } from "../errors.js";
 
@@ -242,7 +242,7 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
         technicianId,
       });
       if (technicianId !== undefined && !snapshot.askedTechnicianExists)
-        throw invalidArgument([unknownTechnician("technician_id", req.technicianId ?? technicianId)]);
+        throw invalidArgument([referenceNotFound("technician_id", "technician", req.technicianId ?? technicianId)]);
       // An asked technician stands alone: without them there is nobody (not the business).
       const slots =
         technicianId !== undefined && snapshot.technicians.length === 0
@@ -341,17 +341,16 @@ export function appointmentHandlers(service: ServiceContext, stores: FieldopsSto
         violations.push(invalidValue("date_to", "date_to must not be before date_from", dateTo));
       if (violations.length > 0) throw invalidArgument(violations);
       const range = localDateRange(org.timezone, dateFrom, dateTo ?? dateFrom);
-      const { page, pageSize } = withDefaults(ListAppointmentsRequestSchema, req, "page", "pageSize");
-      const { rows, total } = await appointments.list(db, org.orgId, {
-        page,
-        pageSize,
+      const paging = pageRequest(ListAppointmentsRequestSchema, req);
+      const listing = await appointments.list(db, org.orgId, {
+        ...paging,
         from: new Date(range.start),
         to: dateTo ? new Date(range.end) : undefined,
         status: req.status === undefined ? undefined : appointmentStatusText(req.status),
         contactId: req.contactId,
         technicianId: req.technicianId,
       });
-      return { items: rows.map(toAppointment), total, page, pageSize };
+      return pageAnswer(paging, listing, toAppointment);
     },
   } satisfies Partial<ServiceImpl<typeof FieldopsService>>;
 }

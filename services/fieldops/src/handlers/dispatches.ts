@@ -46,7 +46,6 @@ import {
 } from "../store/dispatches.js";
 import type { FieldopsStores } from "../store/index.js";
 import type { PeerLookups } from "../peers.js";
-import { unknownTechnician } from "./schedules.js";
 import { fieldopsErrors } from "../errors.js";
 
 const DISPATCH_FIELDS = ["status", "eta_at", "technician_id", "notes"] as const;
@@ -144,7 +143,7 @@ export function dispatchHandlers(service: ServiceContext, stores: FieldopsStores
       const violations: Violation[] = [];
       if (!request) violations.push(referenceNotFound("service_request_id", "service request", req.serviceRequestId));
       if (technicianId !== undefined && !technician)
-        violations.push(unknownTechnician("technician_id", req.technicianId ?? technicianId));
+        violations.push(referenceNotFound("technician_id", "technician", req.technicianId ?? technicianId));
       if (violations.length > 0 || !request) throw invalidArgument(violations);
       const row = await service.write(ctx, async (tx, emit) => {
         const now = clock.now();
@@ -153,7 +152,8 @@ export function dispatchHandlers(service: ServiceContext, stores: FieldopsStores
         let chosen: string;
         if (technicianId !== undefined) {
           const locked = await technicians.lock(tx, org.orgId, technicianId);
-          if (!locked) throw invalidArgument([unknownTechnician("technician_id", req.technicianId ?? technicianId)]);
+          if (!locked)
+            throw invalidArgument([referenceNotFound("technician_id", "technician", req.technicianId ?? technicianId)]);
           chosen = locked.id;
         } else {
           chosen = await autoPick(tx, org, request, now);
@@ -213,7 +213,8 @@ export function dispatchHandlers(service: ServiceContext, stores: FieldopsStores
         const next = dispatchValuesOf(current);
         if (fields.includes("technician_id") && input.technicianId !== undefined) {
           const locked = await technicians.lock(tx, org.orgId, input.technicianId);
-          if (!locked) throw invalidArgument([unknownTechnician("dispatch.technician_id", input.technicianId)]);
+          if (!locked)
+            throw invalidArgument([referenceNotFound("dispatch.technician_id", "technician", input.technicianId)]);
           next.technician_id = locked.id;
         }
         if (fields.includes("eta_at")) next.eta_at = input.etaAt ? timestampDate(input.etaAt) : null;

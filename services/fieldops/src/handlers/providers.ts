@@ -13,7 +13,8 @@ import {
   type OrgContext,
   type Queryable,
   type ServiceContext,
-  withDefaults,
+  pageAnswer,
+  pageRequest,
 } from "@voiceops/platform";
 import {
   ServiceProviderCreatedSchema,
@@ -156,15 +157,14 @@ export function providerHandlers(service: ServiceContext, stores: FieldopsStores
   return {
     async listServiceProviders(req: ListServiceProvidersRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const { page, pageSize } = withDefaults(ListServiceProvidersRequestSchema, req, "page", "pageSize");
-      const { rows, total } = await store.list(db, org.orgId, {
-        page,
-        pageSize,
+      const paging = pageRequest(ListServiceProvidersRequestSchema, req);
+      const listing = await store.list(db, org.orgId, {
+        ...paging,
         status: req.status === undefined ? undefined : providerStatusText(req.status),
         specialty: req.specialty?.trim() || undefined,
         search: req.search?.trim() || undefined,
       });
-      return { items: rows.map(toServiceProvider), total, page, pageSize };
+      return pageAnswer(paging, listing, toServiceProvider);
     },
 
     async createServiceProvider(req: CreateServiceProviderRequest, ctx: HandlerContext) {

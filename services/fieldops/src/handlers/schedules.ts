@@ -36,11 +36,6 @@ import { fieldopsErrors } from "../errors.js";
 
 const SCHEDULE_FIELDS = ["technician_id", "start_at", "end_at", "notes"] as const;
 
-/** The 422 entry of a technician id that names no technician of the organization. */
-export function unknownTechnician(field: string, id: string): Violation {
-  return referenceNotFound(field, "technician", id);
-}
-
 function instant(value: Timestamp | undefined): Date | undefined {
   return value ? timestampDate(value) : undefined;
 }
@@ -102,7 +97,7 @@ export function scheduleHandlers(service: ServiceContext, stores: FieldopsStores
         const violations: Violation[] = [];
         // Locked until commit: overlap checks of one technician never interleave.
         const technician = await technicians.lock(tx, org.orgId, req.technicianId);
-        if (!technician) violations.push(unknownTechnician("technician_id", req.technicianId));
+        if (!technician) violations.push(referenceNotFound("technician_id", "technician", req.technicianId));
         if (!start) violations.push(required("start_at"));
         if (!end) violations.push(required("end_at"));
         else if (start && end <= start)
@@ -141,7 +136,7 @@ export function scheduleHandlers(service: ServiceContext, stores: FieldopsStores
         for (const id of [...new Set([before.technician_id, wanted])].sort()) {
           const locked = await technicians.lock(tx, org.orgId, id);
           if (!locked && id === wanted)
-            violations.push(unknownTechnician("schedule.technician_id", input.technicianId ?? id));
+            violations.push(referenceNotFound("schedule.technician_id", "technician", input.technicianId ?? id));
         }
         const current = await schedules.get(tx, org.orgId, req.scheduleId, { forUpdate: true });
         if (!current) throw notFound("On-call schedule");

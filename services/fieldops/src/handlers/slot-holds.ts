@@ -8,7 +8,7 @@ import type {
 } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
 import type { FieldopsStores } from "../store/index.js";
 import { toSlotHold } from "../store/slot-holds.js";
-import { bookingRules } from "./booking.js";
+import { bookingRules } from "../scheduling/booking.js";
 
 // Slot holds emit no events: a hold is transient (minutes), and what it leads to, a booking,
 // is announced as fieldops.appointment.booked.

@@ -3,7 +3,7 @@ import type { SchedulingSnapshot } from "../store/appointments.js";
 import { BusyCalendar, heldSpan, type SlotRules, type Span } from "./slots.js";
 
 /** A slot and who is free for it; technicianIds is empty when the business itself is the resource. */
-export interface FreeSlot extends Span {
+interface FreeSlot extends Span {
   technicianIds: string[];
 }
 

@@ -69,7 +69,7 @@ export function heldSpan(slot: Span, rules: SlotRules): Span {
 }
 
 /** Busy spans sorted by start with overlapping or touching ones merged. */
-export function mergeSpans(spans: Span[]): Span[] {
+function mergeSpans(spans: Span[]): Span[] {
   const sorted = [...spans].sort((a, b) => a.start - b.start);
   const merged: Span[] = [];
   for (const span of sorted) {

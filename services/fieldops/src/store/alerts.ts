@@ -40,7 +40,7 @@ export interface AlertRow extends AlertValues {
 const COLUMNS =
   "id, org_id, title, description, location, alert_type, resolution_status, contact_id, service_request_id, resolved_at, created_at, updated_at";
 
-export interface AlertListQuery {
+interface AlertListQuery {
   page: number;
   pageSize: number;
   /** Whole values, ignoring case. */

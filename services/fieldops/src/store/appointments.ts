@@ -46,8 +46,6 @@ export interface NewAppointment {
   rescheduled_from_id: string | null;
 }
 
-/** Active appointments hold their resource; the others are finished. */
-export const ACTIVE_APPOINTMENT_STATUSES = ["scheduled", "confirmed"] as const;
 const ACTIVE = "status IN ('scheduled', 'confirmed')";
 
 const COLUMNS =
@@ -85,7 +83,7 @@ export interface SchedulingSnapshot {
   dispatches: { technician_id: string; since: number }[];
 }
 
-export interface SnapshotQuery {
+interface SnapshotQuery {
   from: Date;
   to: Date;
   /** Holds expiring by now do not count. */
@@ -106,7 +104,7 @@ interface SnapshotRow {
   spans: string | null;
 }
 
-export interface AppointmentListQuery {
+interface AppointmentListQuery {
   page: number;
   pageSize: number;
   from: Date;

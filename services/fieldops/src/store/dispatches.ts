@@ -43,7 +43,7 @@ function dispatchesOf(db: Queryable, statement: string, params: unknown[], order
   return withTechnician<DispatchRow>(db, { alias: "d", columns: COLUMNS, statement, params, orderBy });
 }
 
-export interface DispatchListQuery {
+interface DispatchListQuery {
   status?: string;
   serviceRequestId?: string;
   technicianId?: string;

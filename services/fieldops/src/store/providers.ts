@@ -12,10 +12,10 @@ export const PROVIDER_FIELDS = [
   "is_on_call",
   "notes",
 ] as const;
-export type ProviderField = (typeof PROVIDER_FIELDS)[number];
+type ProviderField = (typeof PROVIDER_FIELDS)[number];
 export type ProviderValues = Partial<Record<ProviderField, string | string[] | boolean | null>>;
 
-export interface ProviderListQuery {
+interface ProviderListQuery {
   page: number;
   pageSize: number;
   status: string | undefined;

@@ -33,7 +33,7 @@ export function providerStatusText(status: ServiceProviderStatus): string {
   return enumToJson(ServiceProviderStatusSchema, status) ?? "active";
 }
 
-export function providerStatusOf(text: string): ServiceProviderStatus {
+function providerStatusOf(text: string): ServiceProviderStatus {
   return (enumFromJson(ServiceProviderStatusSchema, text) ??
     ServiceProviderStatus.UNSPECIFIED) as ServiceProviderStatus;
 }

@@ -17,7 +17,7 @@ export interface SlotHoldRow {
   created_at: Date;
 }
 
-export interface NewSlotHold {
+interface NewSlotHold {
   appointment_type_id: string;
   technician_id: string | null;
   start_at: Date;

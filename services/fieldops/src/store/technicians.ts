@@ -21,7 +21,7 @@ export interface TechnicianRow extends ServiceProviderRow {
 /** Active dispatches: neither completed nor cancelled. */
 export const ACTIVE_DISPATCH = "status NOT IN ('completed', 'cancelled')";
 
-export interface TechnicianFilter {
+interface TechnicianFilter {
   id?: string;
   /** One element of skills, ignoring case. */
   skill?: string;

@@ -7,9 +7,10 @@ import {
   orgOf,
   requiredText,
   updatedFields,
-  withDefaults,
   type ServiceContext,
   notFound,
+  pageAnswer,
+  pageRequest,
 } from "@voiceops/platform";
 import { ServiceListingChangedSchema } from "@voiceops/proto/voiceops/jobs/v1/jobs_events_pb";
 import {
@@ -29,15 +30,14 @@ export function listingHandlers(service: ServiceContext, stores: JobsStores) {
   return {
     async listServiceListings(req, ctx) {
       const org = orgOf(ctx);
-      const { page, pageSize } = withDefaults(ListServiceListingsRequestSchema, req, "page", "pageSize");
-      const { rows, total } = await store.list(db, org.orgId, {
-        page,
-        pageSize,
+      const paging = pageRequest(ListServiceListingsRequestSchema, req);
+      const listing = await store.list(db, org.orgId, {
+        ...paging,
         isAvailable: req.isAvailable,
         isActive: req.isActive,
         search: req.search?.trim() || undefined,
       });
-      return { items: rows.map(toServiceListing), total, page, pageSize };
+      return pageAnswer(paging, listing, toServiceListing);
     },
 
     async createServiceListing(req, ctx) {

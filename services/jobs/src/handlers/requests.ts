@@ -7,10 +7,11 @@ import {
   newEvent,
   orgOf,
   updatedFields,
-  withDefaults,
   type ServiceContext,
   notFound,
   enumFilter,
+  pageAnswer,
+  pageRequest,
 } from "@voiceops/platform";
 import {
   ServiceRequestCreatedSchema,
@@ -41,17 +42,16 @@ export function requestHandlers(service: ServiceContext, stores: JobsStores, che
   return {
     async listServiceRequests(req: ListServiceRequestsRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const { page, pageSize } = withDefaults(ListServiceRequestsRequestSchema, req, "page", "pageSize");
-      const { rows, total } = await store.list(db, org.orgId, {
-        page,
-        pageSize,
+      const paging = pageRequest(ListServiceRequestsRequestSchema, req);
+      const listing = await store.list(db, org.orgId, {
+        ...paging,
         status: enumFilter(ServiceRequestStatusSchema, req.status),
         priority: enumFilter(ServiceRequestPrioritySchema, req.priority),
         contactId: req.contactId?.toLowerCase(),
         search: req.search?.trim() || undefined,
         dueBefore: req.dueDays === undefined ? undefined : endOfLocalDay(org.timezone, req.dueDays),
       });
-      return { items: rows.map(toServiceRequest), total, page, pageSize };
+      return pageAnswer(paging, listing, toServiceRequest);
     },
 
     async createServiceRequest(req: CreateServiceRequestRequest, ctx: HandlerContext) {

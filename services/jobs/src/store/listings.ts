@@ -11,8 +11,6 @@ export const LISTING_FIELDS = [
   "is_available",
   "is_active",
 ] as const;
-export type ListingField = (typeof LISTING_FIELDS)[number];
-
 export interface ListingValues {
   name?: string;
   description?: string | null;
@@ -23,7 +21,7 @@ export interface ListingValues {
   is_active?: boolean;
 }
 
-export interface ListingListQuery {
+interface ListingListQuery {
   page: number;
   pageSize: number;
   isAvailable: boolean | undefined;

@@ -12,12 +12,12 @@ export const REQUEST_FIELDS = [
   "due_at",
   "provider_id",
 ] as const;
-export type RequestField = (typeof REQUEST_FIELDS)[number];
+type RequestField = (typeof REQUEST_FIELDS)[number];
 export type RequestValues = Partial<Record<RequestField, string | Date | null>>;
 
 const OPEN = "status NOT IN ('completed', 'cancelled')";
 
-export interface RequestListQuery {
+interface RequestListQuery {
   page: number;
   pageSize: number;
   status: string | undefined;
@@ -28,13 +28,13 @@ export interface RequestListQuery {
   dueBefore: Date | undefined;
 }
 
-export interface QuoteValues {
+interface QuoteValues {
   amountCents: number;
   diagnosticFeeCents: number | null;
   notes: string | null;
 }
 
-export interface EmergencyValues {
+interface EmergencyValues {
   type: string;
   priority: number;
   notes: string | null;

@@ -10,7 +10,7 @@ export interface BusMessage {
   traceparent?: string;
 }
 
-export type BusHandler = (message: BusMessage) => Promise<void>;
+type BusHandler = (message: BusMessage) => Promise<void>;
 
 export interface Subscription {
   stop(): Promise<void>;

@@ -17,7 +17,7 @@ async function traceHeaders(traceparent: string) {
 const DAY_NS = 24 * 60 * 60 * 1_000_000_000;
 const SECOND_NS = 1_000_000_000;
 
-export interface NatsBusOptions {
+interface NatsBusOptions {
   url: string;
   name: string;
   logger: Logger;

@@ -41,7 +41,7 @@ function platformTables(schema: string): string {
   `;
 }
 
-export interface Migration {
+interface Migration {
   version: number;
   name: string;
   sql: string;

@@ -1,6 +1,7 @@
+import { pageOffset } from "../paging.js";
 import type { Queryable } from "./database.js";
 
-export interface PageQuery {
+interface PageQuery {
   /** A SELECT giving one row with an integer column "total": every match, across pages. */
   total: string;
   /** The SELECT of the matching rows in their order, without LIMIT and OFFSET. */
@@ -11,7 +12,7 @@ export interface PageQuery {
   pageSize: number;
 }
 
-export interface WindowQuery {
+interface WindowQuery {
   total: string;
   rows: string;
   params: readonly unknown[];
@@ -46,11 +47,11 @@ export function selectPage<R extends { id: string | null }>(
     rows: query.rows,
     params: query.params,
     limit: query.pageSize,
-    offset: (query.page - 1) * query.pageSize,
+    offset: pageOffset(query),
   });
 }
 
-export interface CountedPageQuery {
+interface CountedPageQuery {
   /** The select list of a row. */
   columns: string;
   /** "FROM" and "WHERE" of the listing, e.g. "crm.contacts WHERE org_id = $1 AND ...". */
@@ -70,7 +71,7 @@ export async function selectCountedPage<R extends object>(
   db: Queryable,
   query: CountedPageQuery,
 ): Promise<{ rows: R[]; total: number }> {
-  const params = [...query.params, query.pageSize, (query.page - 1) * query.pageSize];
+  const params = [...query.params, query.pageSize, pageOffset(query)];
   const result = await db.query<R & { total__: number }>(
     `SELECT ${query.columns}, count(*) OVER () AS total__ FROM ${query.from}
      ORDER BY ${query.orderBy} LIMIT $${params.length - 1} OFFSET $${params.length}`,

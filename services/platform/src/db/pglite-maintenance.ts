@@ -4,7 +4,7 @@ import { runPeriodically } from "../periodic.js";
 import type { Database } from "./database.js";
 
 /** How often a service looks after its tables on PGlite. */
-export const PGLITE_MAINTENANCE_INTERVAL_MS = 60_000;
+const PGLITE_MAINTENANCE_INTERVAL_MS = 60_000;
 
 /** A table is analyzed once it spans this many pages and a fifth more than at its last count. */
 const ANALYZE_MIN_PAGES = 10;

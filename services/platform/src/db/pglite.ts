@@ -16,14 +16,14 @@ import { ReadCache } from "./read-cache.js";
  * an in-memory database): a new database starts from it instead of running initdb, which takes
  * several seconds. Without it, initdb runs as usual.
  */
-export const PGLITE_TEMPLATE_DIR = fileURLToPath(new URL("../../../../dist/pglite-template", import.meta.url));
-export const PGLITE_TEMPLATE_TAR = `${PGLITE_TEMPLATE_DIR}.tar`;
+const PGLITE_TEMPLATE_DIR = fileURLToPath(new URL("../../../../dist/pglite-template", import.meta.url));
+const PGLITE_TEMPLATE_TAR = `${PGLITE_TEMPLATE_DIR}.tar`;
 
 /**
  * Start-up settings: the embedded database serves one small installation, so 16 MB of shared
  * buffers (instead of 128 MB, all of it resident) keeps the process small.
  */
-export const PGLITE_START_PARAMS = [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB", "-c", "wal_buffers=1MB"];
+const PGLITE_START_PARAMS = [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB", "-c", "wal_buffers=1MB"];
 
 /** Statements worth caching the results of: reads. */
 const READ = /^\s*(SELECT|WITH|VALUES)\b/i;
@@ -89,7 +89,7 @@ const PG_TIMESTAMPTZ =
  * PostgreSQL's text form of a timestamptz as a Date. PGlite hands it to `new Date()`, whose
  * non-ISO parsing reads the years 0001..0049 as 2001..2049; this reads every year as written.
  */
-export function parseTimestamptz(text: string): Date | number {
+function parseTimestamptz(text: string): Date | number {
   if (text === "infinity") return Number.POSITIVE_INFINITY;
   if (text === "-infinity") return Number.NEGATIVE_INFINITY;
   const m = PG_TIMESTAMPTZ.exec(text);

@@ -109,7 +109,7 @@ function wrap(run: Run, inTransaction: boolean): Queryable {
   };
 }
 
-export interface PostgresOptions {
+interface PostgresOptions {
   url: string;
   poolSize: number;
   applicationName: string;

@@ -5,7 +5,7 @@ import type { Logger } from "../log.js";
 import { runPeriodically } from "../periodic.js";
 
 /** How often a service prunes its schema's ledger of processed events. */
-export const LEDGER_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
+const LEDGER_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 /** Rows deleted per statement, so that no statement holds the table for long. */
 const PRUNE_BATCH = 5_000;
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -3,7 +3,7 @@ import type { Database } from "../db/database.js";
 import type { Logger } from "../log.js";
 import { outboxBacklog, outboxPublished, outboxPublishLag } from "../metrics.js";
 
-export interface OutboxRelayOptions {
+interface OutboxRelayOptions {
   db: Database;
   bus: EventBus;
   schema: string;

@@ -21,7 +21,7 @@
 import { ConfigError } from "../config.js";
 
 export const FAST_PATH_PARTS = ["rpc", "local", "pglite", "router"] as const;
-export type FastPathPart = (typeof FAST_PATH_PARTS)[number];
+type FastPathPart = (typeof FAST_PATH_PARTS)[number];
 
 /** The parts FAST_PATH turns on; throws ConfigError for a value that is not `all`, `none` or a list of parts. */
 export function readFastPath(env: Record<string, string | undefined>): ReadonlySet<FastPathPart> {

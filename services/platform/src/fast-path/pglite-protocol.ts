@@ -52,7 +52,7 @@ export function bindExecuteSync(statement: string, values: readonly unknown[]): 
 }
 
 /** What a statement's replies come to: its rows (parsed by column type) and rows written. */
-export interface StatementReplies {
+interface StatementReplies {
   rows: Record<string, unknown>[];
   affectedRows: number;
 }

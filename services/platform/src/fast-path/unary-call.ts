@@ -50,7 +50,7 @@ export function webHeaders(headers: NodeHeaderValues): Headers {
   return out;
 }
 
-export interface UnaryRequest {
+interface UnaryRequest {
   protocolName: string;
   url: string;
   header: Headers;
@@ -60,7 +60,7 @@ export interface UnaryRequest {
   message: () => Uint8Array;
 }
 
-export interface UnaryOutcome {
+interface UnaryOutcome {
   context: HandlerContext;
   /** The answer's bytes, or the error the call ends with. */
   output?: Uint8Array;

@@ -25,7 +25,7 @@ import {
 import { type Claim, claimKey, type ExistingRecord, freeKey, keepAnswer, MARK_LOST } from "./records.js";
 
 /** The key the running call holds, for `ServiceContext.write` to mark in its transaction. */
-export const idempotencyClaimKey = createContextKey<Claim | undefined>(undefined, {
+const idempotencyClaimKey = createContextKey<Claim | undefined>(undefined, {
   description: "idempotency key held by the call",
 });
 
@@ -61,7 +61,7 @@ function takesKeys(method: DescMethod): boolean {
 }
 
 /** A refusal of the key: 422 for another request, 409 while it runs or once its answer is lost. */
-export function refusalError(refusal: IdempotencyRefusal): ConnectError {
+function refusalError(refusal: IdempotencyRefusal): ConnectError {
   const error = new ConnectError(
     IDEMPOTENCY_MESSAGES[refusal],
     refusal === "mismatch" ? Code.InvalidArgument : Code.Aborted,

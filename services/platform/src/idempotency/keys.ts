@@ -7,7 +7,7 @@ import { ConnectError } from "@connectrpc/connect";
 // The record itself lives with the write (see records.ts and interceptor.ts).
 
 /** The longest key a client may send (IETF httpapi draft, Stripe). */
-export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
+const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 
 /** Call metadata of an idempotent call. */
 export const IdempotencyMetadata = {

@@ -6,7 +6,7 @@ import { runPeriodically } from "../periodic.js";
 import { pruneExpiredKeys } from "./records.js";
 
 /** How long a key's answer is kept when IDEMPOTENCY_TTL_HOURS is unset. */
-export const DEFAULT_IDEMPOTENCY_TTL_HOURS = 24;
+const DEFAULT_IDEMPOTENCY_TTL_HOURS = 24;
 const HOUR_SECONDS = 3600;
 
 /** IDEMPOTENCY_TTL_HOURS in seconds: hours, fractions allowed (0.01 = 36 s), up to a year. */

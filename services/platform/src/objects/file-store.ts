@@ -26,7 +26,7 @@ export function byteLimit(max: number | undefined, counted: { bytes: number }): 
   });
 }
 
-export interface FileStoreOptions {
+interface FileStoreOptions {
   /** Folder holding the objects. */
   root: string;
   signer: UrlSigner;

@@ -8,7 +8,7 @@ import type { ObjectStore } from "./store.js";
 
 type Env = Record<string, string | undefined>;
 
-export interface ObjectStoreSettings {
+interface ObjectStoreSettings {
   dataDir: string;
   /** Secret shared by every component of the environment (signs file URLs). */
   internalToken: string;

@@ -4,7 +4,7 @@ import type { Clock } from "../clock.js";
 import { byteLimit } from "./file-store.js";
 import { assertObjectKey, ObjectNotFoundError, type ObjectStore, type PutOptions, type StoredObject } from "./store.js";
 
-export interface S3StoreOptions {
+interface S3StoreOptions {
   bucket: string;
   /** Folder of the bucket the objects live under ("" for the bucket's root). */
   prefix: string;

@@ -7,7 +7,7 @@ import { MAX_MESSAGE_BYTES } from "./limits.js";
 import type { OrgContext } from "./org-context.js";
 
 /** Connect's gRPC transport (HTTP/2 session pool, every RPC kind). */
-export function connectGrpcTransport(baseUrl: string): Transport {
+function connectGrpcTransport(baseUrl: string): Transport {
   return createGrpcTransport({ baseUrl, defaultTimeoutMs: 10_000, pingIntervalMs: 30_000, acceptCompression: [] });
 }
 

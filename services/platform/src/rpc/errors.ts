@@ -5,7 +5,7 @@ import { Code, ConnectError, type Transport } from "@connectrpc/connect";
  * from a service's code: the call failed on the way (connection refused or reset, stream
  * closed, the peer died mid-call), whatever code the transport chose for it.
  */
-export const ERROR_ORIGIN_KEY = "x-error-origin";
+const ERROR_ORIGIN_KEY = "x-error-origin";
 
 export function markAnswered(error: ConnectError): ConnectError {
   error.metadata.set(ERROR_ORIGIN_KEY, "service");

@@ -8,7 +8,7 @@ import { ErrorInfoSchema } from "@voiceops/proto/google/rpc/error_details_pb";
 // a caller tells refusals apart by name, never by their wording.
 
 /** One named error: its RPC code and its message (a function of the values it names). */
-export interface NamedErrorSpec {
+interface NamedErrorSpec {
   readonly code: Code;
   readonly message: string | ((...values: never[]) => string);
 }
@@ -16,7 +16,7 @@ export interface NamedErrorSpec {
 type ValuesOf<M> = M extends (...values: infer A) => string ? A : [];
 
 /** The errors of a service, by name: each makes its ConnectError from the values its message names. */
-export type NamedErrors<T extends Record<string, NamedErrorSpec>> = {
+type NamedErrors<T extends Record<string, NamedErrorSpec>> = {
   readonly [Name in keyof T]: (...values: ValuesOf<T[Name]["message"]>) => ConnectError;
 };
 

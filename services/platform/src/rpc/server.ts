@@ -14,7 +14,7 @@ import { registerReflection } from "./reflection.js";
 import { traceServer } from "../tracing/rpc.js";
 import { tracingOn } from "../tracing/state.js";
 
-export interface RpcServerOptions {
+interface RpcServerOptions {
   /** Service name, e.g. "crm"; labels metrics and logs. */
   name: string;
   host: string;

@@ -57,13 +57,13 @@ export async function expect401(client: ApiClient, method: string, path: string,
 }
 
 /** An error the test expects in a 422 body: its location and, where given, its pydantic type. */
-export interface ExpectedError {
+interface ExpectedError {
   loc: (string | number)[];
   type?: string;
 }
 
 /** One entry of the `detail` list of a 422 HTTPValidationError body. */
-export interface ValidationErrorEntry {
+interface ValidationErrorEntry {
   loc: (string | number)[];
   msg: string;
   type: string;

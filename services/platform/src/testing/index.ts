@@ -38,7 +38,7 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
  * about half its events taken by another system's consumers, which looked for their rows in
  * the wrong database (a knowledge source then waited for the 5 s poll instead of its event).
  */
-export function testNatsPrefix(databaseUrl: string | undefined): string {
+function testNatsPrefix(databaseUrl: string | undefined): string {
   return `test_${createHash("sha256")
     .update(databaseUrl ?? "")
     .digest("hex")

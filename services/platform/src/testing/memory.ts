@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 // The resident memory of a running process and of its children, watched while a test runs, for
 // tests that hold a process to a memory bound (hostile documents, huge uploads).
 
-export interface MemoryPeaks {
+interface MemoryPeaks {
   /** The process's resident memory when watching started, in bytes. */
   baseline: number;
   /** The most it had while watched (the kernel's high-water mark, reset when watching started). */

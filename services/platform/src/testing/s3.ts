@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 /** The credentials the S3-compatible test server accepts. */
-export const TEST_S3_CREDENTIALS = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" } as const;
+const TEST_S3_CREDENTIALS = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" } as const;
 
 export interface TestS3Server {
   /** Endpoint URL, e.g. http://127.0.0.1:41234. */
@@ -27,7 +27,7 @@ const hmac = (key: string | Buffer, data: string) => createHmac("sha256", key).u
  * request is rebuilt from the method, path, query (all but the signature) and signed headers,
  * and signed with the secret of the credential it names. Expiry is left to the server.
  */
-export function presignedSignatureValid(req: http.IncomingMessage, secrets: Record<string, string>): boolean {
+function presignedSignatureValid(req: http.IncomingMessage, secrets: Record<string, string>): boolean {
   const url = new URL(req.url ?? "/", "http://placeholder");
   const query = url.searchParams;
   const signature = query.get("X-Amz-Signature") ?? "";

@@ -2,7 +2,7 @@ import { type Attributes, SpanKind, SpanStatusCode, trace } from "@opentelemetry
 import { activeTraceparent, contextFromTraceparent, tracer, tracingOn } from "./state.js";
 
 /** What an outgoing request's span records of its answer. */
-export interface OutboundOutcome {
+interface OutboundOutcome {
   status: number | null;
   error: string | null;
 }

@@ -3,12 +3,12 @@ import { samplerFromEnv } from "./sampler.js";
 import { setTracingOn } from "./state.js";
 
 /** A started OpenTelemetry SDK; shutdown() flushes the spans not yet exported. */
-export interface Tracing {
+interface Tracing {
   shutdown(): Promise<void>;
 }
 
 /** Whether the environment asks for traces: an OTLP endpoint for all signals or for traces. */
-export function tracingWanted(env: Record<string, string | undefined>): boolean {
+function tracingWanted(env: Record<string, string | undefined>): boolean {
   return Boolean(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim());
 }
 

@@ -37,7 +37,7 @@ function isWellKnown(desc: DescMessage): boolean {
 }
 
 /** What validation needs to know of the caller. */
-export interface ValidationContext {
+interface ValidationContext {
   /** Default country for phone numbers written without a country code. */
   country: string;
 }
@@ -46,8 +46,8 @@ export interface ValidationContext {
 const NUL = "\u0000";
 
 /** Timestamps the API accepts and can write back in RFC 3339: years 0001 to 9999 (as protobuf's Timestamp). */
-export const TIMESTAMP_MIN_SECONDS = -62_135_596_800n;
-export const TIMESTAMP_MAX_SECONDS = 253_402_300_799n;
+const TIMESTAMP_MIN_SECONDS = -62_135_596_800n;
+const TIMESTAMP_MAX_SECONDS = 253_402_300_799n;
 
 export function timestampInRange(seconds: bigint): boolean {
   return seconds >= TIMESTAMP_MIN_SECONDS && seconds <= TIMESTAMP_MAX_SECONDS;

@@ -10,10 +10,10 @@ import {
 // parameters, a plain reason); the gateway alone words it for HTTP clients.
 
 /** The rule a field broke: the closed set declared once, as the proto enum ViolationRule. */
-export type Rule = Lowercase<Exclude<keyof typeof ViolationRule, "UNSPECIFIED">>;
+type Rule = Lowercase<Exclude<keyof typeof ViolationRule, "UNSPECIFIED">>;
 
 /** What a `format` violation expected a text to read as. */
-export type ValueFormat = "uuid" | "date" | "datetime" | "email" | "phone" | "timezone" | "time" | "country";
+type ValueFormat = "uuid" | "date" | "datetime" | "email" | "phone" | "timezone" | "time" | "country";
 
 /** What a `type` violation expected a value to be. */
 export type ValueType =

@@ -7,7 +7,7 @@ import { checkedLookup } from "./address-check.js";
 const TIMEOUT_MS = 15_000;
 const BODY_LOG_BYTES = 1_024;
 
-export interface SendOutcome {
+interface SendOutcome {
   status: number | null;
   body: string | null;
   error: string | null;

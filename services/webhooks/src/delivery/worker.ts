@@ -5,7 +5,7 @@ import { nextAttemptAt, retryAfterMs } from "./schedule.js";
 import { deliveryAgent, sendAttempt } from "./sender.js";
 import { signatureHeader } from "./signing.js";
 
-export interface WorkerOptions {
+interface WorkerOptions {
   /** Attempts in flight at once in this process. */
   concurrency: number;
   /** Attempts in flight at once to one endpoint: a slow endpoint holds only these. */

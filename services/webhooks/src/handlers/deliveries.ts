@@ -7,7 +7,8 @@ import {
   orgOf,
   type ServiceContext,
   WEBHOOK_TEST_TYPE,
-  withDefaults,
+  pageAnswer,
+  pageRequest,
 } from "@voiceops/platform";
 import {
   ListWebhookDeliveriesRequestSchema,
@@ -33,15 +34,14 @@ export function deliveryHandlers(service: ServiceContext, stores: WebhookStores,
   return {
     async listWebhookDeliveries(req: ListWebhookDeliveriesRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const { page, pageSize } = withDefaults(ListWebhookDeliveriesRequestSchema, req, "page", "pageSize");
+      const paging = pageRequest(ListWebhookDeliveriesRequestSchema, req);
       await requireEndpoint(org.orgId, req.endpointId);
-      const { rows, total } = await deliveries.list(db, org.orgId, req.endpointId, {
-        page,
-        pageSize,
+      const listing = await deliveries.list(db, org.orgId, req.endpointId, {
+        ...paging,
         status: req.status === undefined ? undefined : deliveryStatusText(req.status),
         eventType: req.eventType?.trim() || undefined,
       });
-      return { items: rows.map(toDelivery), total, page, pageSize };
+      return pageAnswer(paging, listing, toDelivery);
     },
 
     async getWebhookDelivery(req: GetWebhookDeliveryRequest, ctx: HandlerContext) {

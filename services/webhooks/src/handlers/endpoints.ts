@@ -10,7 +10,8 @@ import {
   type ServiceContext,
   type Violation,
   WEBHOOK_EVENT_TYPES,
-  withDefaults,
+  pageAnswer,
+  pageRequest,
 } from "@voiceops/platform";
 import {
   CreatedWebhookEndpointSchema,
@@ -61,14 +62,13 @@ export function endpointHandlers(service: ServiceContext, stores: WebhookStores,
 
     async listWebhookEndpoints(req: ListWebhookEndpointsRequest, ctx: HandlerContext) {
       const org = orgOf(ctx);
-      const { page, pageSize } = withDefaults(ListWebhookEndpointsRequestSchema, req, "page", "pageSize");
-      const { rows, total } = await endpoints.list(db, org.orgId, {
-        page,
-        pageSize,
+      const paging = pageRequest(ListWebhookEndpointsRequestSchema, req);
+      const listing = await endpoints.list(db, org.orgId, {
+        ...paging,
         enabled: req.enabled,
         eventType: req.eventType?.trim() || undefined,
       });
-      return { items: rows.map(toEndpoint), total, page, pageSize };
+      return pageAnswer(paging, listing, toEndpoint);
     },
 
     async createWebhookEndpoint(req: CreateWebhookEndpointRequest, ctx: HandlerContext) {

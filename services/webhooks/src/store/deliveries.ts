@@ -12,7 +12,7 @@ export interface RecordedEvent {
   traceparent: string;
 }
 
-export interface DeliveryListQuery {
+interface DeliveryListQuery {
   page: number;
   pageSize: number;
   status: string | undefined;

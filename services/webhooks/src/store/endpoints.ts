@@ -1,7 +1,7 @@
 import { newId, type Queryable, selectPage } from "@voiceops/platform";
 import { ENDPOINT_COLUMNS, type EndpointRow } from "./rows.js";
 
-export interface EndpointListQuery {
+interface EndpointListQuery {
   page: number;
   pageSize: number;
   enabled: boolean | undefined;

@@ -12,8 +12,6 @@ const MESSAGE_DIRECTION: Record<string, "inbound" | "outbound" | "both"> = {
   WEB_CHAT: "both",
 };
 
-export const isMessageType = (type: string): boolean => type in MESSAGE_DIRECTION;
-
 const text = (value: JsonValue | undefined): string | undefined =>
   typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
 

@@ -12,11 +12,10 @@ import {
   type ServiceContext,
   type Violation,
 } from "@voiceops/platform";
-import { freeSlots, rankForBooking } from "../scheduling/availability.js";
-import { candidateSlots, heldSpan, type SlotRules, type Span } from "../scheduling/slots.js";
+import { freeSlots, rankForBooking } from "./availability.js";
+import { candidateSlots, heldSpan, type SlotRules, type Span } from "./slots.js";
 import { slotInterval, type AppointmentTypeRow } from "../store/appointment-types.js";
 import type { FieldopsStores } from "../store/index.js";
-import { unknownTechnician } from "./schedules.js";
 import { fieldopsErrors } from "../errors.js";
 
 // What booking, rescheduling and holding a slot share: the slot check, the choice of
@@ -111,7 +110,7 @@ export function bookingRules(service: ServiceContext, stores: FieldopsStores) {
               "the technician is not active or lacks a required skill of the appointment type",
               options.technicianId,
             )
-          : unknownTechnician("technician_id", options.technicianId),
+          : referenceNotFound("technician_id", "technician", options.technicianId),
       ]);
     }
     const free = freeSlots(snapshot, [slot], rules, org.timezone, now)[0];

@@ -2,7 +2,7 @@ import { timingSafeEqual } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { CommsSettings } from "../settings.js";
 
-export type ActivitySourceName = "api" | "internal";
+type ActivitySourceName = "api" | "internal";
 
 /**
  * Who records an activity, from the x-internal-key the caller sent: the one place that checks

@@ -2,16 +2,16 @@ import { timestampFromDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import type { Logger, ObjectStore } from "@voiceops/platform";
 
 /** A URL a recording can be fetched from, and when it stops working (never, for a provider's). */
-export interface RecordingLink {
+interface RecordingLink {
   url: string;
   expiresAt: Timestamp | undefined;
 }
 
 /** Whether a stored recording is a provider's URL rather than a key of our object store. */
-export const isExternalUrl = (recording: string): boolean => /^https?:\/\/[^\s]+$/i.test(recording);
+const isExternalUrl = (recording: string): boolean => /^https?:\/\/[^\s]+$/i.test(recording);
 
 /** Where the gateway stores an organization's uploads: the only keys a call of it may name. */
-export const orgUploadPrefix = (orgId: string): string => `uploads/${orgId}/`;
+const orgUploadPrefix = (orgId: string): string => `uploads/${orgId}/`;
 
 /** Whether a recording is an object of this organization in our store. */
 export const isOwnObject = (orgId: string, recording: string): boolean =>

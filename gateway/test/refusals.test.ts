@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { errorReason } from "@voiceops/platform";
+import { gatewayErrors, refusalAnswer } from "../src/errors/index.js";
+
+// The gateway's own refusals, worded here letter for letter once; every other test compares
+// answers with the named refusal.
+
+describe("the gateway's named refusals", () => {
+  it("each has its status and its wording", () => {
+    const worded = Object.fromEntries(
+      Object.entries({
+        MANAGER_ROLE_REQUIRED: gatewayErrors.MANAGER_ROLE_REQUIRED(),
+        KEY_ROLE_ABOVE_OWN: gatewayErrors.KEY_ROLE_ABOVE_OWN("admin", "owner"),
+        INVITE_ROLE_ABOVE_OWN: gatewayErrors.INVITE_ROLE_ABOVE_OWN("admin", "owner"),
+        REMOVE_ROLE_ABOVE_OWN: gatewayErrors.REMOVE_ROLE_ABOVE_OWN("admin", "owner"),
+        EMAIL_TAKEN: gatewayErrors.EMAIL_TAKEN(),
+        ORGANIZATION_NOT_FOUND: gatewayErrors.ORGANIZATION_NOT_FOUND(),
+        API_KEY_NOT_FOUND: gatewayErrors.API_KEY_NOT_FOUND(),
+        USER_NOT_FOUND: gatewayErrors.USER_NOT_FOUND(),
+        WRONG_CREDENTIALS: gatewayErrors.WRONG_CREDENTIALS(),
+        SIGN_IN_THROTTLED: gatewayErrors.SIGN_IN_THROTTLED(),
+        SETUP_LINK_UNUSABLE: gatewayErrors.SETUP_LINK_UNUSABLE(),
+        NO_SESSION: gatewayErrors.NO_SESSION(),
+        ADMIN_TOKEN_REFUSED: gatewayErrors.ADMIN_TOKEN_REFUSED(),
+      }).map(([name, error]) => {
+        expect(errorReason(error)).toBe(name);
+        const { status, body } = refusalAnswer(error);
+        return [name, [status, body.detail]];
+      }),
+    );
+    expect(worded).toEqual({
+      MANAGER_ROLE_REQUIRED: [403, "This operation requires the owner or admin role"],
+      KEY_ROLE_ABOVE_OWN: [403, "An admin cannot issue a key with the owner role"],
+      INVITE_ROLE_ABOVE_OWN: [403, "An admin cannot invite a user with the owner role"],
+      REMOVE_ROLE_ABOVE_OWN: [403, "An admin cannot remove an owner"],
+      EMAIL_TAKEN: [409, "A user with this email already exists"],
+      ORGANIZATION_NOT_FOUND: [404, "Organization not found"],
+      API_KEY_NOT_FOUND: [404, "API key not found"],
+      USER_NOT_FOUND: [404, "User not found"],
+      WRONG_CREDENTIALS: [401, "Wrong email or password"],
+      SIGN_IN_THROTTLED: [429, "Too many failed sign-ins; retry after the time in Retry-After"],
+      SETUP_LINK_UNUSABLE: [404, "This set-up link is unknown, used or expired: ask for a new one"],
+      NO_SESSION: [401, "Not signed in with a session"],
+      ADMIN_TOKEN_REFUSED: [401, "Missing or invalid admin token"],
+    });
+    // Every refusal is covered above: a new one is worded here too.
+    expect(Object.keys(worded).sort()).toEqual(Object.keys(gatewayErrors).sort());
+  });
+});
