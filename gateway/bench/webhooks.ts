@@ -1,13 +1,15 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { AdminClient, isolatedDatabase, newTenant, testEnv } from "@voiceops/platform/testing";
+import { startWebhooksProcess } from "../../services/webhooks/test/webhooks-process.js";
 import { startSystem } from "../src/system.js";
 
 // Webhook latency: contacts are created through the REST API at a steady rate and a receiver on
 // 127.0.0.1 notes when each contact.created arrives. Reported: the REST write's latency (the
 // plain write path) and the time from the write's answer (its commit) to the delivery, p50/p99;
 // then the same with a second endpoint that never answers (each attempt times out after 15 s),
-// to show that it delays the healthy one by nothing.
+// to show that it delays the healthy one by nothing. The webhooks service runs as a process of
+// its own (as deployed), the rest of the system in this one.
 // Usage: DATABASE_URL=... NATS_URL=... npm run bench:webhooks -- [events per second] [seconds]
 
 const rate = Number(process.argv[2] ?? 200);
@@ -15,9 +17,14 @@ const seconds = Number(process.argv[3] ?? 20);
 const base = process.env.DATABASE_URL;
 if (!base) throw new Error("DATABASE_URL is required: this measures PostgreSQL");
 const database = await isolatedDatabase(base);
-const system = await startSystem({
-  env: testEnv({ DATABASE_URL: database.url, RATE_LIMIT_PER_MINUTE: "100000000", WEBHOOK_RETRY_SCHEDULE: "" }),
+if (!process.env.NATS_URL) throw new Error("NATS_URL is required: the webhooks service runs as a process of its own");
+const env = testEnv({
+  DATABASE_URL: database.url,
+  RATE_LIMIT_PER_MINUTE: "100000000",
+  MAX_CONNECTIONS_PER_CLIENT: "0",
+  WEBHOOK_RETRY_SCHEDULE: "",
 });
+const system = await startSystem({ env });
 
 const arrived = new Map<string, number>();
 const receiver = createServer((req, res) => {
@@ -37,7 +44,8 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
 }
 
-async function run(label: string, withSlowEndpoint: boolean): Promise<void> {
+/** An organization with the healthy endpoint, and the one that never answers if asked. */
+async function organization(withSlowEndpoint: boolean) {
   const tenant = await newTenant(system.url, new AdminClient(system.adminUrl, system.adminToken));
   const hook = await tenant.owner.post("/api/webhooks", {
     url: `http://127.0.0.1:${port}/ok`,
@@ -49,6 +57,10 @@ async function run(label: string, withSlowEndpoint: boolean): Promise<void> {
       url: `http://127.0.0.1:${port}/slow`,
       event_types: ["contact.created"],
     });
+  return tenant;
+}
+
+async function run(label: string, tenant: Awaited<ReturnType<typeof organization>>): Promise<void> {
   const committed = new Map<string, number>();
   const writes: number[] = [];
   const total = rate * seconds;
@@ -102,12 +114,18 @@ async function run(label: string, withSlowEndpoint: boolean): Promise<void> {
   );
 }
 
+// The endpoints are made through the system's own webhooks service; then a process takes its place.
+const healthy = await organization(false);
+const besideSlow = await organization(true);
+await system.services.find((service) => service.name === "webhooks")?.stop();
+const webhooks = await startWebhooksProcess(env);
 try {
-  await run("healthy endpoint", false);
-  await run("healthy endpoint beside one that times out", true);
+  await run("healthy endpoint", healthy);
+  await run("healthy endpoint beside one that times out", besideSlow);
 } finally {
   receiver.closeAllConnections();
   receiver.close();
+  await webhooks.stop();
   await system.stop();
   await database.drop();
 }

@@ -1,9 +1,9 @@
 import { expect } from "vitest";
-import { type ApiClient, freePort, type RunningProcess, runEntry, waitForStatus } from "@voiceops/platform/testing";
+import type { ApiClient } from "@voiceops/platform/testing";
 import type { Received } from "./receiver.js";
 
-// What the fault tests of webhook delivery share: a burst of events made through the REST API,
-// the webhooks service as a process of its own, and the checks on what a receiver got.
+// What the fault tests of webhook delivery share: a burst of events made through the REST API
+// and the checks on what a receiver got (the service as a process: webhooks-process.ts).
 
 /** Creates contacts `from`..`to`-1 in parallel batches, each a contact.created event; resolves their ids. */
 export async function contactBurst(api: ApiClient, tag: string, from: number, to: number): Promise<string[]> {
@@ -45,23 +45,4 @@ export function overlappingAttempts(requests: Received[]): string[] {
     });
   }
   return overlapping;
-}
-
-/** The webhooks service as a process of its own (distributed mode), ready to deliver. */
-export async function startWebhooksProcess(env: Record<string, string | undefined>): Promise<RunningProcess> {
-  const [grpcPort, opsPort] = await Promise.all([freePort(), freePort()]);
-  const running = runEntry("services/webhooks/src/main.ts", {
-    ...env,
-    GRPC_HOST: "127.0.0.1",
-    GRPC_PORT: String(grpcPort),
-    OPS_PORT: String(opsPort),
-    LOG_LEVEL: "warn",
-  });
-  try {
-    await waitForStatus(`http://127.0.0.1:${opsPort}/health/ready`, 200, 90_000);
-  } catch (error) {
-    await running.stop("SIGKILL");
-    throw new Error(`the webhooks process did not become ready: ${running.output().slice(-2_000)}`, { cause: error });
-  }
-  return running;
 }

@@ -10,7 +10,8 @@ import {
   testEnv,
 } from "@voiceops/platform/testing";
 import { startSystem, type RunningSystem } from "../../../gateway/src/system.js";
-import { contactBurst, contactIds, overlappingAttempts, startWebhooksProcess } from "./faults.js";
+import { contactBurst, contactIds, overlappingAttempts } from "./faults.js";
+import { startWebhooksProcess } from "./webhooks-process.js";
 import { Receiver } from "./receiver.js";
 
 // Distributed mode, the webhooks service as two processes (replicas) beside the rest of the
