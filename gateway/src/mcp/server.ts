@@ -1,7 +1,9 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import { fastPath } from "@voiceops/platform";
 import { API_VERSION } from "../health.js";
 import { sendJson } from "../errors/index.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../http/json-body.js";
@@ -59,9 +61,9 @@ export function bearerApiKey(req: Request, _res: Response, next: NextFunction): 
 
 /**
  * The MCP endpoint (Streamable HTTP, stateless): each POST gets a server and a transport of its
- * own, as the SDK's stateless examples do, answering JSON (no session, no SSE stream); the
- * transport is our JsonResponseTransport (transport.ts), which costs less CPU per call than the
- * SDK's Node transport. The request is authenticated and rate limited before it gets here, like any /api request.
+ * own, as the SDK's stateless examples do, answering JSON (no session, no SSE stream). The
+ * transport is JsonResponseTransport (transport.ts), or with FAST_PATH without `mcp` the SDK's
+ * StreamableHTTPServerTransport, which costs about twice the CPU per call. The request is authenticated and rate limited before it gets here, like any /api request.
  * Malformed JSON-RPC is the transport's to refuse (400 with a JSON-RPC error).
  */
 export function mcpEndpoint(catalog: ToolCatalog) {
@@ -89,7 +91,9 @@ export function mcpEndpoint(catalog: ToolCatalog) {
     server.setRequestHandler(CallToolRequestSchema, (request) =>
       catalog.call(request.params.name, request.params.arguments ?? {}, principal, req.requestId),
     );
-    const transport = new JsonResponseTransport(res);
+    const transport = fastPath("mcp")
+      ? new JsonResponseTransport(res)
+      : new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     // A client that goes away before its answer ends the server's work; an answered request
     // leaves nothing running to close.
     res.on("close", () => {
@@ -99,7 +103,11 @@ export function mcpEndpoint(catalog: ToolCatalog) {
     });
     server
       .connect(transport)
-      .then(() => transport.handle(req, req.body))
+      .then(() =>
+        transport instanceof JsonResponseTransport
+          ? transport.handle(req, req.body)
+          : transport.handleRequest(req, res, req.body),
+      )
       .catch(next);
   };
 }
