@@ -44,9 +44,12 @@ export class JsonResponseTransport implements Transport {
     this.onclose?.();
   }
 
-  /** Answers to the request's messages are kept; the server's notifications have no stream to go to. */
+  /**
+   * Answers to the request's messages are kept; the server's notifications have no stream to go
+   * to, and a closed transport's client is gone.
+   */
   async send(message: JSONRPCMessage): Promise<void> {
-    if (!("id" in message) || "method" in message || message.id === undefined) return;
+    if (this.closed || !("id" in message) || "method" in message || message.id === undefined) return;
     if (!this.awaited.includes(message.id)) return;
     this.answers.set(message.id, message);
     if (this.answers.size < this.awaited.length || this.res.headersSent) return;
