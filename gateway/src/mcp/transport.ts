@@ -14,7 +14,7 @@ import { sendJson } from "../errors/index.js";
 const MAX_BATCH = 100;
 
 /** JSON-RPC's answer to a request that is refused before any message is read. */
-function refuse(res: Response, status: number, code: number, message: string): void {
+export function sendRpcError(res: Response, status: number, code: number, message: string): void {
   sendJson(res, status, { jsonrpc: "2.0", error: { code, message }, id: null });
 }
 
@@ -62,25 +62,30 @@ export class JsonResponseTransport implements Transport {
     const res = this.res;
     const accept = req.headers.accept;
     if (!accept?.includes("application/json") || !accept.includes("text/event-stream"))
-      return refuse(res, 406, -32000, "Not Acceptable: Client must accept both application/json and text/event-stream");
+      return sendRpcError(
+        res,
+        406,
+        -32000,
+        "Not Acceptable: Client must accept both application/json and text/event-stream",
+      );
     if (!req.is("application/json"))
-      return refuse(res, 415, -32000, "Unsupported Media Type: Content-Type must be application/json");
-    if (body === undefined) return refuse(res, 400, -32700, "Parse error: Invalid JSON");
+      return sendRpcError(res, 415, -32000, "Unsupported Media Type: Content-Type must be application/json");
+    if (body === undefined) return sendRpcError(res, 400, -32700, "Parse error: Invalid JSON");
     if (Array.isArray(body) && body.length > MAX_BATCH)
-      return refuse(res, 400, -32600, `Invalid Request: Batch must not exceed ${MAX_BATCH} messages`);
+      return sendRpcError(res, 400, -32600, `Invalid Request: Batch must not exceed ${MAX_BATCH} messages`);
     const messages: JSONRPCMessage[] = [];
     for (const raw of Array.isArray(body) ? body : [body]) {
       const parsed = JSONRPCMessageSchema.safeParse(raw);
-      if (!parsed.success) return refuse(res, 400, -32700, "Parse error: Invalid JSON-RPC message");
+      if (!parsed.success) return sendRpcError(res, 400, -32700, "Parse error: Invalid JSON-RPC message");
       messages.push(parsed.data);
     }
     if (messages.some(isInitializeRequest)) {
       if (messages.length > 1)
-        return refuse(res, 400, -32600, "Invalid Request: Only one initialization request is allowed");
+        return sendRpcError(res, 400, -32600, "Invalid Request: Only one initialization request is allowed");
     } else {
       const version = req.headers["mcp-protocol-version"];
       if (typeof version === "string" && !SUPPORTED_PROTOCOL_VERSIONS.includes(version))
-        return refuse(
+        return sendRpcError(
           res,
           400,
           -32000,
