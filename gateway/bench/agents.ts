@@ -9,6 +9,7 @@ import { cpuOf, portAllocator, type Proc, ROOT, startServer, stopAllServers, wai
 
 // npm run bench:agents [-- --seconds 8 --rounds 3 --connections 50 --callers 50 --contacts 1000000 --ports 20600
 //                         --only read,write,idempotency,lookup]
+// (FAST_PATH is handed to the server, as to npm run bench's variants.)
 //
 // The agent figures of CONTRACT.md "Beyond the reference", each against its baseline in the
 // same run, interleaved round by round, on the embedded system over PostgreSQL (one process, so
@@ -65,6 +66,8 @@ async function main(): Promise<void> {
       NATS_URL: process.env.NATS_URL,
       ADMIN_TOKEN: adminToken,
       LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "info",
+      // FAST_PATH=rpc,local,pglite,router (all but mcp) measures the SDK's own MCP transport.
+      FAST_PATH: process.env.FAST_PATH,
       RATE_LIMIT_PER_MINUTE: "1000000000",
       HOST: "127.0.0.1",
       PORT: String(port),

@@ -64,7 +64,7 @@ const VARIANTS = (opts.variants ?? "")
     const [system = "", fastPath = "all"] = spec.split(":");
     return { system, fastPath, scenario, label: `${system} FAST_PATH=${fastPath}` };
   });
-const FAST_PATH_PARTS = ["rpc", "local", "pglite", "router"];
+const FAST_PATH_PARTS = ["rpc", "local", "pglite", "router", "mcp"];
 /** The FAST_PATH value of a variant's `fastpath`. */
 const fastPathValue = (spec: string) =>
   spec.startsWith("-") ? FAST_PATH_PARTS.filter((part) => part !== spec.slice(1)).join(",") : spec;

@@ -191,6 +191,34 @@ describe("MCP endpoint: protocol", () => {
       body: "{}",
     });
     expect(wrongType.status).toBe(415);
+    const post = (body: unknown, extra: Record<string, string> = {}) =>
+      fetch(`${baseUrl}/mcp`, { method: "POST", headers: { ...headers, ...extra }, body: JSON.stringify(body) });
+    const list = { jsonrpc: "2.0", id: 7, method: "tools/list" };
+    expect((await post(list, { accept: "application/json" })).status).toBe(406);
+    const badVersion = await post(list, { "mcp-protocol-version": "1999-01-01" });
+    expect(badVersion.status).toBe(400);
+    expect(((await badVersion.json()) as { error: { message: string } }).error.message).toContain("1999-01-01");
+    const notification = await post({ jsonrpc: "2.0", method: "notifications/initialized" });
+    expect(notification.status).toBe(202);
+    expect(await notification.text()).toBe("");
+    const batch = await post([list, { jsonrpc: "2.0", id: "b", method: "ping" }]);
+    expect(batch.status).toBe(200);
+    expect(((await batch.json()) as { id: unknown }[]).map((answer) => answer.id)).toEqual([7, "b"]);
+    const twoInitializes = await post([
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      },
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      },
+    ]);
+    expect(twoInitializes.status).toBe(400);
     const get = await fetch(`${baseUrl}/mcp`, {
       headers: { "x-api-key": owner.apiKey ?? "", accept: "text/event-stream" },
     });

@@ -3,22 +3,18 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import { fastPath } from "@voiceops/platform";
 import { API_VERSION } from "../health.js";
-import { sendJson } from "../errors/index.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../http/json-body.js";
 import { hashApiKey } from "../identity/keys.js";
 import type { ToolCatalog } from "./catalog.js";
+import { JsonResponseTransport, sendRpcError } from "./transport.js";
 
 /** What the server tells the model about the tools as a whole (MCP's initialize instructions). */
 const INSTRUCTIONS =
   "Tools of a service business (plumbing, HVAC, electrical...) for a voice agent on a live call. Start every call with lookup_caller and the caller's number: it says who is calling, what was said before, their open jobs and appointments, and whether they may be called. Answer questions from search_knowledge_base and get_business_hours; book with find_slots, hold_slot, book_appointment; open jobs with create_service_request (flag_emergency and dispatch_technician for danger); before the call ends, save_caller_memory. A result with isError lists each wrong argument and why: correct them and call again. Give write tools an idempotency_key (e.g. a UUID) and reuse it when retrying after a timeout.";
 
 const validator = new AjvJsonSchemaValidator();
-
-/** JSON-RPC's answer to a body that is not a JSON-RPC message. */
-function sendRpcError(res: Response, status: number, code: number, message: string): void {
-  sendJson(res, status, { jsonrpc: "2.0", error: { code, message }, id: null });
-}
 
 /**
  * The body, read as the REST API reads JSON (size and nesting limits), handed to the transport
@@ -60,7 +56,8 @@ export function bearerApiKey(req: Request, _res: Response, next: NextFunction): 
 /**
  * The MCP endpoint (Streamable HTTP, stateless): each POST gets a server and a transport of its
  * own, as the SDK's stateless examples do, answering JSON (no session, no SSE stream). The
- * request is authenticated and rate limited before it gets here, like any /api request.
+ * transport is JsonResponseTransport (transport.ts), or with FAST_PATH without `mcp` the SDK's
+ * StreamableHTTPServerTransport, which costs about twice the CPU per call. The request is authenticated and rate limited before it gets here, like any /api request.
  * Malformed JSON-RPC is the transport's to refuse (400 with a JSON-RPC error).
  */
 export function mcpEndpoint(catalog: ToolCatalog) {
@@ -68,14 +65,12 @@ export function mcpEndpoint(catalog: ToolCatalog) {
     if (req.method !== "POST") {
       // Stateless: no stream to open with GET, no session to end with DELETE.
       res.setHeader("Allow", "POST");
-      return sendJson(res, 405, {
-        jsonrpc: "2.0",
-        error: {
-          code: -32000,
-          message: "Method not allowed: send JSON-RPC messages with POST (this server keeps no sessions)",
-        },
-        id: null,
-      });
+      return sendRpcError(
+        res,
+        405,
+        -32000,
+        "Method not allowed: send JSON-RPC messages with POST (this server keeps no sessions)",
+      );
     }
     const principal = req.principal;
     if (!principal) return next(new Error("the MCP endpoint needs an authenticated request"));
@@ -88,7 +83,9 @@ export function mcpEndpoint(catalog: ToolCatalog) {
     server.setRequestHandler(CallToolRequestSchema, (request) =>
       catalog.call(request.params.name, request.params.arguments ?? {}, principal, req.requestId),
     );
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = fastPath("mcp")
+      ? new JsonResponseTransport(res)
+      : new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     // A client that goes away before its answer ends the server's work; an answered request
     // leaves nothing running to close.
     res.on("close", () => {
@@ -98,7 +95,11 @@ export function mcpEndpoint(catalog: ToolCatalog) {
     });
     server
       .connect(transport)
-      .then(() => transport.handleRequest(req, res, req.body))
+      .then(() =>
+        transport instanceof JsonResponseTransport
+          ? transport.handle(req, req.body)
+          : transport.handleRequest(req, res, req.body),
+      )
       .catch(next);
   };
 }

@@ -12,6 +12,8 @@
  *   (pglite-statements.ts, pglite-protocol.ts, pglite-transaction.ts), transactions run in
  *   batches (pglite-batches.ts). Stock: PGlite's `query`, `exec` and `transaction`.
  * - `router`: the gateway's route table (route-table.ts). Stock: Express's router.
+ * - `mcp`: the MCP endpoint's stateless JSON transport (gateway/src/mcp/transport.ts), on the
+ *   SDK's public Transport interface. Stock: the SDK's StreamableHTTPServerTransport.
  *
  * FAST_PATH chooses: `all` (the default), `none` (every stock part: what CI runs the suite
  * under a third time), or a comma-separated list of the parts above. The choice is the
@@ -20,7 +22,7 @@
  */
 import { ConfigError } from "../config.js";
 
-export const FAST_PATH_PARTS = ["rpc", "local", "pglite", "router"] as const;
+export const FAST_PATH_PARTS = ["rpc", "local", "pglite", "router", "mcp"] as const;
 type FastPathPart = (typeof FAST_PATH_PARTS)[number];
 
 /** The parts FAST_PATH turns on; throws ConfigError for a value that is not `all`, `none` or a list of parts. */
