@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { connect } from "nats";
-import { decodeEvent, defaultNatsPrefix } from "@voiceops/platform";
+import { decodeEvent, defaultNatsPrefix, FAST_PATH_PARTS } from "@voiceops/platform";
 import { deleteNatsStreams, isolatedDatabase } from "@voiceops/platform/testing";
 import { ContactCreatedSchema } from "@voiceops/proto/voiceops/crm/v1/crm_events_pb";
 import { median, parseArgs } from "./cli.js";
@@ -64,7 +64,6 @@ const VARIANTS = (opts.variants ?? "")
     const [system = "", fastPath = "all"] = spec.split(":");
     return { system, fastPath, scenario, label: `${system} FAST_PATH=${fastPath}` };
   });
-const FAST_PATH_PARTS = ["rpc", "local", "pglite", "router", "mcp"];
 /** The FAST_PATH value of a variant's `fastpath`. */
 const fastPathValue = (spec: string) =>
   spec.startsWith("-") ? FAST_PATH_PARTS.filter((part) => part !== spec.slice(1)).join(",") : spec;
