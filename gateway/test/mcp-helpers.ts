@@ -2,7 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { expect, inject } from "vitest";
-import { ApiClient, testAdmin, type Tenant } from "@voiceops/platform/testing";
+import { type ApiClient, newTenant, testAdmin, type Tenant } from "@voiceops/platform/testing";
 
 // Shared by the MCP tests: a client of the SDK over real HTTP, and what a tool result holds.
 
@@ -55,25 +55,13 @@ const AROUND_THE_CLOCK = { mon: day, tue: day, wed: day, thu: day, fri: day, sat
  * A fresh organization in America/Chicago, open around the clock unless `hours` say otherwise
  * (so slots exist whenever the tests run), with an owner and a member key.
  */
-export async function openTenant(
+export function openTenant(
   hours: Record<string, { start: string; end: string }[]> = AROUND_THE_CLOCK,
   baseUrl: string = inject("baseUrl"),
 ): Promise<Tenant> {
-  const admin = testAdmin();
-  const created = await admin.request("POST", "/admin/organizations", {
+  return newTenant(baseUrl, testAdmin(), {
     name: `MCP ${Math.random().toString(36).slice(2)}`,
     timezone: "America/Chicago",
     business_hours: hours,
   });
-  if (created.status !== 201) throw new Error(`create organization: ${created.status}`);
-  const [owner, member] = await Promise.all([
-    admin.createKey(created.body.id, { role: "owner" }),
-    admin.createKey(created.body.id, { role: "member" }),
-  ]);
-  return {
-    orgId: created.body.id,
-    owner: new ApiClient(baseUrl, owner.key),
-    member: new ApiClient(baseUrl, member.key),
-    admin,
-  };
 }

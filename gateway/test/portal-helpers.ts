@@ -1,28 +1,16 @@
-import { expect } from "vitest";
-import { type AdminClient, ApiClient, expectStatus, type Tenant } from "@voiceops/platform/testing";
+import { type AdminClient, expectStatus, newTenant, type Tenant } from "@voiceops/platform/testing";
 
 // Tenants, contacts with quotes and portal tokens of the portal's tests (API and browser).
 
 const ALL_DAY = [{ start: "00:00", end: "24:00" }];
 
 /** A tenant open every hour of every day, so that tomorrow always has slots. */
-export async function openTenant(baseUrl: string, admin: AdminClient): Promise<Tenant> {
+export function openTenant(baseUrl: string, admin: AdminClient): Promise<Tenant> {
   const week = Object.fromEntries(["mon", "tue", "wed", "thu", "fri", "sat", "sun"].map((d) => [d, ALL_DAY]));
-  const created = await admin.request("POST", "/admin/organizations", {
+  return newTenant(baseUrl, admin, {
     name: `Portal Plumbing ${Math.random().toString(36).slice(2)}`,
     business_hours: week,
   });
-  expect(created.status).toBe(201);
-  const [owner, member] = await Promise.all([
-    admin.createKey(created.body.id, { role: "owner" }),
-    admin.createKey(created.body.id, { role: "member" }),
-  ]);
-  return {
-    orgId: created.body.id,
-    owner: new ApiClient(baseUrl, owner.key),
-    member: new ApiClient(baseUrl, member.key),
-    admin,
-  };
 }
 
 /** A service request of the contact with a pending quote of 125.00. */

@@ -134,6 +134,14 @@ export class ApiClient {
 }
 
 /** The admin API, as an operator uses it. */
+/** What a test may set on a new organization (the admin API's fields); a random name by default. */
+export interface OrganizationInput {
+  name?: string;
+  timezone?: string;
+  default_country?: string;
+  business_hours?: Record<string, { start: string; end: string }[]>;
+}
+
 export class AdminClient {
   constructor(
     readonly adminUrl: string,
@@ -153,7 +161,7 @@ export class AdminClient {
     return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : undefined) as T };
   }
 
-  async createOrganization(input: { name?: string; timezone?: string; default_country?: string } = {}) {
+  async createOrganization(input: OrganizationInput = {}) {
     const response = await this.request("POST", "/admin/organizations", {
       name: input.name ?? `Org ${randomUUID()}`,
       ...input,
@@ -180,11 +188,7 @@ export interface Tenant {
 }
 
 /** A fresh organization with an owner and a member key: tests never see each other's data. */
-export async function newTenant(
-  baseUrl: string,
-  admin: AdminClient,
-  org: { timezone?: string; default_country?: string } = {},
-): Promise<Tenant> {
+export async function newTenant(baseUrl: string, admin: AdminClient, org: OrganizationInput = {}): Promise<Tenant> {
   const created = await admin.createOrganization(org);
   const [owner, member] = await Promise.all([
     admin.createKey(created.id, { role: "owner" }),
