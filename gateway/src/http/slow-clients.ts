@@ -1,6 +1,7 @@
 import http from "node:http";
 import type net from "node:net";
-import type { RequestListener } from "node:http";
+import type { Express } from "express";
+import { appServerClasses, fastPath } from "@voiceops/platform";
 
 /** How long a client may take over a request, and how many connections one address may hold. */
 export interface SlowClientLimits {
@@ -15,15 +16,17 @@ export interface SlowClientLimits {
 /**
  * The public HTTP/1.1 server with Node's own request timeouts. Node checks them every
  * connectionsCheckingInterval (30 s by default, longer than a short timeout): checking a few
- * times per timeout lets each fire close to when it is due.
+ * times per timeout lets each fire close to when it is due. With FAST_PATH's `express` its
+ * requests and responses are born with the app's prototypes.
  */
-export function createPublicServer(app: RequestListener, limits: SlowClientLimits): http.Server {
+export function createPublicServer(app: Express, limits: SlowClientLimits): http.Server {
   const shortest = Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs);
   const server = http.createServer(
     {
       headersTimeout: limits.headersTimeoutMs,
       requestTimeout: limits.requestTimeoutMs,
       connectionsCheckingInterval: Math.min(5_000, Math.max(250, Math.floor(shortest / 4))),
+      ...(fastPath("express") ? appServerClasses(app) : {}),
     },
     app,
   );

@@ -52,7 +52,14 @@ export { peer } from "./rpc/peer.js";
 export { isAnswered } from "./rpc/errors.js";
 export { defineErrors, errorReason } from "./rpc/named-errors.js";
 export { startRpcServer } from "./rpc/server.js";
-export { FAST_PATH_PARTS, RouteTable, allowHeader, connectUnaryTransport, fastPath } from "./fast-path/index.js";
+export {
+  FAST_PATH_PARTS,
+  RouteTable,
+  allowHeader,
+  appServerClasses,
+  connectUnaryTransport,
+  fastPath,
+} from "./fast-path/index.js";
 export { TIMESTAMP_RANGE, isEmail, timestampInRange, validateMessage } from "./validation/validate.js";
 export {
   aboveMax,

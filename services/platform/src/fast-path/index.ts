@@ -14,6 +14,9 @@
  * - `router`: the gateway's route table (route-table.ts). Stock: Express's router.
  * - `mcp`: the MCP endpoint's stateless JSON transport (gateway/src/mcp/transport.ts), on the
  *   SDK's public Transport interface. Stock: the SDK's StreamableHTTPServerTransport.
+ * - `express`: the gateway's requests and responses born with the Express app's prototypes
+ *   (express-prototypes.ts), so Express does not change them on arrival. Stock: Node's own
+ *   classes, which Express re-prototypes.
  *
  * FAST_PATH chooses: `all` (the default), `none` (every stock part: what CI runs the suite
  * under a third time), or a comma-separated list of the parts above. The choice is the
@@ -22,7 +25,7 @@
  */
 import { ConfigError } from "../config.js";
 
-export const FAST_PATH_PARTS = ["rpc", "local", "pglite", "router", "mcp"] as const;
+export const FAST_PATH_PARTS = ["rpc", "local", "pglite", "router", "mcp", "express"] as const;
 type FastPathPart = (typeof FAST_PATH_PARTS)[number];
 
 /** The parts FAST_PATH turns on; throws ConfigError for a value that is not `all`, `none` or a list of parts. */
@@ -53,4 +56,5 @@ export function fastPath(part: FastPathPart): boolean {
 export { connectUnaryTransport, CLIENT_IDLE_MS } from "./connect-http1-client.js";
 export { connectUnaryHandler } from "./connect-http1-server.js";
 export { collectImplementations, localTransport } from "./local-transport.js";
+export { appServerClasses, type AppPrototypes, type ServerClasses } from "./express-prototypes.js";
 export { RouteTable, allowHeader, type RouteMatch } from "./route-table.js";
