@@ -78,6 +78,12 @@ export function createPublicApp(deps: PublicAppDeps) {
   const limits = rateLimits({ limit: deps.rateLimitPerMinute, windowMs: 60_000 });
   app.use(limits.byAddress);
 
+  // Authentication and body parsing run only on known routes, so an unknown path is a 404.
+  const guard: RequestHandler[] = [authenticate(deps.cache, deps.users), limits.byKey, ...jsonBody("1mb")];
+  // The annotated routes first: most requests are theirs, Express tries its layers one by one,
+  // and no other router serves their paths (routes-first.test.ts).
+  app.use(routeDispatcher(deps.routes, { ...deps, before: guard }));
+
   mountHealth(app, deps);
   // Built on first use: it reads every field's options, which would slow start-up.
   let openapi: ReturnType<typeof buildOpenApi> | undefined;
@@ -113,8 +119,6 @@ export function createPublicApp(deps: PublicAppDeps) {
   app.use(portalApi({ ...portal, perMinute: deps.portalRateLimitPerMinute ?? 60 }));
   mountPortalPage(app, portal);
 
-  // Authentication and body parsing run only on known routes, so an unknown path is a 404.
-  const guard: RequestHandler[] = [authenticate(deps.cache, deps.users), limits.byKey, ...jsonBody("1mb")];
   app.use(
     authRoutes({
       users: deps.users,
@@ -138,7 +142,6 @@ export function createPublicApp(deps: PublicAppDeps) {
       guard,
     ),
   );
-  app.use(routeDispatcher(deps.routes, { ...deps, before: guard }));
 
   jsonErrors(app, deps.logger);
   return app;
