@@ -1,6 +1,6 @@
 import type { Express, Request, Response } from "express";
 import { ObjectNotFoundError, type Clock, type Logger, type ObjectStore, type UrlSigner } from "@voiceops/platform";
-import { sendDetail } from "./errors/index.js";
+import { gatewayErrors, sendRefusal } from "./errors/index.js";
 
 interface FilesDeps {
   objects: ObjectStore;
@@ -21,10 +21,10 @@ export function mountFiles(app: Express, deps: FilesDeps): void {
     const expires = Number(req.query.expires);
     const signature = typeof req.query.signature === "string" ? req.query.signature : "";
     if (!Number.isSafeInteger(expires) || signature === "")
-      return sendDetail(res, 403, "Missing or malformed signature");
+      return sendRefusal(res, gatewayErrors.FILE_SIGNATURE_MISSING());
     const verdict = deps.signer.verify(key, expires, signature, deps.clock.now());
-    if (verdict === "invalid") return sendDetail(res, 403, "Invalid signature");
-    if (verdict === "expired") return sendDetail(res, 403, "This link has expired");
+    if (verdict === "invalid") return sendRefusal(res, gatewayErrors.FILE_SIGNATURE_INVALID());
+    if (verdict === "expired") return sendRefusal(res, gatewayErrors.FILE_LINK_EXPIRED());
     try {
       const object = await deps.objects.get(key);
       res.status(200);
@@ -37,7 +37,7 @@ export function mountFiles(app: Express, deps: FilesDeps): void {
       });
       object.body.pipe(res);
     } catch (error) {
-      if (error instanceof ObjectNotFoundError) return sendDetail(res, 404, "Not Found");
+      if (error instanceof ObjectNotFoundError) return sendRefusal(res, gatewayErrors.NOT_FOUND());
       throw error;
     }
   });

@@ -22,6 +22,16 @@ describe("the gateway's named refusals", () => {
         SETUP_LINK_UNUSABLE: gatewayErrors.SETUP_LINK_UNUSABLE(),
         NO_SESSION: gatewayErrors.NO_SESSION(),
         ADMIN_TOKEN_REFUSED: gatewayErrors.ADMIN_TOKEN_REFUSED(),
+        API_KEY_MISSING: gatewayErrors.API_KEY_MISSING(),
+        API_KEY_INVALID: gatewayErrors.API_KEY_INVALID(),
+        SESSION_ENDED: gatewayErrors.SESSION_ENDED(),
+        CSRF_TOKEN_INVALID: gatewayErrors.CSRF_TOKEN_INVALID(),
+        ROLE_REQUIRED: gatewayErrors.ROLE_REQUIRED(["owner", "admin"]),
+        RATE_LIMITED: gatewayErrors.RATE_LIMITED(),
+        FILE_SIGNATURE_MISSING: gatewayErrors.FILE_SIGNATURE_MISSING(),
+        FILE_SIGNATURE_INVALID: gatewayErrors.FILE_SIGNATURE_INVALID(),
+        FILE_LINK_EXPIRED: gatewayErrors.FILE_LINK_EXPIRED(),
+        NOT_FOUND: gatewayErrors.NOT_FOUND(),
       }).map(([name, error]) => {
         expect(errorReason(error)).toBe(name);
         const { status, body } = refusalAnswer(error);
@@ -42,6 +52,16 @@ describe("the gateway's named refusals", () => {
       SETUP_LINK_UNUSABLE: [404, "This set-up link is unknown, used or expired: ask for a new one"],
       NO_SESSION: [401, "Not signed in with a session"],
       ADMIN_TOKEN_REFUSED: [401, "Missing or invalid admin token"],
+      API_KEY_MISSING: [401, "Missing API key: send it in the X-API-Key header"],
+      API_KEY_INVALID: [401, "Invalid, revoked or expired API key"],
+      SESSION_ENDED: [401, "Session expired or signed out: sign in again"],
+      CSRF_TOKEN_INVALID: [403, "Missing or invalid CSRF token: send the session's token in the X-CSRF-Token header"],
+      ROLE_REQUIRED: [403, "This operation requires the owner or admin role"],
+      RATE_LIMITED: [429, "Too many requests; retry after the time in Retry-After"],
+      FILE_SIGNATURE_MISSING: [403, "Missing or malformed signature"],
+      FILE_SIGNATURE_INVALID: [403, "Invalid signature"],
+      FILE_LINK_EXPIRED: [403, "This link has expired"],
+      NOT_FOUND: [404, "Not Found"],
     });
     // Every refusal is covered above: a new one is worded here too.
     expect(Object.keys(worded).sort()).toEqual(Object.keys(gatewayErrors).sort());

@@ -8,6 +8,7 @@ import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FileObjectStore, ManualClock, UrlSigner } from "@voiceops/platform";
 import { testEnv } from "@voiceops/platform/testing";
+import { gatewayErrors, refusalAnswer } from "../src/errors/index.js";
 import { startSystem, type RunningSystem } from "../src/system.js";
 import type { Route, UploadSpec } from "../src/transcoder/routes.js";
 import { isUploadRequest, receiveUpload, UploadRefused } from "../src/transcoder/upload.js";
@@ -188,6 +189,6 @@ describe("GET /files: signed downloads of the file store", () => {
     clock.advance(61_000);
     const expired = await fetch(url);
     expect(expired.status).toBe(403);
-    expect(await expired.json()).toEqual({ detail: "This link has expired" });
+    expect(await expired.json()).toEqual(refusalAnswer(gatewayErrors.FILE_LINK_EXPIRED()).body);
   });
 });

@@ -1,5 +1,6 @@
 import type { Express, NextFunction, Request, Response } from "express";
 import { isDatabaseUnavailable, type Logger } from "@voiceops/platform";
+import { gatewayErrors, sendRefusal } from "./refusals.js";
 import { sendDetail, sendValidation } from "./send.js";
 import { jsonDecodeError, refusal } from "./fastapi.js";
 
@@ -21,7 +22,7 @@ function clientAborted(error: HttpError, req: Request): boolean {
 
 /** Last handlers of an app: unknown routes are JSON 404s; errors never leak internals. */
 export function jsonErrors(app: Express, logger: Logger): void {
-  app.use((_req: Request, res: Response) => sendDetail(res, 404, "Not Found"));
+  app.use((_req: Request, res: Response) => sendRefusal(res, gatewayErrors.NOT_FOUND()));
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const e = (typeof error === "object" && error !== null ? error : {}) as HttpError;
     if (clientAborted(e, req)) {

@@ -39,6 +39,22 @@ export const gatewayErrors = defineErrors("gateway", {
   },
   NO_SESSION: { code: Code.Unauthenticated, message: "Not signed in with a session" },
   ADMIN_TOKEN_REFUSED: { code: Code.Unauthenticated, message: "Missing or invalid admin token" },
+  API_KEY_MISSING: { code: Code.Unauthenticated, message: "Missing API key: send it in the X-API-Key header" },
+  API_KEY_INVALID: { code: Code.Unauthenticated, message: "Invalid, revoked or expired API key" },
+  SESSION_ENDED: { code: Code.Unauthenticated, message: "Session expired or signed out: sign in again" },
+  CSRF_TOKEN_INVALID: {
+    code: Code.PermissionDenied,
+    message: "Missing or invalid CSRF token: send the session's token in the X-CSRF-Token header",
+  },
+  ROLE_REQUIRED: {
+    code: Code.PermissionDenied,
+    message: (roles: string[]) => `This operation requires the ${roles.join(" or ")} role`,
+  },
+  RATE_LIMITED: { code: Code.ResourceExhausted, message: "Too many requests; retry after the time in Retry-After" },
+  FILE_SIGNATURE_MISSING: { code: Code.PermissionDenied, message: "Missing or malformed signature" },
+  FILE_SIGNATURE_INVALID: { code: Code.PermissionDenied, message: "Invalid signature" },
+  FILE_LINK_EXPIRED: { code: Code.PermissionDenied, message: "This link has expired" },
+  NOT_FOUND: { code: Code.NotFound, message: "Not Found" },
 });
 
 /** A refusal as the client gets it: the status of its code and its message as `detail`. */

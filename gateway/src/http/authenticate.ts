@@ -2,7 +2,7 @@ import { timingSafeEqual } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
 import type { PrincipalCache } from "../identity/principal-cache.js";
 import { csrfTokenOf, type UserStore } from "../identity/users.js";
-import { sendDetail } from "../errors/index.js";
+import { gatewayErrors, sendRefusal } from "../errors/index.js";
 import { CSRF_HEADER, sessionCookieOf } from "./session-cookie.js";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -28,13 +28,9 @@ export function authenticate(cache: PrincipalCache, users?: UserStore) {
     if (session && users) {
       users.principalOfSession(session).then(
         (principal) => {
-          if (!principal) return sendDetail(res, 401, "Session expired or signed out: sign in again");
+          if (!principal) return sendRefusal(res, gatewayErrors.SESSION_ENDED());
           if (!SAFE_METHODS.has(req.method) && !sameToken(req.headers[CSRF_HEADER], csrfTokenOf(session))) {
-            return sendDetail(
-              res,
-              403,
-              "Missing or invalid CSRF token: send the session's token in the X-CSRF-Token header",
-            );
+            return sendRefusal(res, gatewayErrors.CSRF_TOKEN_INVALID());
           }
           req.principal = principal;
           req.csrfToken = csrfTokenOf(session);
@@ -44,10 +40,10 @@ export function authenticate(cache: PrincipalCache, users?: UserStore) {
       );
       return;
     }
-    if (!hash) return sendDetail(res, 401, "Missing API key: send it in the X-API-Key header");
+    if (!hash) return sendRefusal(res, gatewayErrors.API_KEY_MISSING());
     cache.lookup(hash).then(
       (principal) => {
-        if (!principal) return sendDetail(res, 401, "Invalid, revoked or expired API key");
+        if (!principal) return sendRefusal(res, gatewayErrors.API_KEY_INVALID());
         req.principal = principal;
         next();
       },

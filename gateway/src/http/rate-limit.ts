@@ -1,6 +1,6 @@
 import { isIPv6 } from "node:net";
 import type { NextFunction, Request, Response } from "express";
-import { sendDetail } from "../errors/index.js";
+import { gatewayErrors, sendRefusal } from "../errors/index.js";
 import { FixedWindowCounter, type WindowState } from "./fixed-window.js";
 
 /** Paths that are never limited nor counted: probes and monitors must always get through. */
@@ -58,7 +58,7 @@ export function rateLimits(options: RateLimitOptions) {
   const refuse = (res: Response, state: WindowState) => {
     const reset = setHeaders(res, state);
     res.setHeader("Retry-After", String(reset));
-    sendDetail(res, 429, "Too many requests; retry after the time in Retry-After");
+    sendRefusal(res, gatewayErrors.RATE_LIMITED());
   };
 
   return {

@@ -15,7 +15,7 @@ import {
   ServiceRequestSchema,
   ServiceRequestStatus,
 } from "@voiceops/proto/voiceops/jobs/v1/jobs_service_pb";
-import { sendDetail, sendJson, sendValidation } from "../errors/index.js";
+import { gatewayErrors, sendDetail, sendJson, sendRefusal, sendValidation } from "../errors/index.js";
 import { FixedWindowCounter } from "../http/fixed-window.js";
 import { jsonBody } from "../http/json-body.js";
 import { writeMessage } from "../transcoder/json-codec.js";
@@ -165,7 +165,7 @@ export function portalApi(deps: PortalDeps & { perMinute: number }): Router {
         const state = perToken.consume(hashSecret(token));
         if (!state.allowed) {
           res.setHeader("Retry-After", String(Math.max(1, Math.ceil(state.msBeforeNext / 1000))));
-          return sendDetail(res, 429, "Too many requests; retry after the time in Retry-After");
+          return sendRefusal(res, gatewayErrors.RATE_LIMITED());
         }
         await handler(await PortalContext.open(deps, token, req.requestId), req, res);
       } catch (error) {

@@ -11,7 +11,15 @@ import {
   type ObjectStore,
   type PeerRegistry,
 } from "@voiceops/platform";
-import { sendDetail, sendJson, sendValidation, rpcFailure, refusal } from "../errors/index.js";
+import {
+  gatewayErrors,
+  sendDetail,
+  sendJson,
+  sendRefusal,
+  sendValidation,
+  rpcFailure,
+  refusal,
+} from "../errors/index.js";
 import { writeField, writeMessage } from "./json-codec.js";
 import {
   markReplay,
@@ -263,9 +271,9 @@ export function routeDispatcher(routes: Route[], deps: TranscoderDeps): Handler 
 
 function serveRoute(route: Route, req: Request, res: Response, next: NextFunction, deps: TranscoderDeps): void {
   const principal = req.principal;
-  if (!principal) return sendDetail(res, 401, "Missing API key: send it in the X-API-Key header");
+  if (!principal) return sendRefusal(res, gatewayErrors.API_KEY_MISSING());
   if (route.roles.length > 0 && !route.roles.includes(principal.role)) {
-    return sendDetail(res, 403, `This operation requires the ${route.roles.join(" or ")} role`);
+    return sendRefusal(res, gatewayErrors.ROLE_REQUIRED(route.roles));
   }
   const key = requestKey(route, req, res);
   if (key === false) return;
