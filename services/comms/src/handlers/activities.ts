@@ -38,13 +38,11 @@ import {
   hasTranscription,
 } from "../activities/metadata.js";
 import { activitySource } from "../activities/source.js";
+import { hoursBefore } from "../activities/since.js";
 import type { ReferenceChecker } from "../peers.js";
 
 /** How far ahead of now the voice runtime's clock may be when it dates an activity. */
 const CLOCK_SKEW_MS = 5 * 60_000;
-
-export const hoursBefore = (now: Date, hours: number | undefined): Date | undefined =>
-  hours === undefined ? undefined : new Date(now.getTime() - hours * 3_600_000);
 
 export function activityHandlers(
   service: ServiceContext,

@@ -30,7 +30,7 @@ import {
 import { toActivity } from "../store/activity-rows.js";
 import { recordingOf, toCall, toCallDetail } from "../store/call-rows.js";
 import type { CallStore, DeletedCalls } from "../store/calls.js";
-import { hoursBefore } from "./activities.js";
+import { hoursBefore } from "../activities/since.js";
 import { isOwnObject, type Recordings } from "../calls/recordings.js";
 
 function emitDeleted(orgId: string, removed: DeletedCalls, emit: Emit): void {

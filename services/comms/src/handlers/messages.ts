@@ -22,7 +22,7 @@ import {
   type MessageDirection,
 } from "@voiceops/proto/voiceops/comms/v1/comms_service_pb";
 import type { MessageSlot, MessageStore } from "../store/messages.js";
-import { hoursBefore } from "./activities.js";
+import { hoursBefore } from "../activities/since.js";
 
 const text = (value: JsonValue | undefined): string | undefined => (typeof value === "string" ? value : undefined);
 

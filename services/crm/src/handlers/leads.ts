@@ -37,7 +37,7 @@ import {
   type CrmService,
 } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 import type { LeadValues } from "../store/leads.js";
-import { contactInput, upsertContact } from "./contact-upsert.js";
+import { contactInput, upsertContact } from "../contacts/upsert.js";
 import { leadStatusText, toContact, toLead, type LeadRow } from "../store/rows.js";
 import type { CrmStores } from "../store/index.js";
 

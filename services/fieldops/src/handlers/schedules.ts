@@ -4,24 +4,17 @@ import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import {
   blankToNull,
   invalidArgument,
-  newEvent,
   orgOf,
   updatedFields,
   notFound,
   required,
   referenceNotFound,
   invalidValue,
-  type DomainEvent,
   type OrgContext,
   type Queryable,
   type ServiceContext,
   type Violation,
 } from "@voiceops/platform";
-import {
-  OnCallScheduleCancelledSchema,
-  OnCallScheduleCreatedSchema,
-  OnCallScheduleUpdatedSchema,
-} from "@voiceops/proto/voiceops/fieldops/v1/fieldops_events_pb";
 import {
   OnCallScheduleFieldsSchema,
   type CancelOnCallScheduleRequest,
@@ -30,7 +23,8 @@ import {
   type ListOnCallSchedulesRequest,
   type UpdateOnCallScheduleRequest,
 } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
-import { toOnCallSchedule, type ScheduleRow, type ScheduleValues } from "../store/schedules.js";
+import { toOnCallSchedule, type ScheduleValues } from "../store/schedules.js";
+import { scheduleEvent } from "../scheduling/schedule-events.js";
 import type { FieldopsStores } from "../store/index.js";
 import { fieldopsErrors } from "../errors.js";
 
@@ -38,17 +32,6 @@ const SCHEDULE_FIELDS = ["technician_id", "start_at", "end_at", "notes"] as cons
 
 function instant(value: Timestamp | undefined): Date | undefined {
   return value ? timestampDate(value) : undefined;
-}
-
-/** The event of a schedule's change, published as fieldops.on_call_schedule.<verb>. */
-export function scheduleEvent(orgId: string, verb: "created" | "updated" | "cancelled", row: ScheduleRow): DomainEvent {
-  const schedule = toOnCallSchedule(row);
-  const type = `fieldops.on_call_schedule.${verb}`;
-  if (verb === "created")
-    return newEvent(orgId, type, OnCallScheduleCreatedSchema, create(OnCallScheduleCreatedSchema, { schedule }));
-  if (verb === "updated")
-    return newEvent(orgId, type, OnCallScheduleUpdatedSchema, create(OnCallScheduleUpdatedSchema, { schedule }));
-  return newEvent(orgId, type, OnCallScheduleCancelledSchema, create(OnCallScheduleCancelledSchema, { schedule }));
 }
 
 export function scheduleHandlers(service: ServiceContext, stores: FieldopsStores) {

@@ -12,7 +12,7 @@ import {
 } from "@voiceops/proto/voiceops/fieldops/v1/fieldops_service_pb";
 import type { FieldopsStores } from "../store/index.js";
 import { toOnCallTechnician, toTechnician, type TechnicianRow } from "../store/technicians.js";
-import { insertProvider, removeProvider, updateProvider } from "./providers.js";
+import { insertProvider, removeProvider, updateProvider } from "../providers/writes.js";
 
 /** Technicians are service providers: the same rows, shown with who is on call and available now. */
 export function technicianHandlers(service: ServiceContext, stores: FieldopsStores) {
