@@ -8,7 +8,7 @@ import { scriptNodeFlags } from "./node-flags.js";
 import { cpuOf, portAllocator, type Proc, ROOT, startServer, stopAllServers, waitFor } from "./processes.js";
 
 // npm run bench:agents [-- --seconds 8 --rounds 3 --connections 50 --callers 50 --contacts 1000000 --ports 20600
-//                         --only read,write,idempotency,lookup]
+//                         --only read,write,idempotency,lookup,lookup-burst]
 // (FAST_PATH is handed to the server, as to npm run bench's variants.)
 //
 // The agent figures of CONTRACT.md "Beyond the reference", each against its baseline in the
@@ -16,8 +16,9 @@ import { cpuOf, portAllocator, type Proc, ROOT, startServer, stopAllServers, wai
 // its CPU time per request is the whole cost of a call):
 // - an MCP read tool (search_contacts) against the REST call it wraps (GET /api/contacts/search),
 //   and a write tool (create_lead) against POST /api/leads: CPU per call, goal <= 1.3x;
-// - lookup_caller for --callers callers on the line at once, each looking up once a second
-//   (autocannon's fixed rate over that many connections), on --contacts contacts: p99, goal < 25 ms;
+// - lookup_caller for --callers callers on the line at once, each looking up once a second, the
+//   callers' seconds staggered evenly, on --contacts contacts: p99, goal < 25 ms; and, for
+//   comparison, the same callers all at the same instant each second (autocannon's fixed rate);
 // - POST /api/contacts with an Idempotency-Key (a new one each request) against one without:
 //   CPU per request, goal <= 1.25x.
 // Needs DATABASE_URL (a PostgreSQL server where it may create a scratch database) and NATS_URL.
@@ -28,7 +29,7 @@ const ROUNDS = Number(opts.rounds ?? 3);
 const CONNECTIONS = Number(opts.connections ?? 50);
 const CONTACTS = Number(opts.contacts ?? 1_000_000);
 const CALLERS = Number(opts.callers ?? 50);
-const ONLY = new Set((opts.only ?? "read,write,idempotency,lookup").split(","));
+const ONLY = new Set((opts.only ?? "read,write,idempotency,lookup,lookup-burst").split(","));
 const freePort = portAllocator(opts.ports ? Number(opts.ports) : undefined);
 const out = (line = "") => process.stdout.write(`${line}\n`);
 
@@ -42,6 +43,8 @@ interface Scenario {
   /** Connections and requests per second in all (fixed rate); as many as it can over CONNECTIONS when absent. */
   connections?: number;
   rate?: number;
+  /** With `rate`: the connections' requests spread over each second (see LoadOptions.staggered). */
+  staggered?: boolean;
 }
 
 interface Run extends LoadResult {
@@ -159,11 +162,27 @@ async function main(): Promise<void> {
       },
       {
         id: "lookup",
-        goal: `lookup_caller p99 for ${CALLERS} callers at once, one lookup a second each, on ${CONTACTS} contacts (ms)`,
+        goal: `lookup_caller p99 for ${CALLERS} callers on the line at once, one lookup a second each (their seconds staggered), on ${CONTACTS} contacts (ms)`,
         limit: 25,
         measure: "p99",
         a: {
           name: "mcp lookup_caller",
+          method: "POST",
+          path: "/mcp",
+          headers: MCP_HEADERS,
+          body: mcpCall("lookup_caller", { phone_number: caller }),
+          connections: CALLERS,
+          rate: CALLERS,
+          staggered: true,
+        },
+      },
+      {
+        id: "lookup-burst",
+        goal: `lookup_caller p99 for ${CALLERS} callers all looking up at the same instant, once a second, on ${CONTACTS} contacts (ms)`,
+        limit: 25,
+        measure: "p99",
+        a: {
+          name: "mcp lookup_caller, in bursts",
           method: "POST",
           path: "/mcp",
           headers: MCP_HEADERS,
@@ -202,6 +221,7 @@ async function main(): Promise<void> {
         seconds,
         connections: scenario.connections ?? CONNECTIONS,
         rate: scenario.rate,
+        staggered: scenario.staggered,
         idReplacement: scenario.body?.includes("[<id>]") || JSON.stringify(scenario.headers ?? {}).includes("[<id>]"),
       });
       const requests = Math.max(1, result.rps * seconds);

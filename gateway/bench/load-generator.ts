@@ -6,6 +6,7 @@ import { join } from "node:path";
 export const PINNED = cpus().length > 1 && spawnSync("taskset", ["-c", "0", "true"]).status === 0;
 
 const RUNNER = join(import.meta.dirname, "autocannon-process.mjs");
+const PACED_RUNNER = join(import.meta.dirname, "paced-callers-process.mjs");
 
 export interface LoadResult {
   rps: number;
@@ -25,9 +26,15 @@ export interface LoadOptions {
   rate?: number;
   /** Replace `[<id>]` in the body and headers with a new id in each request (autocannon -I). */
   idReplacement?: boolean;
+  /**
+   * With `rate`: each connection is a caller sending one request a second, the callers' seconds
+   * staggered evenly (paced-callers-process.mjs) instead of autocannon's, where every connection
+   * sends at the same instant each second.
+   */
+  staggered?: boolean;
 }
 
-/** One autocannon run in its own process (pinned to core 1 when pinning is possible). */
+/** One autocannon run (or paced callers: `staggered`) in its own process (pinned to core 1 when pinning is possible). */
 export function autocannon(url: string, options: LoadOptions): Promise<LoadResult> {
   const run = {
     url,
@@ -39,7 +46,9 @@ export function autocannon(url: string, options: LoadOptions): Promise<LoadResul
     overallRate: options.rate,
     unique: options.idReplacement ?? false,
   };
-  const args = [RUNNER, JSON.stringify(run)];
+  const args = options.staggered
+    ? [PACED_RUNNER, JSON.stringify({ ...run, callers: options.connections })]
+    : [RUNNER, JSON.stringify(run)];
   const [command, ...rest] = PINNED ? ["taskset", "-c", "1", process.execPath, ...args] : [process.execPath, ...args];
   return new Promise((resolve, reject) => {
     const child = spawn(command ?? process.execPath, rest, { stdio: ["ignore", "pipe", "ignore"] });
