@@ -9,7 +9,6 @@ describe("the gateway's named refusals", () => {
   it("each has its status and its wording", () => {
     const worded = Object.fromEntries(
       Object.entries({
-        MANAGER_ROLE_REQUIRED: gatewayErrors.MANAGER_ROLE_REQUIRED(),
         KEY_ROLE_ABOVE_OWN: gatewayErrors.KEY_ROLE_ABOVE_OWN("admin", "owner"),
         INVITE_ROLE_ABOVE_OWN: gatewayErrors.INVITE_ROLE_ABOVE_OWN("admin", "owner"),
         REMOVE_ROLE_ABOVE_OWN: gatewayErrors.REMOVE_ROLE_ABOVE_OWN("admin", "owner"),
@@ -39,7 +38,6 @@ describe("the gateway's named refusals", () => {
       }),
     );
     expect(worded).toEqual({
-      MANAGER_ROLE_REQUIRED: [403, "This operation requires the owner or admin role"],
       KEY_ROLE_ABOVE_OWN: [403, "An admin cannot issue a key with the owner role"],
       INVITE_ROLE_ABOVE_OWN: [403, "An admin cannot invite a user with the owner role"],
       REMOVE_ROLE_ABOVE_OWN: [403, "An admin cannot remove an owner"],

@@ -280,7 +280,7 @@ describe("API keys and users through the API", () => {
   it("members may not generate or revoke keys nor invite (403); admins may not make owners", async () => {
     const member = await userOf(tenant, "member");
     expect(answerOf(await member.session.request("POST", "/api/api-keys", { body: {} }))).toEqual(
-      answered(gatewayErrors.MANAGER_ROLE_REQUIRED()),
+      answered(gatewayErrors.ROLE_REQUIRED(["owner", "admin"])),
     );
     expect((await tenant.member.post("/api/api-keys", {})).status).toBe(403);
     expect(

@@ -29,7 +29,9 @@ function principalOf(req: Request): Principal {
   return principal;
 }
 
-const isManager = (p: Principal) => p.role === "owner" || p.role === "admin";
+/** The roles that manage the organization's keys, users and settings. */
+export const MANAGER_ROLES: readonly Role[] = ["owner", "admin"];
+const isManager = (p: Principal) => MANAGER_ROLES.includes(p.role);
 
 /**
  * What the dashboard needs beyond the services' routes, as REST for any client: who am I, the
@@ -69,7 +71,7 @@ export function accountRoutes(deps: AccountDeps, guard: RequestHandler[]): Route
     ...guard,
     answer(async (req) => {
       const p = principalOf(req);
-      if (!isManager(p)) return refusalAnswer(gatewayErrors.MANAGER_ROLE_REQUIRED());
+      if (!isManager(p)) return refusalAnswer(gatewayErrors.ROLE_REQUIRED(MANAGER_ROLES));
       const input = InputChecker.body(req.body ?? {});
       if (!(input instanceof InputChecker)) return invalid([input]);
       const name = input.string("name", { max: 100 }) ?? null;
@@ -101,7 +103,7 @@ export function accountRoutes(deps: AccountDeps, guard: RequestHandler[]): Route
       const id = String(req.params.key_id);
       const bad = uuidPathError("key_id", id);
       if (bad) return invalid([bad]);
-      if (!isManager(p)) return refusalAnswer(gatewayErrors.MANAGER_ROLE_REQUIRED());
+      if (!isManager(p)) return refusalAnswer(gatewayErrors.ROLE_REQUIRED(MANAGER_ROLES));
       const key = await store.getApiKey(id);
       if (!key || key.org_id !== p.orgId) return refusalAnswer(gatewayErrors.API_KEY_NOT_FOUND());
       await store.revokeApiKey(id);
@@ -124,7 +126,7 @@ export function accountRoutes(deps: AccountDeps, guard: RequestHandler[]): Route
     ...guard,
     answer(async (req) => {
       const p = principalOf(req);
-      if (!isManager(p)) return refusalAnswer(gatewayErrors.MANAGER_ROLE_REQUIRED());
+      if (!isManager(p)) return refusalAnswer(gatewayErrors.ROLE_REQUIRED(MANAGER_ROLES));
       const input = InputChecker.body(req.body);
       if (!(input instanceof InputChecker)) return invalid([input]);
       const parsed = userInput(input);
@@ -156,7 +158,7 @@ export function accountRoutes(deps: AccountDeps, guard: RequestHandler[]): Route
       const id = String(req.params.user_id);
       const bad = uuidPathError("user_id", id);
       if (bad) return invalid([bad]);
-      if (!isManager(p)) return refusalAnswer(gatewayErrors.MANAGER_ROLE_REQUIRED());
+      if (!isManager(p)) return refusalAnswer(gatewayErrors.ROLE_REQUIRED(MANAGER_ROLES));
       const user = await users.getUser(id);
       if (!user || user.org_id !== p.orgId) return refusalAnswer(gatewayErrors.USER_NOT_FOUND());
       if (RANK[user.role] > RANK[p.role]) return refusalAnswer(gatewayErrors.REMOVE_ROLE_ABOVE_OWN(p.role, user.role));
@@ -180,7 +182,7 @@ export function accountRoutes(deps: AccountDeps, guard: RequestHandler[]): Route
     ...guard,
     answer(async (req) => {
       const p = principalOf(req);
-      if (!isManager(p)) return refusalAnswer(gatewayErrors.MANAGER_ROLE_REQUIRED());
+      if (!isManager(p)) return refusalAnswer(gatewayErrors.ROLE_REQUIRED(MANAGER_ROLES));
       const input = InputChecker.body(req.body);
       if (!(input instanceof InputChecker)) return invalid([input]);
       const hours = input.businessHours("business_hours");

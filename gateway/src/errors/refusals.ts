@@ -11,7 +11,6 @@ import { sendDetail } from "./send.js";
  * document and the tests refer to the name, and the status is the code's, from the one table.
  */
 export const gatewayErrors = defineErrors("gateway", {
-  MANAGER_ROLE_REQUIRED: { code: Code.PermissionDenied, message: "This operation requires the owner or admin role" },
   KEY_ROLE_ABOVE_OWN: {
     code: Code.PermissionDenied,
     message: (own: string, asked: string) => `An ${own} cannot issue a key with the ${asked} role`,
@@ -48,7 +47,7 @@ export const gatewayErrors = defineErrors("gateway", {
   },
   ROLE_REQUIRED: {
     code: Code.PermissionDenied,
-    message: (roles: string[]) => `This operation requires the ${roles.join(" or ")} role`,
+    message: (roles: readonly string[]) => `This operation requires the ${roles.join(" or ")} role`,
   },
   RATE_LIMITED: { code: Code.ResourceExhausted, message: "Too many requests; retry after the time in Retry-After" },
   FILE_SIGNATURE_MISSING: { code: Code.PermissionDenied, message: "Missing or malformed signature" },

@@ -1,3 +1,4 @@
+import { MANAGER_ROLES } from "../account/routes.js";
 import { apiHeaders, gatewayErrors } from "../errors/index.js";
 import {
   errorResponse as error,
@@ -194,7 +195,7 @@ const unauthorized = { $ref: "#/components/responses/Unauthorized" };
 const tooMany = { $ref: "#/components/responses/TooManyRequests" };
 const forbidden = error(
   "Requires the owner or admin role, or a session's request without its X-CSRF-Token.",
-  gatewayErrors.MANAGER_ROLE_REQUIRED().rawMessage,
+  gatewayErrors.ROLE_REQUIRED(MANAGER_ROLES).rawMessage,
 );
 const keyParameter = { $ref: "#/components/parameters/IdempotencyKey" };
 
