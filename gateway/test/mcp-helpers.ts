@@ -2,7 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { expect, inject } from "vitest";
-import { type ApiClient, newTenant, testAdmin, type Tenant } from "@voiceops/platform/testing";
+import { type ApiClient, newTenant, OPEN_AROUND_THE_CLOCK, testAdmin, type Tenant } from "@voiceops/platform/testing";
 
 // Shared by the MCP tests: a client of the SDK over real HTTP, and what a tool result holds.
 
@@ -47,16 +47,12 @@ export async function callFailing(client: Client, name: string, args: Record<str
   return failure((await client.callTool({ name, arguments: args })) as CallToolResult);
 }
 
-const day = [{ start: "00:00", end: "24:00" }];
-
-const AROUND_THE_CLOCK = { mon: day, tue: day, wed: day, thu: day, fri: day, sat: day, sun: day };
-
 /**
  * A fresh organization in America/Chicago, open around the clock unless `hours` say otherwise
  * (so slots exist whenever the tests run), with an owner and a member key.
  */
 export function openTenant(
-  hours: Record<string, { start: string; end: string }[]> = AROUND_THE_CLOCK,
+  hours: Record<string, { start: string; end: string }[]> = OPEN_AROUND_THE_CLOCK,
   baseUrl: string = inject("baseUrl"),
 ): Promise<Tenant> {
   return newTenant(baseUrl, testAdmin(), {

@@ -1,15 +1,18 @@
-import { type AdminClient, expectStatus, newTenant, type Tenant } from "@voiceops/platform/testing";
+import {
+  type AdminClient,
+  expectStatus,
+  newTenant,
+  OPEN_AROUND_THE_CLOCK,
+  type Tenant,
+} from "@voiceops/platform/testing";
 
 // Tenants, contacts with quotes and portal tokens of the portal's tests (API and browser).
 
-const ALL_DAY = [{ start: "00:00", end: "24:00" }];
-
 /** A tenant open every hour of every day, so that tomorrow always has slots. */
 export function openTenant(baseUrl: string, admin: AdminClient): Promise<Tenant> {
-  const week = Object.fromEntries(["mon", "tue", "wed", "thu", "fri", "sat", "sun"].map((d) => [d, ALL_DAY]));
   return newTenant(baseUrl, admin, {
     name: `Portal Plumbing ${Math.random().toString(36).slice(2)}`,
-    business_hours: week,
+    business_hours: OPEN_AROUND_THE_CLOCK,
   });
 }
 

@@ -1,6 +1,13 @@
 import { DateTime } from "luxon";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { eventually, expectStatus, tenantFactory, type ApiClient, type Tenant } from "@voiceops/platform/testing";
+import {
+  eventually,
+  expectStatus,
+  OPEN_AROUND_THE_CLOCK,
+  tenantFactory,
+  type ApiClient,
+  type Tenant,
+} from "@voiceops/platform/testing";
 
 const ZONE = "America/Chicago";
 const tenant = tenantFactory({ timezone: ZONE });
@@ -98,9 +105,10 @@ describe("statistics from comms activities", () => {
 
   it("after-hours calls follow the organization's opening hours when they change", async () => {
     // The call left is at 03:00 local: after hours by default, inside hours open around the clock.
-    const day = [{ start: "00:00", end: "24:00" }];
-    const allDay = { mon: day, tue: day, wed: day, thu: day, fri: day, sat: day, sun: day };
-    expectStatus(await t.admin.request("PATCH", `/admin/organizations/${t.orgId}`, { business_hours: allDay }), 200);
+    expectStatus(
+      await t.admin.request("PATCH", `/admin/organizations/${t.orgId}`, { business_hours: OPEN_AROUND_THE_CLOCK }),
+      200,
+    );
     await settle(
       t.owner,
       "/api/statistics/roi?days=7",

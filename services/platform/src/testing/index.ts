@@ -133,7 +133,6 @@ export class ApiClient {
   }
 }
 
-/** The admin API, as an operator uses it. */
 /** What a test may set on a new organization (the admin API's fields); a random name by default. */
 export interface OrganizationInput {
   name?: string;
@@ -142,6 +141,20 @@ export interface OrganizationInput {
   business_hours?: Record<string, { start: string; end: string }[]>;
 }
 
+const ALL_DAY = [{ start: "00:00", end: "24:00" }];
+
+/** Business hours open every hour of every day: slots and "inside hours" whenever a test runs. */
+export const OPEN_AROUND_THE_CLOCK = {
+  mon: ALL_DAY,
+  tue: ALL_DAY,
+  wed: ALL_DAY,
+  thu: ALL_DAY,
+  fri: ALL_DAY,
+  sat: ALL_DAY,
+  sun: ALL_DAY,
+};
+
+/** The admin API, as an operator uses it. */
 export class AdminClient {
   constructor(
     readonly adminUrl: string,
