@@ -102,6 +102,15 @@ async function main(): Promise<void> {
     const caller = `+1555${String(Math.floor(CONTACTS / 2)).padStart(7, "0")}`;
     const auth = { "x-api-key": key, "content-type": "application/json" };
 
+    /** lookup_caller from CALLERS callers, one lookup a second each. */
+    const lookupCalls = {
+      method: "POST",
+      path: "/mcp",
+      headers: MCP_HEADERS,
+      body: mcpCall("lookup_caller", { phone_number: caller }),
+      connections: CALLERS,
+      rate: CALLERS,
+    };
     // Each pair: the system under test first, its baseline second.
     const allPairs: { id: string; goal: string; limit: number; measure: "cpu" | "p99"; a: Scenario; b?: Scenario }[] = [
       {
@@ -165,31 +174,14 @@ async function main(): Promise<void> {
         goal: `lookup_caller p99 for ${CALLERS} callers on the line at once, one lookup a second each (their seconds staggered), on ${CONTACTS} contacts (ms)`,
         limit: 25,
         measure: "p99",
-        a: {
-          name: "mcp lookup_caller",
-          method: "POST",
-          path: "/mcp",
-          headers: MCP_HEADERS,
-          body: mcpCall("lookup_caller", { phone_number: caller }),
-          connections: CALLERS,
-          rate: CALLERS,
-          staggered: true,
-        },
+        a: { ...lookupCalls, name: "mcp lookup_caller", staggered: true },
       },
       {
         id: "lookup-burst",
         goal: `lookup_caller p99 for ${CALLERS} callers all looking up at the same instant, once a second, on ${CONTACTS} contacts (ms)`,
         limit: 25,
         measure: "p99",
-        a: {
-          name: "mcp lookup_caller, in bursts",
-          method: "POST",
-          path: "/mcp",
-          headers: MCP_HEADERS,
-          body: mcpCall("lookup_caller", { phone_number: caller }),
-          connections: CALLERS,
-          rate: CALLERS,
-        },
+        a: { ...lookupCalls, name: "mcp lookup_caller, in bursts" },
       },
     ];
     const pairs = allPairs.filter((pair) => ONLY.has(pair.id));
