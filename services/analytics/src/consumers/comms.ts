@@ -1,16 +1,27 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { enumToJson, handlerOf, isOpenAt, type Queryable, type StreamConsumer } from "@voiceops/platform";
-import { ActivityCreatedSchema, CallDeletedSchema } from "@voiceops/proto/voiceops/comms/v1/comms_events_pb";
+import {
+  enumToJson,
+  handlerOf,
+  isOpenAt,
+  type Queryable,
+  type ReceivedEvent,
+  type StreamConsumer,
+} from "@voiceops/platform";
+import {
+  ActivityCreatedSchema,
+  CallDeletedSchema,
+  LookupsRecordedSchema,
+} from "@voiceops/proto/voiceops/comms/v1/comms_events_pb";
 import { ActivityTypeSchema } from "@voiceops/proto/voiceops/comms/v1/comms_service_pb";
 import {
   OutboundCallFinishedSchema,
   OutboundCallRequestedSchema,
 } from "@voiceops/proto/voiceops/comms/v1/outbound_events_pb";
 import type { CallRequest } from "@voiceops/proto/voiceops/comms/v1/outbound_service_pb";
-import { addToBuckets, quarterOf } from "../store/buckets.js";
+import { addAllToBuckets, addToBuckets, type BucketAddition, quarterOf } from "../store/buckets.js";
 import { Metric } from "../model/names.js";
 import type { OrgSettings } from "../store/org-settings.js";
-import { applyRecord } from "../store/records.js";
+import { applyRecord, applyRecords } from "../store/records.js";
 import { setUpcoming } from "../store/upcoming.js";
 
 /** What an activity adds to the buckets (sign -1 takes it back out). */
@@ -43,24 +54,79 @@ async function applyCallRequest(tx: Queryable, orgId: string, call: CallRequest,
   await setUpcoming(tx, orgId, "campaign_call", call.id, entry);
 }
 
+/**
+ * Adds created activities to the figures, each once: the record remembers what to take back out
+ * when the activity is deleted, and one seen before (a redelivery) or already deleted adds
+ * nothing. A run of events takes one statement for the records and two per organization for the
+ * sums (an agent's read tools record a LOOKUP activity on every call).
+ */
+async function addActivities(events: ReceivedEvent<typeof ActivityCreatedSchema>[], tx: Queryable): Promise<void> {
+  const created = events.flatMap((event) => {
+    const activity = event.payload.activity;
+    const type = activity ? enumToJson(ActivityTypeSchema, activity.activityType) : null;
+    if (!activity || !type) return [];
+    const at = activity.occurredAt ? timestampDate(activity.occurredAt) : event.occurredAt;
+    return [{ orgId: event.orgId, id: activity.id.toLowerCase(), type, at }];
+  });
+  const previous = await applyRecords(
+    tx,
+    created.map(({ orgId, id, type, at }) => ({
+      orgId,
+      kind: "activity",
+      id,
+      next: { counters: [], attrs: { type, at: at.toISOString() } },
+    })),
+  );
+  await addPerOrganization(
+    tx,
+    created.filter((_, i) => previous[i] === null),
+  );
+}
+
+/** Adds activities to the sums, in two statements per organization (organizations in id order). */
+async function addPerOrganization(tx: Queryable, activities: { orgId: string; type: string; at: Date }[]) {
+  const additions = new Map<string, BucketAddition[]>();
+  for (const { orgId, type, at } of activities) {
+    const list = additions.get(orgId) ?? [];
+    list.push({ at, values: activityValues(type, at, 1) });
+    additions.set(orgId, list);
+  }
+  for (const orgId of [...additions.keys()].sort()) await addAllToBuckets(tx, orgId, additions.get(orgId) ?? []);
+}
+
+/**
+ * Adds batches of agent tool lookups (LOOKUP activities) to the sums. They are counted once by
+ * their event (the platform applies an event once), so they keep no record: a LOOKUP is never
+ * deleted.
+ */
+function addLookups(events: ReceivedEvent<typeof LookupsRecordedSchema>[], tx: Queryable): Promise<void> {
+  return addPerOrganization(
+    tx,
+    events.flatMap((event) =>
+      event.payload.activities.map((activity) => ({
+        orgId: event.orgId,
+        type: enumToJson(ActivityTypeSchema, activity.activityType) ?? "LOOKUP",
+        at: activity.occurredAt ? timestampDate(activity.occurredAt) : event.occurredAt,
+      })),
+    ),
+  );
+}
+
 /** Activities (calls, messages, notes...) and outbound campaign calls, as comms published them. */
 export const commsConsumer: StreamConsumer = {
   durable: "analytics-comms",
   subject: "comms.>",
   handlers: {
-    "comms.activity.created": handlerOf(ActivityCreatedSchema, async (event, tx) => {
-      const activity = event.payload.activity;
-      const type = activity ? enumToJson(ActivityTypeSchema, activity.activityType) : null;
-      if (!activity || !type) return;
-      const at = activity.occurredAt ? timestampDate(activity.occurredAt) : event.occurredAt;
-      // The record remembers what to take back out when the activity is deleted.
-      const previous = await applyRecord(tx, event.orgId, "activity", activity.id.toLowerCase(), {
-        counters: [],
-        attrs: { type, at: at.toISOString() },
-      });
-      if (previous !== null) return; // seen before (a redelivery), or already deleted
-      await addToBuckets(tx, event.orgId, at, activityValues(type, at, 1));
-    }),
+    "comms.activity.created": handlerOf(
+      ActivityCreatedSchema,
+      (event, tx) => addActivities([event], tx),
+      (events, tx) => addActivities(events, tx),
+    ),
+    "comms.lookups.recorded": handlerOf(
+      LookupsRecordedSchema,
+      (event, tx) => addLookups([event], tx),
+      (events, tx) => addLookups(events, tx),
+    ),
     "comms.call.deleted": handlerOf(CallDeletedSchema, async (event, tx) => {
       for (const id of event.payload.activityIds) await removeActivity(tx, event.orgId, id);
     }),

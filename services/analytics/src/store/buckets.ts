@@ -10,35 +10,74 @@ export function quarterOf(instant: Date): Date {
 
 type Values = Record<string, number>;
 
+/** What one fact adds: `values` at the instant `at` (they may depend on the organization's opening hours). */
+export interface BucketAddition {
+  at: Date;
+  values: Values | ((settings: OrgSettings) => Values);
+}
+
 /**
  * Adds `value` to each metric at the quarter hour of `at` and on its local day in the
  * organization's zone. `values` may depend on the organization's settings (opening hours).
  */
-export async function addToBuckets(
+export function addToBuckets(
   tx: Queryable,
   orgId: string,
   at: Date,
   values: Values | ((settings: OrgSettings) => Values),
 ): Promise<void> {
+  return addAllToBuckets(tx, orgId, [{ at, values }]);
+}
+
+/**
+ * Several additions of one organization in two statements, with the effect of addToBuckets on
+ * each in turn: the amounts are summed per quarter hour and per day first (an upsert may not
+ * touch a row twice), and the rows written in key order.
+ */
+export async function addAllToBuckets(tx: Queryable, orgId: string, additions: BucketAddition[]): Promise<void> {
+  if (additions.length === 0) return;
   const settings = await lockedSettings(tx, orgId);
-  const entries = Object.entries(typeof values === "function" ? values(settings) : values).filter(
-    ([, value]) => value !== 0,
-  );
-  if (entries.length === 0) return;
-  const metrics = entries.map(([metric]) => metric);
-  const amounts = entries.map(([, value]) => value);
-  await tx.query(
-    `INSERT INTO analytics.buckets (org_id, metric, bucket, value)
-     SELECT $1, metric, $2, value FROM unnest($3::text[], $4::bigint[]) AS v(metric, value)
-     ON CONFLICT (org_id, metric, bucket) DO UPDATE SET value = analytics.buckets.value + EXCLUDED.value`,
-    [orgId, quarterOf(at), metrics, amounts],
-  );
-  await tx.query(
-    `INSERT INTO analytics.daily (org_id, metric, day, value)
-     SELECT $1, metric, $2::date, value FROM unnest($3::text[], $4::bigint[]) AS v(metric, value)
-     ON CONFLICT (org_id, metric, day) DO UPDATE SET value = analytics.daily.value + EXCLUDED.value`,
-    [orgId, localDay(settings, at), metrics, amounts],
-  );
+  const quarters: SumRows = new Map();
+  const days: SumRows = new Map();
+  const add = (into: SumRows, metric: string, key: string, value: number) => {
+    const id = `${metric}\u0000${key}`;
+    const row = into.get(id);
+    if (row) row.value += value;
+    else into.set(id, { metric, key, value });
+  };
+  for (const { at, values } of additions) {
+    const quarter = quarterOf(at).toISOString();
+    const day = localDay(settings, at);
+    for (const [metric, value] of Object.entries(typeof values === "function" ? values(settings) : values)) {
+      add(quarters, metric, quarter, value);
+      add(days, metric, day, value);
+    }
+  }
+  await upsertSums(tx, ADD_TO_QUARTERS, orgId, quarters);
+  await upsertSums(tx, ADD_TO_DAYS, orgId, days);
+}
+
+type SumRows = Map<string, { metric: string; key: string; value: number }>;
+
+const ADD_TO_QUARTERS = `INSERT INTO analytics.buckets (org_id, metric, bucket, value)
+  SELECT $1, metric, bucket, value FROM unnest($2::text[], $3::timestamptz[], $4::bigint[]) AS v(metric, bucket, value)
+  ON CONFLICT (org_id, metric, bucket) DO UPDATE SET value = analytics.buckets.value + EXCLUDED.value`;
+const ADD_TO_DAYS = `INSERT INTO analytics.daily (org_id, metric, day, value)
+  SELECT $1, metric, day, value FROM unnest($2::text[], $3::date[], $4::bigint[]) AS v(metric, day, value)
+  ON CONFLICT (org_id, metric, day) DO UPDATE SET value = analytics.daily.value + EXCLUDED.value`;
+
+/** Adds the non-zero sums to their rows, in key order. */
+async function upsertSums(tx: Queryable, sql: string, orgId: string, rows: SumRows): Promise<void> {
+  const sorted = [...rows.values()]
+    .filter((row) => row.value !== 0)
+    .sort((a, b) => (a.metric === b.metric ? (a.key < b.key ? -1 : 1) : a.metric < b.metric ? -1 : 1));
+  if (sorted.length === 0) return;
+  await tx.query(sql, [
+    orgId,
+    sorted.map((row) => row.metric),
+    sorted.map((row) => row.key),
+    sorted.map((row) => row.value),
+  ]);
 }
 
 /** Sums of the metrics per local day from `fromDay` to `toDay` (YYYY-MM-DD, inclusive). */
