@@ -10,6 +10,7 @@ import {
   ConversationChangedSchema,
   ConversationDeletedSchema,
   ConversationMessageAddedSchema,
+  LookupsRecordedSchema,
   RecordingStoredSchema,
 } from "@voiceops/proto/voiceops/comms/v1/comms_events_pb";
 import { ActivityTypeSchema, CallChannelSchema } from "@voiceops/proto/voiceops/comms/v1/comms_service_pb";
@@ -28,6 +29,7 @@ const SCHEMAS: Record<string, DescMessage> = {
   "comms.conversation.ended": ConversationChangedSchema,
   "comms.conversation.deleted": ConversationDeletedSchema,
   "comms.conversation.message_added": ConversationMessageAddedSchema,
+  "comms.lookups.recorded": LookupsRecordedSchema,
 };
 
 interface Seen {
@@ -143,5 +145,40 @@ describe("comms events", () => {
     const [deleted] = await waitFor("comms.call.deleted");
     expect(deleted?.payload.sessionId).toBe("ev-1");
     expect(deleted?.payload.activityIds).toHaveLength(1);
+  });
+
+  it("agent read tools' LOOKUP activities: comms.lookups.recorded, one event for those recorded together", async () => {
+    const toolCall = (name: string, args: Record<string, unknown>) =>
+      fetch(`${system.url}/mcp`, {
+        method: "POST",
+        headers: {
+          "x-api-key": t.owner.apiKey ?? "",
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
+      }).then((res) => res.json());
+    await Promise.all([toolCall("search_contacts", { query: "nobody" }), toolCall("get_business_hours", {})]);
+    const recorded = await eventually(async () => {
+      const events = ofType("comms.lookups.recorded");
+      const activities = events.flatMap((event) => event.payload.activities);
+      return activities.length >= 2 ? { events, activities } : undefined;
+    }, 120_000);
+    expect(recorded.events.length).toBeLessThanOrEqual(2);
+    expect(recorded.activities.map((a: { metadata: { tool: string } }) => a.metadata.tool).sort()).toEqual([
+      "get_business_hours",
+      "search_contacts",
+    ]);
+    expect(
+      recorded.activities.every(
+        (a: { activityType: number }) => enumToJson(ActivityTypeSchema, a.activityType) === "LOOKUP",
+      ),
+    ).toBe(true);
+    // Not also as activities created one by one.
+    expect(
+      ofType("comms.activity.created").filter(
+        (e) => enumToJson(ActivityTypeSchema, e.payload.activity.activityType) === "LOOKUP",
+      ),
+    ).toEqual([]);
   });
 });

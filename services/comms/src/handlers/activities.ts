@@ -15,7 +15,11 @@ import {
   pageAnswer,
   pageRequest,
 } from "@voiceops/platform";
-import { ActivityCreatedSchema, CallEndedSchema } from "@voiceops/proto/voiceops/comms/v1/comms_events_pb";
+import {
+  ActivityCreatedSchema,
+  CallEndedSchema,
+  LookupsRecordedSchema,
+} from "@voiceops/proto/voiceops/comms/v1/comms_events_pb";
 import {
   ListActivitiesRequestSchema,
   ActivityTypeSchema,
@@ -150,16 +154,14 @@ export function activityHandlers(
       }));
       const rows = await service.write(ctx, async (tx, emit) => {
         const inserted = await activities.insertLookups(tx, org.orgId, lookups, now);
-        for (const row of inserted) {
-          emit(
-            newEvent(
-              org.orgId,
-              "comms.activity.created",
-              ActivityCreatedSchema,
-              create(ActivityCreatedSchema, { activity: toActivity(row) }),
-            ),
-          );
-        }
+        emit(
+          newEvent(
+            org.orgId,
+            "comms.lookups.recorded",
+            LookupsRecordedSchema,
+            create(LookupsRecordedSchema, { activities: inserted.map(toActivity) }),
+          ),
+        );
         return inserted;
       });
       return { recorded: rows.length };

@@ -12,10 +12,11 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file voiceops/comms/v1/comms_events.proto.
  */
 export const file_voiceops_comms_v1_comms_events: GenFile = /*@__PURE__*/
-  fileDesc("CiR2b2ljZW9wcy9jb21tcy92MS9jb21tc19ldmVudHMucHJvdG8SEXZvaWNlb3BzLmNvbW1zLnYxIkAKD0FjdGl2aXR5Q3JlYXRlZBItCghhY3Rpdml0eRgBIAEoCzIbLnZvaWNlb3BzLmNvbW1zLnYxLkFjdGl2aXR5IkwKE0NvbnZlcnNhdGlvbkNoYW5nZWQSNQoMY29udmVyc2F0aW9uGAEgASgLMh8udm9pY2VvcHMuY29tbXMudjEuQ29udmVyc2F0aW9uIi4KE0NvbnZlcnNhdGlvbkRlbGV0ZWQSFwoPY29udmVyc2F0aW9uX2lkGAEgASgJImoKGENvbnZlcnNhdGlvbk1lc3NhZ2VBZGRlZBI3CgdtZXNzYWdlGAEgASgLMiYudm9pY2VvcHMuY29tbXMudjEuQ29udmVyc2F0aW9uTWVzc2FnZRIVCg1tZXNzYWdlX2NvdW50GAIgASgFIjIKCUNhbGxFbmRlZBIlCgRjYWxsGAEgASgLMhcudm9pY2VvcHMuY29tbXMudjEuQ2FsbCI3CgtDYWxsRGVsZXRlZBISCgpzZXNzaW9uX2lkGAEgASgJEhQKDGFjdGl2aXR5X2lkcxgCIAMoCSKEAQoPUmVjb3JkaW5nU3RvcmVkEhIKCnNlc3Npb25faWQYASABKAkSEQoJcmVjb3JkaW5nGAIgASgJEg0KBWJ5dGVzGAMgASgDEhQKDGNvbnRlbnRfdHlwZRgEIAEoCRIlCgRjYWxsGAUgASgLMhcudm9pY2VvcHMuY29tbXMudjEuQ2FsbGIGcHJvdG8z", [file_voiceops_comms_v1_comms_service]);
+  fileDesc("CiR2b2ljZW9wcy9jb21tcy92MS9jb21tc19ldmVudHMucHJvdG8SEXZvaWNlb3BzLmNvbW1zLnYxIkAKD0FjdGl2aXR5Q3JlYXRlZBItCghhY3Rpdml0eRgBIAEoCzIbLnZvaWNlb3BzLmNvbW1zLnYxLkFjdGl2aXR5IkIKD0xvb2t1cHNSZWNvcmRlZBIvCgphY3Rpdml0aWVzGAEgAygLMhsudm9pY2VvcHMuY29tbXMudjEuQWN0aXZpdHkiTAoTQ29udmVyc2F0aW9uQ2hhbmdlZBI1Cgxjb252ZXJzYXRpb24YASABKAsyHy52b2ljZW9wcy5jb21tcy52MS5Db252ZXJzYXRpb24iLgoTQ29udmVyc2F0aW9uRGVsZXRlZBIXCg9jb252ZXJzYXRpb25faWQYASABKAkiagoYQ29udmVyc2F0aW9uTWVzc2FnZUFkZGVkEjcKB21lc3NhZ2UYASABKAsyJi52b2ljZW9wcy5jb21tcy52MS5Db252ZXJzYXRpb25NZXNzYWdlEhUKDW1lc3NhZ2VfY291bnQYAiABKAUiMgoJQ2FsbEVuZGVkEiUKBGNhbGwYASABKAsyFy52b2ljZW9wcy5jb21tcy52MS5DYWxsIjcKC0NhbGxEZWxldGVkEhIKCnNlc3Npb25faWQYASABKAkSFAoMYWN0aXZpdHlfaWRzGAIgAygJIoQBCg9SZWNvcmRpbmdTdG9yZWQSEgoKc2Vzc2lvbl9pZBgBIAEoCRIRCglyZWNvcmRpbmcYAiABKAkSDQoFYnl0ZXMYAyABKAMSFAoMY29udGVudF90eXBlGAQgASgJEiUKBGNhbGwYBSABKAsyFy52b2ljZW9wcy5jb21tcy52MS5DYWxsYgZwcm90bzM", [file_voiceops_comms_v1_comms_service]);
 
 /**
- * ActivityCreated is published as "comms.activity.created" for every activity recorded.
+ * ActivityCreated is published as "comms.activity.created" for every activity recorded, except
+ * the LOOKUP activities of agent tool calls (LookupsRecorded).
  *
  * @generated from message voiceops.comms.v1.ActivityCreated
  */
@@ -32,6 +33,27 @@ export type ActivityCreated = Message<"voiceops.comms.v1.ActivityCreated"> & {
  */
 export const ActivityCreatedSchema: GenMessage<ActivityCreated> = /*@__PURE__*/
   messageDesc(file_voiceops_comms_v1_comms_events, 0);
+
+/**
+ * LookupsRecorded is published as "comms.lookups.recorded" for each batch of LOOKUP activities
+ * (agent read-tool calls) recorded together: one event for the batch, as an agent may make many
+ * such calls a second.
+ *
+ * @generated from message voiceops.comms.v1.LookupsRecorded
+ */
+export type LookupsRecorded = Message<"voiceops.comms.v1.LookupsRecorded"> & {
+  /**
+   * @generated from field: repeated voiceops.comms.v1.Activity activities = 1;
+   */
+  activities: Activity[];
+};
+
+/**
+ * Describes the message voiceops.comms.v1.LookupsRecorded.
+ * Use `create(LookupsRecordedSchema)` to create a new message.
+ */
+export const LookupsRecordedSchema: GenMessage<LookupsRecorded> = /*@__PURE__*/
+  messageDesc(file_voiceops_comms_v1_comms_events, 1);
 
 /**
  * ConversationChanged is published as "comms.conversation.created", "comms.conversation.updated"
@@ -51,7 +73,7 @@ export type ConversationChanged = Message<"voiceops.comms.v1.ConversationChanged
  * Use `create(ConversationChangedSchema)` to create a new message.
  */
 export const ConversationChangedSchema: GenMessage<ConversationChanged> = /*@__PURE__*/
-  messageDesc(file_voiceops_comms_v1_comms_events, 1);
+  messageDesc(file_voiceops_comms_v1_comms_events, 2);
 
 /**
  * ConversationDeleted is published as "comms.conversation.deleted"; its messages went with it.
@@ -70,7 +92,7 @@ export type ConversationDeleted = Message<"voiceops.comms.v1.ConversationDeleted
  * Use `create(ConversationDeletedSchema)` to create a new message.
  */
 export const ConversationDeletedSchema: GenMessage<ConversationDeleted> = /*@__PURE__*/
-  messageDesc(file_voiceops_comms_v1_comms_events, 2);
+  messageDesc(file_voiceops_comms_v1_comms_events, 3);
 
 /**
  * ConversationMessageAdded is published as "comms.conversation.message_added".
@@ -96,7 +118,7 @@ export type ConversationMessageAdded = Message<"voiceops.comms.v1.ConversationMe
  * Use `create(ConversationMessageAddedSchema)` to create a new message.
  */
 export const ConversationMessageAddedSchema: GenMessage<ConversationMessageAdded> = /*@__PURE__*/
-  messageDesc(file_voiceops_comms_v1_comms_events, 3);
+  messageDesc(file_voiceops_comms_v1_comms_events, 4);
 
 /**
  * CallEnded is published as "comms.call.ended" when a CALL_ENDED activity with a session id
@@ -116,7 +138,7 @@ export type CallEnded = Message<"voiceops.comms.v1.CallEnded"> & {
  * Use `create(CallEndedSchema)` to create a new message.
  */
 export const CallEndedSchema: GenMessage<CallEnded> = /*@__PURE__*/
-  messageDesc(file_voiceops_comms_v1_comms_events, 4);
+  messageDesc(file_voiceops_comms_v1_comms_events, 5);
 
 /**
  * CallDeleted is published as "comms.call.deleted" for each deleted call session, alone or in bulk.
@@ -142,7 +164,7 @@ export type CallDeleted = Message<"voiceops.comms.v1.CallDeleted"> & {
  * Use `create(CallDeletedSchema)` to create a new message.
  */
 export const CallDeletedSchema: GenMessage<CallDeleted> = /*@__PURE__*/
-  messageDesc(file_voiceops_comms_v1_comms_events, 5);
+  messageDesc(file_voiceops_comms_v1_comms_events, 6);
 
 /**
  * RecordingStored is published as "comms.call.recording_stored" when audio is uploaded for a call.
@@ -183,5 +205,5 @@ export type RecordingStored = Message<"voiceops.comms.v1.RecordingStored"> & {
  * Use `create(RecordingStoredSchema)` to create a new message.
  */
 export const RecordingStoredSchema: GenMessage<RecordingStored> = /*@__PURE__*/
-  messageDesc(file_voiceops_comms_v1_comms_events, 6);
+  messageDesc(file_voiceops_comms_v1_comms_events, 7);
 
