@@ -16,7 +16,14 @@ import {
   type Database,
 } from "../src/index.js";
 import { canonicalJson } from "../src/idempotency/keys.js";
-import { MARK_LOST, markStatement, pruneExpiredKeys } from "../src/idempotency/records.js";
+import {
+  claimKeys,
+  KeyRecords,
+  keepAnswers,
+  MARK_LOST,
+  markStatement,
+  pruneExpiredKeys,
+} from "../src/idempotency/records.js";
 import { testEnv } from "../src/testing/index.js";
 
 // The record of idempotency keys against the real database (PGlite, or PostgreSQL with
@@ -140,6 +147,74 @@ describe("idempotency keys", () => {
         ttlSeconds: 3600,
       }),
     ).toBeUndefined();
+  });
+
+  it("claims and keeps several keys in one statement each as claimKey and keepAnswer would one by one", async () => {
+    const orgId = newId();
+    const held = claimOf(orgId, "held");
+    const kept = claimOf(orgId, "kept");
+    await claimKey(db, { ...held, fingerprint: "f", leaseSeconds: 60, ttlSeconds: 3600 });
+    await claimKey(db, { ...kept, fingerprint: "f", leaseSeconds: 60, ttlSeconds: 3600 });
+    expect(await keepAnswer(db, kept, 0, Buffer.from([7]))).toBe(true);
+    const fresh = [claimOf(orgId, "new-b"), claimOf(newId(), "new-a")];
+    const results = await claimKeys(
+      db,
+      [fresh[0], claimOf(orgId, "held"), fresh[1], claimOf(orgId, "kept")].map((claim) => ({
+        ...(claim as { orgId: string; key: string; attempt: string }),
+        fingerprint: "f",
+        leaseSeconds: 60,
+        ttlSeconds: 3600,
+      })),
+    );
+    expect(results[0]).toBeUndefined();
+    expect(results[1]).toMatchObject({ running: true, answerCode: null });
+    expect(results[2]).toBeUndefined();
+    expect(results[3]).toMatchObject({ committed: true, answerCode: 0 });
+    const [b, a] = fresh as [typeof held, typeof held];
+    expect(
+      await keepAnswers(db, [
+        { claim: b, code: 0, answer: Buffer.from([1, 2]) },
+        { claim: claimOf(orgId, "held"), code: 0, answer: Buffer.alloc(0) },
+        { claim: a, code: 5, answer: Buffer.from("gone") },
+      ]),
+    ).toEqual([true, false, true]);
+    const again = await claimKeys(db, [
+      { ...claimOf(orgId, "new-b"), fingerprint: "f", leaseSeconds: 60, ttlSeconds: 3600 },
+      { ...claimOf(a.orgId, "new-a"), fingerprint: "f", leaseSeconds: 60, ttlSeconds: 3600 },
+    ]);
+    expect(again[0]).toMatchObject({ committed: true, answerCode: 0 });
+    expect(Buffer.from((again[0] as { answer: Uint8Array }).answer)).toEqual(Buffer.from([1, 2]));
+    expect(again[1]).toMatchObject({ committed: true, answerCode: 5 });
+    expect(Buffer.from((again[1] as { answer: Uint8Array }).answer).toString()).toBe("gone");
+  });
+
+  it("grants a key once to many claims made at the same time, and keeps each answer", async () => {
+    const records = new KeyRecords(db);
+    const orgId = newId();
+    const same = Array.from({ length: 20 }, () => claimOf(orgId, "same"));
+    const distinct = Array.from({ length: 20 }, (_, i) => claimOf(orgId, `distinct-${i}`));
+    const results = await Promise.all(
+      [...same, ...distinct].map((claim) =>
+        records.claim({ ...claim, fingerprint: "f", leaseSeconds: 60, ttlSeconds: 3600 }),
+      ),
+    );
+    expect(results.slice(0, 20).filter((result) => result === undefined)).toHaveLength(1);
+    expect(results.slice(0, 20).filter((result) => result?.running)).toHaveLength(19);
+    expect(results.slice(20).every((result) => result === undefined)).toBe(true);
+    const winner = same[results.indexOf(undefined)] as (typeof same)[number];
+    const keeps = await Promise.all(
+      [winner, ...distinct, same.find((claim) => claim !== winner) as (typeof same)[number]].map((claim, i) =>
+        records.keep(claim, 0, Buffer.from([i])),
+      ),
+    );
+    expect(keeps).toEqual([...Array(21).fill(true), false]);
+    const stored = await db.query<{ key: string; answer: Uint8Array }>(
+      `SELECT key, answer FROM ${IDEMPOTENCY_TABLE_NAME} WHERE org_id = $1 ORDER BY key`,
+      [orgId],
+    );
+    const answerOf = (key: string) => Buffer.from(stored.rows.find((row) => row.key === key)?.answer ?? []);
+    expect(answerOf("distinct-3")).toEqual(Buffer.from([4]));
+    expect(answerOf("same")).toEqual(Buffer.from([0]));
   });
 });
 

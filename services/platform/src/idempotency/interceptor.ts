@@ -22,7 +22,7 @@ import {
   idempotencyRefusalOf,
   type IdempotencyRefusal,
 } from "./keys.js";
-import { type Claim, claimKey, type ExistingRecord, freeKey, keepAnswer, MARK_LOST } from "./records.js";
+import { type Claim, type ExistingRecord, freeKey, KeyRecords, MARK_LOST } from "./records.js";
 
 /** The key the running call holds, for `ServiceContext.write` to mark in its transaction. */
 const idempotencyClaimKey = createContextKey<Claim | undefined>(undefined, {
@@ -115,14 +115,16 @@ function answerExisting<I extends DescMessage, O extends DescMessage>(
 
 /**
  * Idempotency keys on the service side, where the write happens: a call carrying a key claims
- * it in the database before its handler runs (one statement); the handler's writes mark it in
- * their own transaction (ServiceContext.write); its answer is kept when it returns. The same
+ * it in the database before its handler runs (one statement, shared with the claims of calls
+ * made at the same time: KeyRecords); the handler's writes mark it in their own transaction
+ * (ServiceContext.write); its answer is kept when it returns (shared likewise). The same
  * key again replays the kept answer, or is refused (another request: 422; still running: 409).
  * Answers that ran nothing or may be retried (401, 403, 422, 429, 5xx) free the key.
  */
 export function idempotency(options: IdempotencyOptions): Interceptor {
   const { db, logger } = options;
   const leaseSeconds = options.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
+  const records = new KeyRecords(db);
   return (next) => async (req) => {
     if (req.stream) return next(req);
     const key = req.header.get(IdempotencyMetadata.key);
@@ -131,7 +133,7 @@ export function idempotency(options: IdempotencyOptions): Interceptor {
     if (!org) return next(req);
     const fingerprint = req.header.get(IdempotencyMetadata.fingerprint) || messageFingerprint(req.method, req.message);
     const claim: Claim = { orgId: org.orgId, key, attempt: newId() };
-    const existing = await claimKey(db, { ...claim, fingerprint, leaseSeconds, ttlSeconds: options.ttlSeconds });
+    const existing = await records.claim({ ...claim, fingerprint, leaseSeconds, ttlSeconds: options.ttlSeconds });
     if (existing) return answerExisting(req.method, req.header, existing, fingerprint);
 
     req.contextValues.set(idempotencyClaimKey, claim);
@@ -141,11 +143,11 @@ export function idempotency(options: IdempotencyOptions): Interceptor {
     try {
       response = await next(req);
     } catch (error) {
-      throw await settleFailure(db, claim, error, logger);
+      throw await settleFailure(db, records, claim, error, logger);
     }
     if (response.stream) return response;
     try {
-      await keepAnswer(db, claim, 0, toBinary(req.method.output, response.message as never));
+      await records.keep(claim, 0, toBinary(req.method.output, response.message as never));
     } catch (error) {
       // The change is made and answered; a retry will hear that its answer was lost.
       logger.warn({ err: error, method: req.method.name }, "idempotency answer not kept");
@@ -155,17 +157,23 @@ export function idempotency(options: IdempotencyOptions): Interceptor {
 }
 
 /** After a failed call: keeps the answer (kept statuses, or a change already committed) or frees the key. */
-async function settleFailure(db: Database, claim: Claim, error: unknown, logger: Logger): Promise<unknown> {
+async function settleFailure(
+  db: Database,
+  records: KeyRecords,
+  claim: Claim,
+  error: unknown,
+  logger: Logger,
+): Promise<unknown> {
   // The write's commit found the key taken over (this attempt outlived its lease): it rolled back.
   if (pgErrorCode(error) === MARK_LOST) return refusalError("in-flight");
   const failure = ConnectError.from(error);
   try {
     // A refusal a peer's key answered (a derived key in flight) is not this request's answer.
     if (isKeptError(failure.code) && idempotencyRefusalOf(failure) === undefined) {
-      await keepAnswer(db, claim, failure.code, encodeErrorAnswer(failure));
+      await records.keep(claim, failure.code, encodeErrorAnswer(failure));
     } else if (!(await freeKey(db, claim))) {
       // It committed a change and then failed: it must not run again, so its answer is kept.
-      await keepAnswer(db, claim, failure.code, encodeErrorAnswer(failure));
+      await records.keep(claim, failure.code, encodeErrorAnswer(failure));
     }
   } catch (storeError) {
     logger.warn({ err: storeError }, "idempotency key not settled after a failed call");

@@ -1,4 +1,5 @@
 import type { Database, Queryable, Statement } from "../db/database.js";
+import { type CallFailed, eachSettled, Grouped } from "../db/grouped.js";
 
 // The record of each idempotency key: one table for the whole database, because a key belongs
 // to the organization across the API (the same key on two services' routes is one key, and the
@@ -127,6 +128,124 @@ export async function keepAnswer(db: Queryable, claim: Claim, code: number, answ
     PREPARED,
   );
   return result.rowCount > 0;
+}
+
+/** A claim of claimKey's. */
+export type KeyClaim = Claim & { fingerprint: string; leaseSeconds: number; ttlSeconds: number };
+
+/** An answer of keepAnswer's. */
+export interface KeptAnswer {
+  claim: Claim;
+  code: number;
+  answer: Uint8Array;
+}
+
+const sameKey = (a: Claim, b: Claim) => a.orgId === b.orgId && a.key === b.key;
+const byKey = (a: { claim: Claim }, b: { claim: Claim }) =>
+  a.claim.orgId === b.claim.orgId ? (a.claim.key < b.claim.key ? -1 : 1) : a.claim.orgId < b.claim.orgId ? -1 : 1;
+
+/**
+ * claimKey for several claims of distinct keys in one statement (rows taken in key order, so
+ * two such statements cannot deadlock); answers each claim's result by position. A claim the
+ * statement did not take reads the record as claimKey does.
+ */
+export async function claimKeys(
+  db: Queryable,
+  claims: KeyClaim[],
+): Promise<(ExistingRecord | undefined | CallFailed)[]> {
+  const sorted = claims.map((claim, n) => ({ claim, n })).sort(byKey);
+  const claimed = await db.query<{ attempt: string }>(
+    `INSERT INTO ${IDEMPOTENCY_TABLE_NAME} AS r (org_id, key, fingerprint, attempt, lease_until, expires_at)
+     SELECT org_id, key, fingerprint, attempt, now() + make_interval(secs => lease), now() + make_interval(secs => ttl)
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::uuid[], $5::float8[], $6::float8[])
+       AS v(org_id, key, fingerprint, attempt, lease, ttl)
+     ON CONFLICT (org_id, key) DO UPDATE
+       SET fingerprint = excluded.fingerprint, attempt = excluded.attempt, lease_until = excluded.lease_until,
+           committed = false, answer_code = NULL, answer = NULL, expires_at = excluded.expires_at
+       WHERE (NOT r.committed AND r.lease_until <= now())
+          OR (r.expires_at <= now() AND (r.lease_until IS NULL OR r.lease_until <= now()))
+     RETURNING r.attempt::text AS attempt`,
+    [
+      sorted.map(({ claim }) => claim.orgId),
+      sorted.map(({ claim }) => claim.key),
+      sorted.map(({ claim }) => claim.fingerprint),
+      sorted.map(({ claim }) => claim.attempt),
+      sorted.map(({ claim }) => claim.leaseSeconds),
+      sorted.map(({ claim }) => claim.ttlSeconds),
+    ],
+    PREPARED,
+  );
+  const taken = new Set(claimed.rows.map((row) => row.attempt.toLowerCase()));
+  // Not taken: held by another attempt (or freed since), which claimKey reads (or takes).
+  return eachSettled(claims, async (claim) =>
+    taken.has(claim.attempt.toLowerCase()) ? undefined : claimKey(db, claim),
+  );
+}
+
+/** keepAnswer for several attempts in one statement, in key order; answers each one's result by position. */
+export async function keepAnswers(db: Queryable, kept: KeptAnswer[]): Promise<boolean[]> {
+  const sorted = [...kept].sort(byKey);
+  const result = await db.query<{ attempt: string }>(
+    `UPDATE ${IDEMPOTENCY_TABLE_NAME} AS r SET committed = true, lease_until = NULL, answer_code = v.code, answer = decode(v.answer, 'hex')
+     FROM (SELECT * FROM unnest($1::text[], $2::text[], $3::uuid[], $4::smallint[], $5::text[])
+             AS u(org_id, key, attempt, code, answer) ORDER BY org_id, key) AS v
+     WHERE r.org_id = v.org_id AND r.key = v.key AND r.attempt = v.attempt
+     RETURNING r.attempt::text AS attempt`,
+    [
+      sorted.map(({ claim }) => claim.orgId),
+      sorted.map(({ claim }) => claim.key),
+      sorted.map(({ claim }) => claim.attempt),
+      sorted.map(({ code }) => code),
+      sorted.map(({ answer }) => Buffer.from(answer.buffer, answer.byteOffset, answer.byteLength).toString("hex")),
+    ],
+    PREPARED,
+  );
+  const done = new Set(result.rows.map((row) => row.attempt.toLowerCase()));
+  return kept.map(({ claim }) => done.has(claim.attempt.toLowerCase()));
+}
+
+/**
+ * The claims and kept answers of a process's concurrent calls, grouped: the calls made while a
+ * statement is in flight go together in the next one (Grouped), so under load a keyed write
+ * costs a share of two round trips instead of two. Two claims of one key never share a
+ * statement (an upsert may not touch a row twice): the later one runs on its own, after. A
+ * group whose statement fails runs each call on its own, so one bad call fails alone.
+ */
+export class KeyRecords {
+  private readonly claims: Grouped<KeyClaim, ExistingRecord | undefined>;
+  private readonly answers: Grouped<KeptAnswer, boolean>;
+
+  constructor(db: Queryable) {
+    const claimOne = (claim: KeyClaim) => claimKey(db, claim);
+    const keepOne = ({ claim, code, answer }: KeptAnswer) => keepAnswer(db, claim, code, answer);
+    this.claims = new Grouped(async (claims) => {
+      if (claims.length === 1) return eachSettled(claims, claimOne);
+      const distinct = claims.filter((claim, i) => claims.findIndex((other) => sameKey(claim, other)) === i);
+      const firsts = await claimKeys(db, distinct).catch(() => undefined);
+      const repeats = await eachSettled(
+        claims.filter((claim) => firsts === undefined || !distinct.includes(claim)),
+        claimOne,
+      );
+      return claims.map((claim) => {
+        const at = firsts === undefined ? -1 : distinct.indexOf(claim);
+        return at >= 0 ? (firsts?.[at] as ExistingRecord | undefined | CallFailed) : repeats.shift();
+      });
+    });
+    this.answers = new Grouped(async (kept) => {
+      if (kept.length === 1) return eachSettled(kept, keepOne);
+      return (await keepAnswers(db, kept).catch(() => undefined)) ?? eachSettled(kept, keepOne);
+    });
+  }
+
+  /** claimKey, grouped with the claims made at the same time. */
+  claim(claim: KeyClaim): Promise<ExistingRecord | undefined> {
+    return this.claims.run(claim);
+  }
+
+  /** keepAnswer, grouped with the answers kept at the same time. */
+  keep(claim: Claim, code: number, answer: Uint8Array): Promise<boolean> {
+    return this.answers.run({ claim, code, answer });
+  }
 }
 
 /** Frees the key of an attempt that changed nothing; false when it had committed a change. */
