@@ -105,3 +105,35 @@ export function cpuMs(pid: number): number {
 export function cpuOf(proc: Proc): number {
   return proc.child.pid ? cpuMs(proc.child.pid) : 0;
 }
+
+/** Busy and total CPU ticks of the whole machine, from /proc/stat. */
+function machineTicks(): { busy: number; total: number } {
+  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = (
+    readFileSync("/proc/stat", "utf8").split("\n")[0] ?? ""
+  )
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  const busy = user + nice + system + irq + softirq;
+  return { busy, total: busy + idle + iowait + steal };
+}
+
+/** The share of the machine's cores busy below which it counts as quiet. */
+export const QUIET_BUSY = 0.1;
+
+/**
+ * Waits until the machine is quiet (under QUIET_BUSY of its cores busy for half a second), at
+ * most `maxMs`; says how long it waited and whether it found quiet.
+ */
+export async function waitForQuiet(maxMs: number): Promise<{ waitedMs: number; quiet: boolean }> {
+  const started = Date.now();
+  for (;;) {
+    const before = machineTicks();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const after = machineTicks();
+    const busy = (after.busy - before.busy) / Math.max(1, after.total - before.total);
+    if (busy < QUIET_BUSY) return { waitedMs: Date.now() - started, quiet: true };
+    if (Date.now() - started >= maxMs) return { waitedMs: Date.now() - started, quiet: false };
+  }
+}

@@ -16,11 +16,13 @@ import {
   cpuOf,
   portAllocator,
   type Proc,
+  QUIET_BUSY,
   ROOT,
   startServer as start,
   stopAllServers,
   stopServer as stop,
   waitFor,
+  waitForQuiet,
 } from "./processes.js";
 
 // npm run bench [-- --seconds 8 --rounds 3 --connections 50 --contacts 20000 --only read,list,write,relay,startup
@@ -237,41 +239,18 @@ function leafNode(pid: number): number {
 }
 
 /** Ticks all cores spent busy (user, system, interrupts; not idle, I/O wait or steal) and in all. */
-function machineTicks(): { busy: number; total: number } {
-  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = (
-    readFileSync("/proc/stat", "utf8").split("\n")[0] ?? ""
-  )
-    .trim()
-    .split(/\s+/)
-    .slice(1)
-    .map(Number);
-  const busy = user + nice + system + irq + softirq;
-  return { busy, total: busy + idle + iowait + steal };
-}
-
-const QUIET_BUSY = 0.1;
 /** `--quiet-max <s>`: on a machine that other work keeps busy, waiting the whole 20 s before each run only lengthens the benchmark. */
 const QUIET_MAX_MS = Number(opts["quiet-max"] ?? 20) * 1000;
 
 /**
- * Waits for a quiet machine (under a tenth of its cores busy for half a second, at most 20 s)
- * before a run: what a run leaves behind (a relay's and the consumers' backlog, PostgreSQL's
- * autovacuum and checkpoints) would otherwise be measured as part of the next system's run.
+ * Waits for a quiet machine before a run: what a run leaves behind (a relay's and the consumers'
+ * backlog, PostgreSQL's autovacuum and checkpoints) would otherwise be measured as part of the
+ * next system's run.
  */
 async function quiet(): Promise<void> {
-  const started = Date.now();
-  for (;;) {
-    const before = machineTicks();
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const after = machineTicks();
-    const busy = (after.busy - before.busy) / Math.max(1, after.total - before.total);
-    if (busy < QUIET_BUSY) break;
-    if (Date.now() - started >= QUIET_MAX_MS) {
-      notQuiet++;
-      break;
-    }
-  }
-  quietWaits.push(Date.now() - started);
+  const { waitedMs, quiet: wasQuiet } = await waitForQuiet(QUIET_MAX_MS);
+  if (!wasQuiet) notQuiet++;
+  quietWaits.push(waitedMs);
 }
 
 function rssMb(pid: number): number {

@@ -84,18 +84,7 @@ export function createPublicApp(deps: PublicAppDeps) {
   // and no other router serves their paths (routes-first.test.ts).
   app.use(routeDispatcher(deps.routes, { ...deps, before: guard }));
 
-  mountHealth(app, deps);
-  // Built on first use: it reads every field's options, which would slow start-up.
-  let openapi: ReturnType<typeof buildOpenApi> | undefined;
-  app.get("/openapi.json", (_req, res) => {
-    openapi ??= buildOpenApi(deps.routes);
-    res.json(openapi);
-  });
-  mountDocs(app, "/openapi.json");
-  mountDashboard(app);
-  mountFiles(app, { objects: deps.objects, signer: deps.fileSigner, clock: deps.clock, logger: deps.logger });
-
-  // Agent tools over MCP: authenticated and limited as /api is; the transport reads the body.
+  // Agent tools over MCP, next: authenticated and limited as /api is; the transport reads the body.
   const tools = new ToolCatalog({
     peers: deps.peers,
     internalToken: deps.internalToken,
@@ -113,6 +102,17 @@ export function createPublicApp(deps: PublicAppDeps) {
     mcpEndpoint(tools),
     mcpBodyErrors,
   );
+
+  mountHealth(app, deps);
+  // Built on first use: it reads every field's options, which would slow start-up.
+  let openapi: ReturnType<typeof buildOpenApi> | undefined;
+  app.get("/openapi.json", (_req, res) => {
+    openapi ??= buildOpenApi(deps.routes);
+    res.json(openapi);
+  });
+  mountDocs(app, "/openapi.json");
+  mountDashboard(app);
+  mountFiles(app, { objects: deps.objects, signer: deps.fileSigner, clock: deps.clock, logger: deps.logger });
 
   // The customer portal: its token is the credential.
   const portal = { ...deps, identity: deps.store };
