@@ -161,19 +161,19 @@ describe("comms events", () => {
     await Promise.all([toolCall("search_contacts", { query: "nobody" }), toolCall("get_business_hours", {})]);
     const recorded = await eventually(async () => {
       const events = ofType("comms.lookups.recorded");
-      const activities = events.flatMap((event) => event.payload.activities);
-      return activities.length >= 2 ? { events, activities } : undefined;
+      const lookups = events.flatMap((event) => event.payload.lookups);
+      return lookups.length >= 2 ? { events, lookups } : undefined;
     }, 120_000);
     expect(recorded.events.length).toBeLessThanOrEqual(2);
-    expect(recorded.activities.map((a: { metadata: { tool: string } }) => a.metadata.tool).sort()).toEqual([
+    expect(recorded.lookups.map((l: { tool: string }) => l.tool).sort()).toEqual([
       "get_business_hours",
       "search_contacts",
     ]);
-    expect(
-      recorded.activities.every(
-        (a: { activityType: number }) => enumToJson(ActivityTypeSchema, a.activityType) === "LOOKUP",
-      ),
-    ).toBe(true);
+    // Each is the LOOKUP activity listed with lookups=true.
+    const listed = expectStatus(await t.owner.get("/api/activities?lookups=true&activity_type=LOOKUP"), 200);
+    expect(listed.items.map((a: { id: string }) => a.id).sort()).toEqual(
+      recorded.lookups.map((l: { activityId: string }) => l.activityId).sort(),
+    );
     // Not also as activities created one by one.
     expect(
       ofType("comms.activity.created").filter(

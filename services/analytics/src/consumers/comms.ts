@@ -103,10 +103,10 @@ function addLookups(events: ReceivedEvent<typeof LookupsRecordedSchema>[], tx: Q
   return addPerOrganization(
     tx,
     events.flatMap((event) =>
-      event.payload.activities.map((activity) => ({
+      event.payload.lookups.map((lookup) => ({
         orgId: event.orgId,
-        type: enumToJson(ActivityTypeSchema, activity.activityType) ?? "LOOKUP",
-        at: activity.occurredAt ? timestampDate(activity.occurredAt) : event.occurredAt,
+        type: "LOOKUP",
+        at: lookup.occurredAt ? timestampDate(lookup.occurredAt) : event.occurredAt,
       })),
     ),
   );

@@ -1,5 +1,5 @@
 import { create, type JsonObject } from "@bufbuild/protobuf";
-import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import {
   blankToNull,
@@ -159,7 +159,13 @@ export function activityHandlers(
             org.orgId,
             "comms.lookups.recorded",
             LookupsRecordedSchema,
-            create(LookupsRecordedSchema, { activities: inserted.map(toActivity) }),
+            create(LookupsRecordedSchema, {
+              lookups: inserted.map(({ id, tool, occurredAt }) => ({
+                activityId: id,
+                tool,
+                occurredAt: timestampFromDate(occurredAt),
+              })),
+            }),
           ),
         );
         return inserted;

@@ -109,16 +109,16 @@ export class ActivityStore {
     orgId: string,
     lookups: { tool: string; occurredAt: Date }[],
     createdAt: Date,
-  ): Promise<ActivityRow[]> {
-    const result = await db.query<ActivityRow>(
+  ): Promise<{ id: string; tool: string; occurredAt: Date }[]> {
+    const recorded = lookups.map((lookup) => ({ id: newId(), ...lookup }));
+    await db.query(
       `INSERT INTO comms.activities
          (id, org_id, activity_type, description, contact_id, service_request_id, session_id, metadata, source, occurred_at, created_at, customer_phone)
        SELECT l.id, $2, 'LOOKUP', 'Agent tool ' || l.tool, NULL, NULL, NULL, jsonb_build_object('tool', l.tool), 'api', l.occurred_at, $3, NULL
-       FROM unnest($1::uuid[], $4::text[], $5::timestamptz[]) AS l(id, tool, occurred_at)
-       RETURNING ${ACTIVITY_COLUMNS}`,
-      [lookups.map(() => newId()), orgId, createdAt, lookups.map((l) => l.tool), lookups.map((l) => l.occurredAt)],
+       FROM unnest($1::uuid[], $4::text[], $5::timestamptz[]) AS l(id, tool, occurred_at)`,
+      [recorded.map((l) => l.id), orgId, createdAt, recorded.map((l) => l.tool), recorded.map((l) => l.occurredAt)],
     );
-    return result.rows;
+    return recorded;
   }
 
   /** Makes an activity the call of its session, replacing the session's previous call. */

@@ -4,6 +4,8 @@
 
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Activity, Call, Conversation, ConversationMessage } from "./comms_service_pb.js";
 import { file_voiceops_comms_v1_comms_service } from "./comms_service_pb.js";
 import type { Message } from "@bufbuild/protobuf";
@@ -12,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file voiceops/comms/v1/comms_events.proto.
  */
 export const file_voiceops_comms_v1_comms_events: GenFile = /*@__PURE__*/
-  fileDesc("CiR2b2ljZW9wcy9jb21tcy92MS9jb21tc19ldmVudHMucHJvdG8SEXZvaWNlb3BzLmNvbW1zLnYxIkAKD0FjdGl2aXR5Q3JlYXRlZBItCghhY3Rpdml0eRgBIAEoCzIbLnZvaWNlb3BzLmNvbW1zLnYxLkFjdGl2aXR5IkIKD0xvb2t1cHNSZWNvcmRlZBIvCgphY3Rpdml0aWVzGAEgAygLMhsudm9pY2VvcHMuY29tbXMudjEuQWN0aXZpdHkiTAoTQ29udmVyc2F0aW9uQ2hhbmdlZBI1Cgxjb252ZXJzYXRpb24YASABKAsyHy52b2ljZW9wcy5jb21tcy52MS5Db252ZXJzYXRpb24iLgoTQ29udmVyc2F0aW9uRGVsZXRlZBIXCg9jb252ZXJzYXRpb25faWQYASABKAkiagoYQ29udmVyc2F0aW9uTWVzc2FnZUFkZGVkEjcKB21lc3NhZ2UYASABKAsyJi52b2ljZW9wcy5jb21tcy52MS5Db252ZXJzYXRpb25NZXNzYWdlEhUKDW1lc3NhZ2VfY291bnQYAiABKAUiMgoJQ2FsbEVuZGVkEiUKBGNhbGwYASABKAsyFy52b2ljZW9wcy5jb21tcy52MS5DYWxsIjcKC0NhbGxEZWxldGVkEhIKCnNlc3Npb25faWQYASABKAkSFAoMYWN0aXZpdHlfaWRzGAIgAygJIoQBCg9SZWNvcmRpbmdTdG9yZWQSEgoKc2Vzc2lvbl9pZBgBIAEoCRIRCglyZWNvcmRpbmcYAiABKAkSDQoFYnl0ZXMYAyABKAMSFAoMY29udGVudF90eXBlGAQgASgJEiUKBGNhbGwYBSABKAsyFy52b2ljZW9wcy5jb21tcy52MS5DYWxsYgZwcm90bzM", [file_voiceops_comms_v1_comms_service]);
+  fileDesc("CiR2b2ljZW9wcy9jb21tcy92MS9jb21tc19ldmVudHMucHJvdG8SEXZvaWNlb3BzLmNvbW1zLnYxIkAKD0FjdGl2aXR5Q3JlYXRlZBItCghhY3Rpdml0eRgBIAEoCzIbLnZvaWNlb3BzLmNvbW1zLnYxLkFjdGl2aXR5IkUKD0xvb2t1cHNSZWNvcmRlZBIyCgdsb29rdXBzGAEgAygLMiEudm9pY2VvcHMuY29tbXMudjEuUmVjb3JkZWRMb29rdXAiZAoOUmVjb3JkZWRMb29rdXASEwoLYWN0aXZpdHlfaWQYASABKAkSDAoEdG9vbBgCIAEoCRIvCgtvY2N1cnJlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiTAoTQ29udmVyc2F0aW9uQ2hhbmdlZBI1Cgxjb252ZXJzYXRpb24YASABKAsyHy52b2ljZW9wcy5jb21tcy52MS5Db252ZXJzYXRpb24iLgoTQ29udmVyc2F0aW9uRGVsZXRlZBIXCg9jb252ZXJzYXRpb25faWQYASABKAkiagoYQ29udmVyc2F0aW9uTWVzc2FnZUFkZGVkEjcKB21lc3NhZ2UYASABKAsyJi52b2ljZW9wcy5jb21tcy52MS5Db252ZXJzYXRpb25NZXNzYWdlEhUKDW1lc3NhZ2VfY291bnQYAiABKAUiMgoJQ2FsbEVuZGVkEiUKBGNhbGwYASABKAsyFy52b2ljZW9wcy5jb21tcy52MS5DYWxsIjcKC0NhbGxEZWxldGVkEhIKCnNlc3Npb25faWQYASABKAkSFAoMYWN0aXZpdHlfaWRzGAIgAygJIoQBCg9SZWNvcmRpbmdTdG9yZWQSEgoKc2Vzc2lvbl9pZBgBIAEoCRIRCglyZWNvcmRpbmcYAiABKAkSDQoFYnl0ZXMYAyABKAMSFAoMY29udGVudF90eXBlGAQgASgJEiUKBGNhbGwYBSABKAsyFy52b2ljZW9wcy5jb21tcy52MS5DYWxsYgZwcm90bzM", [file_google_protobuf_timestamp, file_voiceops_comms_v1_comms_service]);
 
 /**
  * ActivityCreated is published as "comms.activity.created" for every activity recorded, except
@@ -37,15 +39,16 @@ export const ActivityCreatedSchema: GenMessage<ActivityCreated> = /*@__PURE__*/
 /**
  * LookupsRecorded is published as "comms.lookups.recorded" for each batch of LOOKUP activities
  * (agent read-tool calls) recorded together: one event for the batch, as an agent may make many
- * such calls a second.
+ * such calls a second. Each lookup says only what the activity's figures need (an Activity with
+ * its metadata costs several times as much to encode).
  *
  * @generated from message voiceops.comms.v1.LookupsRecorded
  */
 export type LookupsRecorded = Message<"voiceops.comms.v1.LookupsRecorded"> & {
   /**
-   * @generated from field: repeated voiceops.comms.v1.Activity activities = 1;
+   * @generated from field: repeated voiceops.comms.v1.RecordedLookup lookups = 1;
    */
-  activities: Activity[];
+  lookups: RecordedLookup[];
 };
 
 /**
@@ -54,6 +57,39 @@ export type LookupsRecorded = Message<"voiceops.comms.v1.LookupsRecorded"> & {
  */
 export const LookupsRecordedSchema: GenMessage<LookupsRecorded> = /*@__PURE__*/
   messageDesc(file_voiceops_comms_v1_comms_events, 1);
+
+/**
+ * RecordedLookup is one LOOKUP activity of a LookupsRecorded batch.
+ *
+ * @generated from message voiceops.comms.v1.RecordedLookup
+ */
+export type RecordedLookup = Message<"voiceops.comms.v1.RecordedLookup"> & {
+  /**
+   * The activity's id.
+   *
+   * @generated from field: string activity_id = 1;
+   */
+  activityId: string;
+
+  /**
+   * The agent tool called (the activity's metadata.tool).
+   *
+   * @generated from field: string tool = 2;
+   */
+  tool: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp occurred_at = 3;
+   */
+  occurredAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message voiceops.comms.v1.RecordedLookup.
+ * Use `create(RecordedLookupSchema)` to create a new message.
+ */
+export const RecordedLookupSchema: GenMessage<RecordedLookup> = /*@__PURE__*/
+  messageDesc(file_voiceops_comms_v1_comms_events, 2);
 
 /**
  * ConversationChanged is published as "comms.conversation.created", "comms.conversation.updated"
@@ -73,7 +109,7 @@ export type ConversationChanged = Message<"voiceops.comms.v1.ConversationChanged
  * Use `create(ConversationChangedSchema)` to create a new message.
  */
 export const ConversationChangedSchema: GenMessage<ConversationChanged> = /*@__PURE__*/
-  messageDesc(file_voiceops_comms_v1_comms_events, 2);
+  messageDesc(file_voiceops_comms_v1_comms_events, 3);
 
 /**
  * ConversationDeleted is published as "comms.conversation.deleted"; its messages went with it.
@@ -92,7 +128,7 @@ export type ConversationDeleted = Message<"voiceops.comms.v1.ConversationDeleted
  * Use `create(ConversationDeletedSchema)` to create a new message.
  */
 export const ConversationDeletedSchema: GenMessage<ConversationDeleted> = /*@__PURE__*/
-  messageDesc(file_voiceops_comms_v1_comms_events, 3);
+  messageDesc(file_voiceops_comms_v1_comms_events, 4);
 
 /**
  * ConversationMessageAdded is published as "comms.conversation.message_added".
@@ -118,7 +154,7 @@ export type ConversationMessageAdded = Message<"voiceops.comms.v1.ConversationMe
  * Use `create(ConversationMessageAddedSchema)` to create a new message.
  */
 export const ConversationMessageAddedSchema: GenMessage<ConversationMessageAdded> = /*@__PURE__*/
-  messageDesc(file_voiceops_comms_v1_comms_events, 4);
+  messageDesc(file_voiceops_comms_v1_comms_events, 5);
 
 /**
  * CallEnded is published as "comms.call.ended" when a CALL_ENDED activity with a session id
@@ -138,7 +174,7 @@ export type CallEnded = Message<"voiceops.comms.v1.CallEnded"> & {
  * Use `create(CallEndedSchema)` to create a new message.
  */
 export const CallEndedSchema: GenMessage<CallEnded> = /*@__PURE__*/
-  messageDesc(file_voiceops_comms_v1_comms_events, 5);
+  messageDesc(file_voiceops_comms_v1_comms_events, 6);
 
 /**
  * CallDeleted is published as "comms.call.deleted" for each deleted call session, alone or in bulk.
@@ -164,7 +200,7 @@ export type CallDeleted = Message<"voiceops.comms.v1.CallDeleted"> & {
  * Use `create(CallDeletedSchema)` to create a new message.
  */
 export const CallDeletedSchema: GenMessage<CallDeleted> = /*@__PURE__*/
-  messageDesc(file_voiceops_comms_v1_comms_events, 6);
+  messageDesc(file_voiceops_comms_v1_comms_events, 7);
 
 /**
  * RecordingStored is published as "comms.call.recording_stored" when audio is uploaded for a call.
@@ -205,5 +241,5 @@ export type RecordingStored = Message<"voiceops.comms.v1.RecordingStored"> & {
  * Use `create(RecordingStoredSchema)` to create a new message.
  */
 export const RecordingStoredSchema: GenMessage<RecordingStored> = /*@__PURE__*/
-  messageDesc(file_voiceops_comms_v1_comms_events, 7);
+  messageDesc(file_voiceops_comms_v1_comms_events, 8);
 
