@@ -225,4 +225,52 @@ describe("MCP endpoint: protocol", () => {
     expect(get.status).toBe(405);
     expect(get.headers.get("allow")).toBe("POST");
   });
+
+  it("answers each client its own requests: the same ids from two organizations at once, batches, abandoned calls", async () => {
+    const tenants = await Promise.all([tenant(), tenant()]);
+    const names = ["Ada Alpha", "Bea Beta"];
+    await Promise.all(
+      tenants.map(({ owner }, i) => owner.post("/api/contacts", { name: names[i], phone_number: `+1555019000${i}` })),
+    );
+    const post = (apiKey: string, body: unknown, signal?: AbortSignal) =>
+      fetch(`${baseUrl}/mcp`, {
+        method: "POST",
+        headers: {
+          "x-api-key": apiKey,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify(body),
+        signal,
+      });
+    const search = (id: number | string, query: string) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "search_contacts", arguments: { query } },
+    });
+    type Answer = { id: unknown; result: { structuredContent: { contacts: { name: string }[] } } };
+    const namesIn = (answer: Answer) => answer.result.structuredContent.contacts.map((contact) => contact.name);
+    // A client that gives up on its call while the others are answered.
+    const abandoned = new AbortController();
+    const gone = post(tenants[0]?.owner.apiKey ?? "", search(1, "a"), abandoned.signal).catch(() => undefined);
+    abandoned.abort();
+    for (let round = 0; round < 5; round++) {
+      const answers = await Promise.all(
+        tenants.flatMap(({ owner }) =>
+          [0, 1, 2].map(() =>
+            post(owner.apiKey ?? "", [search(1, "a"), search("two", "zzz-nobody")]).then((res) => res.json()),
+          ),
+        ),
+      );
+      answers.forEach((batch, n) => {
+        const [first, second] = batch as [Answer, Answer];
+        expect(first.id).toBe(1);
+        expect(namesIn(first)).toEqual([names[Math.floor(n / 3)]]);
+        expect(second.id).toBe("two");
+        expect(namesIn(second)).toEqual([]);
+      });
+    }
+    await gone;
+  });
 });

@@ -1,5 +1,6 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
@@ -7,6 +8,7 @@ import { fastPath } from "@voiceops/platform";
 import { API_VERSION } from "../health.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../http/json-body.js";
 import { hashApiKey } from "../identity/keys.js";
+import type { Principal } from "../identity/store.js";
 import type { ToolCatalog } from "./catalog.js";
 import { JsonResponseTransport, sendRpcError } from "./transport.js";
 
@@ -53,14 +55,45 @@ export function bearerApiKey(req: Request, _res: Response, next: NextFunction): 
   next();
 }
 
+/** Who a tool call is for: the authenticated caller and the request's id (AuthInfo's extra). */
+interface Caller {
+  principal: Principal;
+  requestId: string;
+}
+
+/** An MCP server of the tools; `callerOf` says whom a request is for. */
+function toolServer(catalog: ToolCatalog, callerOf: (extra: { authInfo?: AuthInfo }) => Caller): Server {
+  const server = new Server(
+    { name: "voiceops", title: "Voice-assistant business operations", version: API_VERSION },
+    // One validator for every server: each would otherwise build an Ajv of its own.
+    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: catalog.list }));
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    const { principal, requestId } = callerOf(extra);
+    return catalog.call(request.params.name, request.params.arguments ?? {}, principal, requestId);
+  });
+  return server;
+}
+
 /**
- * The MCP endpoint (Streamable HTTP, stateless): each POST gets a server and a transport of its
- * own, as the SDK's stateless examples do, answering JSON (no session, no SSE stream). The
- * transport is JsonResponseTransport (transport.ts), or with FAST_PATH without `mcp` the SDK's
- * StreamableHTTPServerTransport, which costs about twice the CPU per call. The request is authenticated and rate limited before it gets here, like any /api request.
- * Malformed JSON-RPC is the transport's to refuse (400 with a JSON-RPC error).
+ * The MCP endpoint (Streamable HTTP, stateless, JSON answers: no session, no SSE stream). The
+ * request is authenticated and rate limited before it gets here, like any /api request, and
+ * malformed JSON-RPC is the transport's to refuse (400 with a JSON-RPC error).
+ *
+ * With the fast path's `mcp` part, one server and one JsonResponseTransport (transport.ts) serve
+ * every POST, each request carrying its caller as AuthInfo. Without it, each POST gets a server
+ * and the SDK's StreamableHTTPServerTransport of its own, as the SDK's stateless examples do.
  */
 export function mcpEndpoint(catalog: ToolCatalog) {
+  let shared: JsonResponseTransport | undefined;
+  const sharedTransport = (): JsonResponseTransport => {
+    if (!shared) {
+      shared = new JsonResponseTransport();
+      void toolServer(catalog, ({ authInfo }) => authInfo?.extra as unknown as Caller).connect(shared);
+    }
+    return shared;
+  };
   return (req: Request, res: Response, next: NextFunction): void => {
     if (req.method !== "POST") {
       // Stateless: no stream to open with GET, no session to end with DELETE.
@@ -74,18 +107,18 @@ export function mcpEndpoint(catalog: ToolCatalog) {
     }
     const principal = req.principal;
     if (!principal) return next(new Error("the MCP endpoint needs an authenticated request"));
-    const server = new Server(
-      { name: "voiceops", title: "Voice-assistant business operations", version: API_VERSION },
-      // One validator for every request's server: each would otherwise build an Ajv of its own.
-      { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator },
-    );
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: catalog.list }));
-    server.setRequestHandler(CallToolRequestSchema, (request) =>
-      catalog.call(request.params.name, request.params.arguments ?? {}, principal, req.requestId),
-    );
-    const transport = fastPath("mcp")
-      ? new JsonResponseTransport(res)
-      : new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const caller: Caller = { principal, requestId: req.requestId };
+    if (fastPath("mcp")) {
+      const authInfo: AuthInfo = {
+        token: "",
+        clientId: principal.orgId,
+        scopes: [principal.role],
+        extra: { ...caller },
+      };
+      return sharedTransport().handle(req, res, req.body, authInfo);
+    }
+    const server = toolServer(catalog, () => caller);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     // A client that goes away before its answer ends the server's work; an answered request
     // leaves nothing running to close.
     res.on("close", () => {
@@ -95,11 +128,7 @@ export function mcpEndpoint(catalog: ToolCatalog) {
     });
     server
       .connect(transport)
-      .then(() =>
-        transport instanceof JsonResponseTransport
-          ? transport.handle(req, req.body)
-          : transport.handleRequest(req, res, req.body),
-      )
+      .then(() => transport.handleRequest(req, res, req.body))
       .catch(next);
   };
 }
