@@ -188,6 +188,21 @@ describe("idempotency keys", () => {
     expect(Buffer.from((again[1] as { answer: Uint8Array }).answer).toString()).toBe("gone");
   });
 
+  it("a claim an attempt already made is its own: claiming again answers claimed, not running", async () => {
+    const first = claimOf(newId(), "again");
+    const claim = { ...first, fingerprint: "f", leaseSeconds: 60, ttlSeconds: 3600 };
+    expect(
+      await claimKeys(db, [
+        claim,
+        { ...claimOf(first.orgId, "other"), fingerprint: "f", leaseSeconds: 60, ttlSeconds: 3600 },
+      ]),
+    ).toEqual([undefined, undefined]);
+    expect(await claimKey(db, claim)).toBeUndefined();
+    expect(
+      await claimKey(db, { ...claimOf(first.orgId, "again"), fingerprint: "f", leaseSeconds: 60, ttlSeconds: 3600 }),
+    ).toMatchObject({ running: true });
+  });
+
   it("grants a key once to many claims made at the same time, and keeps each answer", async () => {
     const records = new KeyRecords(db);
     const orgId = newId();

@@ -78,15 +78,19 @@ export async function claimKey(
       running: boolean;
       answer_code: number | null;
       answer: Uint8Array | null;
+      ours: boolean;
     }>(
-      `SELECT fingerprint, committed, coalesce(lease_until > now(), false) AS running, answer_code, answer
+      `SELECT fingerprint, committed, coalesce(lease_until > now(), false) AS running, answer_code, answer,
+              attempt = $3 AS ours
        FROM ${IDEMPOTENCY_TABLE_NAME} WHERE org_id = $1 AND key = $2`,
-      [claim.orgId, claim.key],
+      [claim.orgId, claim.key, claim.attempt],
       PREPARED,
     );
     const row = existing.rows[0];
     // Freed between the two statements (its request failed): claim it again.
     if (!row) continue;
+    // Claimed by this very attempt already (a grouped claim whose answer was lost with its connection).
+    if (row.ours && !row.committed && row.answer_code === null) return undefined;
     return {
       fingerprint: row.fingerprint,
       committed: row.committed,
@@ -153,7 +157,7 @@ export async function claimKeys(
   db: Queryable,
   claims: KeyClaim[],
 ): Promise<(ExistingRecord | undefined | CallFailed)[]> {
-  const sorted = claims.map((claim, n) => ({ claim, n })).sort(byKey);
+  const sorted = claims.map((claim) => ({ claim })).sort(byKey);
   const claimed = await db.query<{ attempt: string }>(
     `INSERT INTO ${IDEMPOTENCY_TABLE_NAME} AS r (org_id, key, fingerprint, attempt, lease_until, expires_at)
      SELECT org_id, key, fingerprint, attempt, now() + make_interval(secs => lease), now() + make_interval(secs => ttl)
