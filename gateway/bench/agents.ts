@@ -17,14 +17,15 @@ import {
 } from "./processes.js";
 
 // npm run bench:agents [-- --seconds 8 --rounds 3 --connections 50 --callers 50 --contacts 1000000 --ports 20600
-//                         --only read,write,idempotency,lookup,lookup-burst]
+//                         --paced-rate 400 --only read,read-paced,write,idempotency,lookup,lookup-burst]
 // (FAST_PATH is handed to the server, as to npm run bench's variants.)
 //
 // The agent figures of CONTRACT.md "Beyond the reference", each against its baseline in the
 // same run, interleaved round by round, on the embedded system over PostgreSQL (one process, so
 // its CPU time per request is the whole cost of a call):
 // - an MCP read tool (search_contacts) against the REST call it wraps (GET /api/contacts/search),
-//   and a write tool (create_lead) against POST /api/leads: CPU per call, goal <= 1.3x;
+//   and a write tool (create_lead) against POST /api/leads: CPU per call, goal <= 1.3x; the read
+//   pair also at --paced-rate requests a second on both sides (read-paced);
 // - lookup_caller for --callers callers on the line at once, each looking up once a second, the
 //   callers' seconds staggered evenly, on --contacts contacts: p99, goal < 25 ms; and, for
 //   comparison, the same callers all at the same instant each second (autocannon's fixed rate);
@@ -38,7 +39,9 @@ const ROUNDS = Number(opts.rounds ?? 3);
 const CONNECTIONS = Number(opts.connections ?? 50);
 const CONTACTS = Number(opts.contacts ?? 1_000_000);
 const CALLERS = Number(opts.callers ?? 50);
-const ONLY = new Set((opts.only ?? "read,write,idempotency,lookup,lookup-burst").split(","));
+/** The request rate of the paced pairs (below what either side serves at full speed). */
+const PACED_RATE = Number(opts["paced-rate"] ?? 400);
+const ONLY = new Set((opts.only ?? "read,read-paced,write,idempotency,lookup,lookup-burst").split(","));
 const freePort = portAllocator(opts.ports ? Number(opts.ports) : undefined);
 const out = (line = "") => process.stdout.write(`${line}\n`);
 
@@ -122,6 +125,18 @@ async function main(): Promise<void> {
       connections: CALLERS,
       rate: CALLERS,
     };
+    const searchTool: Scenario = {
+      name: "mcp search_contacts",
+      method: "POST",
+      path: "/mcp",
+      headers: MCP_HEADERS,
+      body: mcpCall("search_contacts", { query: caller }),
+    };
+    const searchRest: Scenario = {
+      name: "GET /api/contacts/search",
+      method: "GET",
+      path: `/api/contacts/search?q=${encodeURIComponent(caller)}`,
+    };
     // Each pair: the system under test first, its baseline second.
     const allPairs: { id: string; goal: string; limit: number; measure: "cpu" | "p99"; a: Scenario; b?: Scenario }[] = [
       {
@@ -129,18 +144,18 @@ async function main(): Promise<void> {
         goal: "read tool search_contacts / GET /api/contacts/search (CPU per call)",
         limit: 1.3,
         measure: "cpu",
-        a: {
-          name: "mcp search_contacts",
-          method: "POST",
-          path: "/mcp",
-          headers: MCP_HEADERS,
-          body: mcpCall("search_contacts", { query: caller }),
-        },
-        b: {
-          name: "GET /api/contacts/search",
-          method: "GET",
-          path: `/api/contacts/search?q=${encodeURIComponent(caller)}`,
-        },
+        a: searchTool,
+        b: searchRest,
+      },
+      {
+        // At the same request rate on both sides: at full speed the REST side serves more
+        // requests a second, and a busier process pays less per request for its wake-ups.
+        id: "read-paced",
+        goal: `read tool search_contacts / GET /api/contacts/search, both at ${PACED_RATE} requests a second (CPU per call)`,
+        limit: 1.3,
+        measure: "cpu",
+        a: { ...searchTool, name: `mcp search_contacts at ${PACED_RATE}/s`, rate: PACED_RATE },
+        b: { ...searchRest, name: `GET /api/contacts/search at ${PACED_RATE}/s`, rate: PACED_RATE },
       },
       {
         id: "write",
