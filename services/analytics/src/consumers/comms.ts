@@ -57,8 +57,8 @@ async function applyCallRequest(tx: Queryable, orgId: string, call: CallRequest,
 /**
  * Adds created activities to the figures, each once: the record remembers what to take back out
  * when the activity is deleted, and one seen before (a redelivery) or already deleted adds
- * nothing. A run of events takes one statement for the records and two per organization for the
- * sums (an agent's read tools record a LOOKUP activity on every call).
+ * nothing. A run of events takes one statement for the records and four per organization for
+ * the sums (addAllToBuckets), instead of five statements per activity.
  */
 async function addActivities(events: ReceivedEvent<typeof ActivityCreatedSchema>[], tx: Queryable): Promise<void> {
   const created = events.flatMap((event) => {
@@ -83,7 +83,7 @@ async function addActivities(events: ReceivedEvent<typeof ActivityCreatedSchema>
   );
 }
 
-/** Adds activities to the sums, in two statements per organization (organizations in id order). */
+/** Adds activities to the sums, four statements per organization (organizations in id order). */
 async function addPerOrganization(tx: Queryable, activities: { orgId: string; type: string; at: Date }[]) {
   const additions = new Map<string, BucketAddition[]>();
   for (const { orgId, type, at } of activities) {

@@ -30,9 +30,10 @@ export function addToBuckets(
 }
 
 /**
- * Several additions of one organization in two statements, with the effect of addToBuckets on
- * each in turn: the amounts are summed per quarter hour and per day first (an upsert may not
- * touch a row twice), and the rows written in key order.
+ * Several additions of one organization with the effect of addToBuckets on each in turn, in the
+ * statements of one: the settings' lock (two) and one upsert each for the quarter hours and the
+ * days, whose amounts are summed first (an upsert may not touch a row twice) and written in key
+ * order.
  */
 export async function addAllToBuckets(tx: Queryable, orgId: string, additions: BucketAddition[]): Promise<void> {
   if (additions.length === 0) return;
