@@ -106,7 +106,7 @@ export function cpuOf(proc: Proc): number {
   return proc.child.pid ? cpuMs(proc.child.pid) : 0;
 }
 
-/** Busy and total CPU ticks of the whole machine, from /proc/stat. */
+/** Ticks all cores spent busy (user, system, interrupts; not idle, I/O wait or steal) and in all, from /proc/stat. */
 function machineTicks(): { busy: number; total: number } {
   const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = (
     readFileSync("/proc/stat", "utf8").split("\n")[0] ?? ""

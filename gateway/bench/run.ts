@@ -238,7 +238,6 @@ function leafNode(pid: number): number {
   return current;
 }
 
-/** Ticks all cores spent busy (user, system, interrupts; not idle, I/O wait or steal) and in all. */
 /** `--quiet-max <s>`: on a machine that other work keeps busy, waiting the whole 20 s before each run only lengthens the benchmark. */
 const QUIET_MAX_MS = Number(opts["quiet-max"] ?? 20) * 1000;
 

@@ -29,8 +29,8 @@ interface LookupRecorderOptions {
 /**
  * Records read tools' calls as LOOKUP activities (the reference's "read-tool calls", hidden from
  * listings unless lookups=true), with the tool's name in metadata.tool. Calls are gathered for
- * a few milliseconds and each organization's are written in one RPC: one write for many calls
- * instead of one each. The caller never waits for it; a batch that fails is logged with its
+ * GATHER_MS and each organization's are written in one RPC (one transaction, one
+ * comms.lookups.recorded event): one write for many calls instead of one each. The caller never waits for it; a batch that fails is logged with its
  * size, never dropped silently, and `close` writes what is still gathered.
  */
 export class LookupRecorder {
