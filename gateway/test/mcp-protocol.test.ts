@@ -2,6 +2,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, inject, it } from "vitest";
+import { fastPath } from "@voiceops/platform";
 import { tenantFactory } from "@voiceops/platform/testing";
 
 const baseUrl = inject("baseUrl");
@@ -273,4 +274,42 @@ describe("MCP endpoint: protocol", () => {
     }
     await gone;
   });
+
+  // The SDK's own transport (FAST_PATH without mcp) awaits the cancelled request's answer, which
+  // never comes: the POST hangs until the client gives up.
+  it.skipIf(!fastPath("mcp"))(
+    "a request cancelled in its own POST is not awaited: the POST answers the rest, or 202",
+    async () => {
+      const { owner } = await tenant();
+      const post = (body: unknown) =>
+        fetch(`${baseUrl}/mcp`, {
+          method: "POST",
+          headers: {
+            "x-api-key": owner.apiKey ?? "",
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+          },
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(60_000),
+        });
+      const call = {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "get_business_hours", arguments: {} },
+      };
+      const cancel = {
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: 1, reason: "caller hung up" },
+      };
+      expect((await post([call, cancel])).status).toBe(202);
+      const rest = await post([call, { jsonrpc: "2.0", id: 2, method: "tools/list" }, cancel]);
+      expect(rest.status).toBe(200);
+      // One answer left: sent alone, as the SDK's transport sends a batch's only answer.
+      const answer = (await rest.json()) as { id: number; result: { tools: unknown[] } };
+      expect(answer.id).toBe(2);
+      expect(answer.result.tools.length).toBe(20);
+    },
+  );
 });

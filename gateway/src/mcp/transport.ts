@@ -64,9 +64,18 @@ export class JsonResponseTransport implements Transport {
     const { exchange, id } = route;
     if (!exchange.open || exchange.answers.has(id)) return;
     exchange.answers.set(id, { ...message, id });
-    if (exchange.answers.size < exchange.awaited.length) return;
+    this.settle(exchange);
+  }
+
+  /** Answers a POST once each request it still awaits has its answer: 202 when none is awaited. */
+  private settle(exchange: Exchange): void {
+    if (!exchange.open || !exchange.awaited.every((id) => exchange.answers.has(id))) return;
     exchange.open = false;
-    const answers = exchange.awaited.map((awaitedId) => exchange.answers.get(awaitedId));
+    if (exchange.awaited.length === 0) {
+      exchange.res.status(202).end();
+      return;
+    }
+    const answers = exchange.awaited.map((id) => exchange.answers.get(id));
     sendJson(exchange.res, 200, answers.length === 1 ? answers[0] : answers);
   }
 
@@ -120,18 +129,21 @@ export class JsonResponseTransport implements Transport {
         if (!ours.has(message.id)) ours.set(message.id, id);
         this.onmessage?.({ ...message, id }, extra);
       } else if (isJSONRPCNotification(message)) {
-        // A cancellation names a request of this POST by the client's id; any other is not this client's.
+        // A cancellation names a request of this POST by the client's id (any other is not this
+        // client's); the server answers a cancelled request with nothing, so the POST stops awaiting it.
         if (message.method === "notifications/cancelled") {
-          const id = ours.get(message.params?.requestId as RequestId);
-          if (id !== undefined) this.onmessage?.({ ...message, params: { ...message.params, requestId: id } }, extra);
+          const clientId = message.params?.requestId as RequestId;
+          const id = ours.get(clientId);
+          if (id === undefined) continue;
+          exchange.awaited = exchange.awaited.filter((awaited) => awaited !== clientId);
+          this.inFlight.delete(id);
+          this.onmessage?.({ ...message, params: { ...message.params, requestId: id } }, extra);
         } else this.onmessage?.(message, extra);
       }
       // A response has no request of the server's to answer: it sends none.
     }
-    if (exchange.awaited.length === 0) {
-      res.status(202).end();
-      return;
-    }
+    this.settle(exchange);
+    if (!exchange.open) return;
     // A client that goes away before its answer cancels its requests; the server then answers none.
     res.on("close", () => {
       if (!exchange.open) return;
