@@ -2,7 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import busboy from "busboy";
 import type { Request } from "express";
 import { createHash, type Hash } from "node:crypto";
-import { PassThrough, type Readable } from "node:stream";
+import { PassThrough, type Readable, type Transform } from "node:stream";
 import { newId, ObjectTooLargeError, type ObjectStore } from "@voiceops/platform";
 import { UploadedFileSchema, type UploadedFile } from "@voiceops/proto/voiceops/api/v1/upload_pb";
 import { hashingStream } from "./idempotency.js";
@@ -150,15 +150,20 @@ function receiveMultipart(
     } catch {
       return reject(new UploadRefused(422, "Malformed multipart/form-data body"));
     }
+    /** The file's bytes on their way to the store, while they are. */
+    let body: Transform | undefined;
+    // The refusal is answered once nothing of the file is left: the write is stopped (the store
+    // removes its partial file) and a file already stored is deleted.
     const fail = (error: unknown) => {
       if (failed) return;
       failed = true;
       req.unpipe(parser);
       req.resume();
+      body?.destroy();
       void (file ?? Promise.resolve())
         .catch(() => undefined)
-        .finally(() => void objects.delete(key).catch(() => undefined));
-      reject(error);
+        .then(() => objects.delete(key).catch(() => undefined))
+        .finally(() => reject(error));
     };
     parser.on("file", (name, stream, info) => {
       if (name !== "file" || file || failed) {
@@ -176,7 +181,7 @@ function receiveMultipart(
         return;
       }
       // The store consumes through a pass-through, so a refusal never stalls busboy's stream.
-      const body = fileHash ? hashingStream(fileHash) : new PassThrough();
+      body = fileHash ? hashingStream(fileHash) : new PassThrough();
       stream.pipe(body);
       file = store(objects, key, body, declared, spec.maxBytes).then((bytes) => {
         fileDigest = fileHash && `file\n${JSON.stringify([filename, declared])}\n${fileHash.digest("base64url")}`;
