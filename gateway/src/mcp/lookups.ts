@@ -10,7 +10,7 @@ import type { Principal } from "../identity/store.js";
 import { principalHeaders, serviceOfMethod } from "../transcoder/rpc-call.js";
 
 /** How long a read tool's call waits to be recorded with others, and how many are sent at most in one write. */
-const GATHER_MS = 200;
+const GATHER_MS = 1000;
 const MAX_BATCH = 500;
 
 interface Pending {

@@ -3,10 +3,10 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import {
   isInitializeRequest,
-  isJSONRPCNotification,
-  isJSONRPCRequest,
   type JSONRPCMessage,
   JSONRPCMessageSchema,
+  type JSONRPCNotification,
+  type JSONRPCRequest,
   type MessageExtraInfo,
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
@@ -20,6 +20,14 @@ const MAX_BATCH = 100;
 export function sendRpcError(res: Response, status: number, code: number, message: string): void {
   sendJson(res, status, { jsonrpc: "2.0", error: { code, message }, id: null });
 }
+
+// Each of JSONRPCMessageSchema's kinds is a strict object, so once a message has passed it, its
+// keys tell its kind: the SDK's is* guards would parse it again, each time.
+const isRequest = (message: JSONRPCMessage): message is JSONRPCRequest => "method" in message && "id" in message;
+const isNotification = (message: JSONRPCMessage): message is JSONRPCNotification =>
+  "method" in message && !("id" in message);
+const isInitialize = (message: JSONRPCMessage): boolean =>
+  isRequest(message) && message.method === "initialize" && isInitializeRequest(message);
 
 /** One POST's requests: the ids the client awaits answers to, and the answers so far. */
 interface Exchange {
@@ -100,7 +108,7 @@ export class JsonResponseTransport implements Transport {
       if (!parsed.success) return sendRpcError(res, 400, -32700, "Parse error: Invalid JSON-RPC message");
       messages.push(parsed.data);
     }
-    if (messages.some(isInitializeRequest)) {
+    if (messages.some(isInitialize)) {
       if (messages.length > 1)
         return sendRpcError(res, 400, -32600, "Invalid Request: Only one initialization request is allowed");
     } else {
@@ -115,7 +123,7 @@ export class JsonResponseTransport implements Transport {
     }
     const exchange: Exchange = {
       res,
-      awaited: [...new Set(messages.filter(isJSONRPCRequest).map((m) => m.id))],
+      awaited: [...new Set(messages.filter(isRequest).map((m) => m.id))],
       answers: new Map(),
       open: true,
     };
@@ -123,12 +131,12 @@ export class JsonResponseTransport implements Transport {
     const ours = new Map<RequestId, number>();
     const extra: MessageExtraInfo = { authInfo };
     for (const message of messages) {
-      if (isJSONRPCRequest(message)) {
+      if (isRequest(message)) {
         const id = ++this.lastId;
         this.inFlight.set(id, { exchange, id: message.id });
         if (!ours.has(message.id)) ours.set(message.id, id);
         this.onmessage?.({ ...message, id }, extra);
-      } else if (isJSONRPCNotification(message)) {
+      } else if (isNotification(message)) {
         // A cancellation names a request of this POST by the client's id (any other is not this
         // client's); the server answers a cancelled request with nothing, so the POST stops awaiting it.
         if (message.method === "notifications/cancelled") {
