@@ -11,6 +11,7 @@ import { ContactCreatedSchema } from "@voiceops/proto/voiceops/crm/v1/crm_events
 import { median, parseArgs } from "./cli.js";
 import { scriptNodeFlags } from "./node-flags.js";
 import { autocannon, PINNED, type LoadOptions, type LoadResult } from "./load-generator.js";
+import { WARM_UP_RUNS, WARM_UP_SECONDS, warmUp as warmUpUntilSteady } from "./warm-up.js";
 import {
   cpuMs,
   cpuOf,
@@ -94,27 +95,11 @@ function drive(url: string, options: Partial<LoadOptions> = {}): Promise<LoadRes
   return autocannon(url, { seconds: SECONDS, connections: CONNECTIONS, ...options });
 }
 
-/** Warm-up runs a system gets at most before it is measured, and how long each lasts. */
-const WARM_UP_RUNS = 6;
-const WARM_UP_SECONDS = 2;
 const warmUpRuns: number[] = [];
 
-/**
- * Drives a system until its throughput stops rising (a run within 5% of the one before, or
- * lower), at most WARM_UP_RUNS times: on a slow core V8's optimizing compiler, which shares
- * that core with the load, takes longer than one short run to reach the steady state, and two
- * processes (gateway and service) take longer than one.
- */
+/** Drives a system until its throughput stops rising (warm-up.ts). */
 async function warmUp(url: string, options: Partial<LoadOptions> = {}): Promise<void> {
-  let previous = 0;
-  for (let run = 1; run <= WARM_UP_RUNS; run++) {
-    const { rps } = await drive(url, { ...options, seconds: WARM_UP_SECONDS });
-    if (run === WARM_UP_RUNS || (run > 1 && rps < previous * 1.05)) {
-      warmUpRuns.push(run);
-      return;
-    }
-    previous = rps;
-  }
+  warmUpRuns.push(await warmUpUntilSteady(() => drive(url, { ...options, seconds: WARM_UP_SECONDS })));
 }
 
 interface Target {
