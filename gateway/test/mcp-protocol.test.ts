@@ -227,6 +227,50 @@ describe("MCP endpoint: protocol", () => {
     expect(get.headers.get("allow")).toBe("POST");
   });
 
+  it("answers tools/call as the SDK's Server does: its result shape, and its JSON-RPC errors", async () => {
+    const { owner } = await tenant();
+    const post = async (body: unknown) => {
+      const response = await fetch(`${baseUrl}/mcp`, {
+        method: "POST",
+        headers: {
+          "x-api-key": owner.apiKey ?? "",
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2025-06-18",
+        },
+        body: JSON.stringify(body),
+      });
+      expect(response.status).toBe(200);
+      return (await response.json()) as {
+        jsonrpc: string;
+        id: unknown;
+        result?: { content: { type: string; text: string }[]; structuredContent: unknown; isError?: boolean };
+        error?: { code: number; message: string };
+      };
+    };
+    const call = (id: unknown, params: unknown) => post({ jsonrpc: "2.0", id, method: "tools/call", params });
+
+    const hours = await call("h-1", { name: "get_business_hours", arguments: {} });
+    expect(hours.jsonrpc).toBe("2.0");
+    expect(hours.id).toBe("h-1");
+    expect(hours.result?.isError).toBeUndefined();
+    expect(hours.result?.content).toEqual([{ type: "text", text: JSON.stringify(hours.result?.structuredContent) }]);
+    // Arguments may be left out, as CallToolRequestSchema allows.
+    expect((await call(2, { name: "get_business_hours" })).result?.structuredContent).toEqual(
+      hours.result?.structuredContent,
+    );
+    const badArguments = await call(3, { name: "lookup_caller", arguments: { phone_number: 42 } });
+    expect(badArguments.result?.isError).toBe(true);
+
+    // The Server's own errors (in both modes): an unknown tool, and requests its schema refuses.
+    const unknown = await call(4, { name: "no_such_tool", arguments: {} });
+    expect(unknown.error?.code).toBe(-32602);
+    expect(unknown.error?.message).toContain("no_such_tool");
+    const notAnObject = await call(5, { name: "lookup_caller", arguments: "phone" });
+    expect(notAnObject.error?.message).toContain("arguments");
+    expect((await call(6, { arguments: {} })).error?.message).toContain("name");
+  });
+
   it("answers each client its own requests: the same ids from two organizations at once, batches, abandoned calls", async () => {
     const tenants = await Promise.all([tenant(), tenant()]);
     const names = ["Ada Alpha", "Bea Beta"];

@@ -85,6 +85,11 @@ export class ToolCatalog {
     });
   }
 
+  /** Whether a tool of this name is listed. */
+  has(name: string): boolean {
+    return this.tools.has(name);
+  }
+
   /** Runs a tool for an authenticated client: a result, or an isError result saying what was wrong. */
   async call(
     name: string,

@@ -2,6 +2,7 @@ import type { Request, Response } from "express";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import {
+  ErrorCode,
   isInitializeRequest,
   type JSONRPCMessage,
   JSONRPCMessageSchema,
@@ -9,6 +10,7 @@ import {
   type JSONRPCRequest,
   type MessageExtraInfo,
   type RequestId,
+  type Result,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
 import { sendJson } from "../errors/index.js";
@@ -28,6 +30,12 @@ const isNotification = (message: JSONRPCMessage): message is JSONRPCNotification
   "method" in message && !("id" in message);
 const isInitialize = (message: JSONRPCMessage): boolean =>
   isRequest(message) && message.method === "initialize" && isInitializeRequest(message);
+
+/**
+ * Requests the endpoint answers itself instead of the server: an answer, or undefined to hand
+ * the request to the server. The answer must not fail.
+ */
+export type DirectRequests = (request: JSONRPCRequest, extra: MessageExtraInfo) => Promise<Result> | undefined;
 
 /** One POST's requests: the ids the client awaits answers to, and the answers so far. */
 interface Exchange {
@@ -55,6 +63,8 @@ export class JsonResponseTransport implements Transport {
   private lastId = 0;
   /** Each request in flight: its POST and the id its client gave it. */
   private readonly inFlight = new Map<RequestId, { exchange: Exchange; id: RequestId }>();
+
+  constructor(private readonly direct?: DirectRequests) {}
 
   async start(): Promise<void> {}
 
@@ -87,7 +97,10 @@ export class JsonResponseTransport implements Transport {
     sendJson(exchange.res, 200, answers.length === 1 ? answers[0] : answers);
   }
 
-  /** Checks one POST and hands its messages to the connected server, as the caller `authInfo` says. */
+  /**
+   * Checks one POST and hands its messages to the connected server (its requests that `direct`
+   * answers excepted), as the caller `authInfo` says.
+   */
   handle(req: Request, res: Response, body: unknown, authInfo: AuthInfo): void {
     const accept = req.headers.accept;
     if (!accept?.includes("application/json") || !accept.includes("text/event-stream"))
@@ -135,7 +148,14 @@ export class JsonResponseTransport implements Transport {
         const id = ++this.lastId;
         this.inFlight.set(id, { exchange, id: message.id });
         if (!ours.has(message.id)) ours.set(message.id, id);
-        this.onmessage?.({ ...message, id }, extra);
+        const answer = this.direct?.(message, extra);
+        if (answer)
+          void answer.then(
+            (result) => this.send({ jsonrpc: "2.0", id, result }),
+            () =>
+              this.send({ jsonrpc: "2.0", id, error: { code: ErrorCode.InternalError, message: "Internal error" } }),
+          );
+        else this.onmessage?.({ ...message, id }, extra);
       } else if (isNotification(message)) {
         // A cancellation names a request of this POST by the client's id (any other is not this
         // client's); the server answers a cancelled request with nothing, so the POST stops awaiting it.

@@ -13,8 +13,9 @@
  *   batches (pglite-batches.ts). Stock: PGlite's `query`, `exec` and `transaction`.
  * - `router`: the gateway's route table (route-table.ts). Stock: Express's router.
  * - `mcp`: the MCP endpoint's stateless JSON transport (gateway/src/mcp/transport.ts), on the
- *   SDK's public Transport interface, one server for every POST. Stock: a server and the SDK's
- *   StreamableHTTPServerTransport per POST.
+ *   SDK's public Transport interface, one server for every POST; a well-formed call of a listed
+ *   tool goes straight to the tool catalog (mcp/server.ts directToolCall). Stock: a server and
+ *   the SDK's StreamableHTTPServerTransport per POST, every request through the server.
  * - `express`: the gateway's requests and responses born with the Express app's prototypes
  *   (express-prototypes.ts), so Express does not change them on arrival. Stock: Node's own
  *   classes, which Express re-prototypes.
