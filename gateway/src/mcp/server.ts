@@ -67,6 +67,10 @@ interface Caller {
   requestId: string;
 }
 
+/** The caller a request of the shared server carries as its AuthInfo's extra (mcpEndpoint). */
+const callerOf = (extra: { authInfo?: AuthInfo }): Caller | undefined =>
+  extra.authInfo?.extra as unknown as Caller | undefined;
+
 /** An MCP server of the tools; `callerOf` says whom a request is for. */
 function toolServer(catalog: ToolCatalog, callerOf: (extra: { authInfo?: AuthInfo }) => Caller): Server {
   const server = new Server(
@@ -100,7 +104,7 @@ function directToolCall(
   const parsed = CallToolRequestSchema.safeParse(request);
   if (!parsed.success || parsed.data.params.task !== undefined || !catalog.has(parsed.data.params.name))
     return undefined;
-  const caller = extra.authInfo?.extra as unknown as Caller | undefined;
+  const caller = callerOf(extra);
   if (!caller) return undefined;
   return catalog.call(parsed.data.params.name, parsed.data.params.arguments ?? {}, caller.principal, caller.requestId);
 }
@@ -119,7 +123,7 @@ export function mcpEndpoint(catalog: ToolCatalog) {
   const sharedTransport = (): JsonResponseTransport => {
     if (!shared) {
       shared = new JsonResponseTransport((request, extra) => directToolCall(catalog, request, extra));
-      void toolServer(catalog, ({ authInfo }) => authInfo?.extra as unknown as Caller).connect(shared);
+      void toolServer(catalog, (extra) => callerOf(extra) as Caller).connect(shared);
     }
     return shared;
   };

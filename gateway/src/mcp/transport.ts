@@ -33,7 +33,7 @@ const isInitialize = (message: JSONRPCMessage): boolean =>
 
 /**
  * Requests the endpoint answers itself instead of the server: an answer, or undefined to hand
- * the request to the server. The answer must not fail.
+ * the request to the server. An answer that fails is sent as JSON-RPC's internal error.
  */
 export type DirectRequests = (request: JSONRPCRequest, extra: MessageExtraInfo) => Promise<Result> | undefined;
 
