@@ -31,9 +31,9 @@ import {
 /** Connections kept to one service at most; calls beyond wait for one to come free. */
 const MAX_CONNECTIONS = 128;
 /** Calls of one turn of the event loop written together on one connection at most. */
-const PIPELINE_DEPTH = 8;
+const PIPELINE_DEPTH = 16;
 /** Bytes of requests written together at most; a larger request starts a write of its own. */
-const PIPELINE_BYTES = 16 * 1024;
+const PIPELINE_BYTES = 32 * 1024;
 /** An idle connection is closed after this long (well before the server's keep-alive timeout). */
 export const CLIENT_IDLE_MS = 30_000;
 
