@@ -82,7 +82,7 @@ async function main(): Promise<void> {
       NATS_URL: process.env.NATS_URL,
       ADMIN_TOKEN: adminToken,
       LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "info",
-      // FAST_PATH=rpc,local,pglite,router (all but mcp) measures the SDK's own MCP transport.
+      // FAST_PATH=rpc,local,pglite,express (all but mcp) measures the SDK's own MCP transport.
       FAST_PATH: process.env.FAST_PATH,
       RATE_LIMIT_PER_MINUTE: "1000000000",
       HOST: "127.0.0.1",

@@ -137,7 +137,7 @@ function routeOf(service: DescService, method: DescMethod): Route | undefined {
 
 /**
  * Literal segments win over parameters at the same position, so "/api/contacts/search" is
- * tried before "/api/contacts/{contact_id}" (the order the route table tries them in, and the
+ * tried before "/api/contacts/{contact_id}" (the order Express's router tries them in, and the
  * order of the OpenAPI document). A total
  * order (segment kinds compared left to right, then the shorter first), so the sort is sound
  * whatever order the services list their routes in.

@@ -54,8 +54,6 @@ export { defineErrors, errorReason } from "./rpc/named-errors.js";
 export { startRpcServer } from "./rpc/server.js";
 export {
   FAST_PATH_PARTS,
-  RouteTable,
-  allowHeader,
   appServerClasses,
   connectUnaryTransport,
   fastPath,

@@ -11,7 +11,6 @@
  * - `pglite`: PGlite statements prepared once and run through the wire protocol
  *   (pglite-statements.ts, pglite-protocol.ts, pglite-transaction.ts), transactions run in
  *   batches (pglite-batches.ts). Stock: PGlite's `query`, `exec` and `transaction`.
- * - `router`: the gateway's route table (route-table.ts). Stock: Express's router.
  * - `mcp`: the MCP endpoint's stateless JSON transport (gateway/src/mcp/transport.ts), on the
  *   SDK's public Transport interface, one server for every POST; a well-formed call of a listed
  *   tool goes straight to the tool catalog (mcp/server.ts directToolCall). Stock: a server and
@@ -27,7 +26,7 @@
  */
 import { ConfigError } from "../config.js";
 
-export const FAST_PATH_PARTS = ["rpc", "local", "pglite", "router", "mcp", "express"] as const;
+export const FAST_PATH_PARTS = ["rpc", "local", "pglite", "mcp", "express"] as const;
 type FastPathPart = (typeof FAST_PATH_PARTS)[number];
 
 /** The parts FAST_PATH turns on; throws ConfigError for a value that is not `all`, `none` or a list of parts. */
@@ -59,4 +58,3 @@ export { connectUnaryTransport, CLIENT_IDLE_MS } from "./connect-http1-client.js
 export { connectUnaryHandler } from "./connect-http1-server.js";
 export { collectImplementations, localTransport } from "./local-transport.js";
 export { appServerClasses, type AppPrototypes, type ServerClasses } from "./express-prototypes.js";
-export { RouteTable, allowHeader, type RouteMatch } from "./route-table.js";
