@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { Router } from "express";
 import { buildOpenApi } from "../src/openapi/document.js";
 import { API_SERVICES } from "../src/services.js";
-import { collectRoutes } from "../src/transcoder/routes.js";
+import { collectRoutes, expressPath } from "../src/transcoder/routes.js";
 
 const routes = collectRoutes(API_SERVICES);
 const VERBS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
@@ -24,7 +24,7 @@ const UNDOCUMENTED = [
 /** The annotated routes in an Express router, as the gateway mounts them: the template that answers a request, if any. */
 const router = Router();
 for (const route of routes) {
-  router[route.verb](route.template.replace(/\{([a-z_][a-z0-9_]*)\}/g, ":$1"), (req) => {
+  router[route.verb](expressPath(route.template), (req) => {
     (req as unknown as { done(template: string): void }).done(route.template);
   });
 }

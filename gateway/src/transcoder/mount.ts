@@ -21,7 +21,7 @@ import {
   uploadFingerprint,
 } from "./idempotency.js";
 import { decodeRequest, entriesOf } from "./request.js";
-import type { Route } from "./routes.js";
+import { expressPath, type Route } from "./routes.js";
 import { principalHeaders, serviceNameOfType } from "./rpc-call.js";
 import { isUploadRequest, receiveUpload, UploadRefused } from "./upload.js";
 
@@ -202,10 +202,7 @@ function routeHandlers(route: Route, deps: TranscoderDeps): Handler[] {
 export function routeDispatcher(routes: Route[], deps: TranscoderDeps): Handler {
   const router = Router();
   for (const route of routes)
-    router[route.verb](
-      route.template.replace(/\{([a-z_][a-z0-9_]*)\}/g, ":$1"),
-      ...(routeHandlers(route, deps) as RequestHandler[]),
-    );
+    router[route.verb](expressPath(route.template), ...(routeHandlers(route, deps) as RequestHandler[]));
   return router;
 }
 
