@@ -71,8 +71,8 @@ interface Caller {
 const callerOf = (extra: { authInfo?: AuthInfo }): Caller | undefined =>
   extra.authInfo?.extra as unknown as Caller | undefined;
 
-/** An MCP server of the tools; `callerOf` says whom a request is for. */
-function toolServer(catalog: ToolCatalog, callerOf: (extra: { authInfo?: AuthInfo }) => Caller): Server {
+/** An MCP server of the tools; `callerFor` says whom a request is for. */
+function toolServer(catalog: ToolCatalog, callerFor: (extra: { authInfo?: AuthInfo }) => Caller): Server {
   const server = new Server(
     { name: "voiceops", title: "Voice-assistant business operations", version: API_VERSION },
     // One validator for every server: each would otherwise build an Ajv of its own.
@@ -80,7 +80,7 @@ function toolServer(catalog: ToolCatalog, callerOf: (extra: { authInfo?: AuthInf
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: catalog.list }));
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
-    const { principal, requestId } = callerOf(extra);
+    const { principal, requestId } = callerFor(extra);
     return catalog.call(request.params.name, request.params.arguments ?? {}, principal, requestId);
   });
   return server;
