@@ -80,11 +80,9 @@ export function createPublicApp(deps: PublicAppDeps) {
 
   // Authentication and body parsing run only on known routes, so an unknown path is a 404.
   const guard: RequestHandler[] = [authenticate(deps.cache, deps.users), limits.byKey, ...jsonBody("1mb")];
-  // The annotated routes first: most requests are theirs, Express tries its layers one by one,
-  // and no other router serves their paths (routes-first.test.ts).
-  app.use(routeDispatcher(deps.routes, { ...deps, before: guard }));
-
-  // Agent tools over MCP, next: authenticated and limited as /api is; the transport reads the body.
+  // Agent tools over MCP, first: one layer to pass for the annotated routes, where behind them an
+  // /mcp request would try each of their 132 routes in turn. Authenticated and limited as /api
+  // is; the transport reads the body.
   const tools = new ToolCatalog({
     peers: deps.peers,
     internalToken: deps.internalToken,
@@ -102,6 +100,10 @@ export function createPublicApp(deps: PublicAppDeps) {
     mcpEndpoint(tools),
     mcpBodyErrors,
   );
+
+  // The annotated routes next: most requests are theirs, Express tries its layers one by one,
+  // and no other router serves their paths (routes-first.test.ts).
+  app.use(routeDispatcher(deps.routes, { ...deps, before: guard }));
 
   mountHealth(app, deps);
   // Built on first use: it reads every field's options, which would slow start-up.
