@@ -153,11 +153,6 @@ function compareSpecificity(a: Route, b: Route): number {
   return sa.length - sb.length;
 }
 
-/** A route's template as Express's router spells it: "/api/contacts/{contact_id}" -> "/api/contacts/:contact_id". */
-export function expressPath(template: string): string {
-  return template.replace(/\{([a-z_][a-z0-9_]*)\}/g, ":$1");
-}
-
 /** Every annotated RPC of the given services, in matching order. */
 export function collectRoutes(services: DescService[]): Route[] {
   const routes = services.flatMap((service) =>
