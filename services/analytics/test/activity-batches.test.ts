@@ -58,6 +58,29 @@ describe("activities applied in runs", () => {
     expect(await figures(all)).toEqual(expected);
   });
 
+  it("counts each quarter hour on the local day it starts on, as a re-sum of the days does", async () => {
+    const orgId = randomUUID();
+    await db.query(
+      `INSERT INTO analytics.org_settings (org_id, timezone, business_hours) VALUES ($1, 'America/Chicago', '{}')`,
+      [orgId],
+    );
+    // Chicago's midnight of 2026-11-03 is 06:00Z: two additions before it, three after, two of
+    // them in one quarter hour.
+    const additions: BucketAddition[] = ["05:50", "05:59", "06:00", "06:14", "06:15"].map((time) => ({
+      at: new Date(`2026-11-03T${time}:00Z`),
+      values: { a: 1 },
+    }));
+    await db.transaction((tx) => addAllToBuckets(tx, orgId, additions));
+    const { days } = await figures(orgId);
+    expect(days).toEqual(["a 2026-11-02 2", "a 2026-11-03 3"]);
+    const resummed = await db.query<{ day: string; value: string }>(
+      `SELECT to_char((bucket AT TIME ZONE 'America/Chicago')::date, 'YYYY-MM-DD') AS day, sum(value) AS value
+       FROM analytics.buckets WHERE org_id = $1 GROUP BY 1 ORDER BY 1`,
+      [orgId],
+    );
+    expect(resummed.rows.map((r) => `a ${r.day} ${r.value}`)).toEqual(days);
+  });
+
   const activityEvent = (
     orgId: string,
     id: string,
