@@ -80,9 +80,9 @@ export function createPublicApp(deps: PublicAppDeps) {
 
   // Authentication and body parsing run only on known routes, so an unknown path is a 404.
   const guard: RequestHandler[] = [authenticate(deps.cache, deps.users), limits.byKey, ...jsonBody("1mb")];
-  // Agent tools over MCP, first: one layer to pass for the annotated routes, where behind them an
-  // /mcp request would try each of their 132 routes in turn. Authenticated and limited as /api
-  // is; the transport reads the body.
+  // Agent tools over MCP, first: one layer for an annotated route's request to pass, where behind
+  // them an /mcp request would try each of their routes in turn. Authenticated and limited as
+  // /api is; the transport reads the body.
   const tools = new ToolCatalog({
     peers: deps.peers,
     internalToken: deps.internalToken,

@@ -196,8 +196,7 @@ function routeHandlers(route: Route, deps: TranscoderDeps): Handler[] {
 
 /**
  * Serves every annotated RPC: HTTP in, RPC call, JSON out, through Express routers grouped by
- * resource. A route table of our own found a route in about 1 µs instead of Express's 3-6 µs,
- * 2-4% of a read: not enough to keep hand-written matching for (docs/performance-stock-vs-fast.md).
+ * resource (why Express matches, not a table of our own: docs/performance-stock-vs-fast.md).
  */
 export function routeDispatcher(routes: Route[], deps: TranscoderDeps): RequestHandler {
   return resourceRouters(routes, (route) => routeHandlers(route, deps) as RequestHandler[]);

@@ -16,8 +16,8 @@ function resourceOf(path: string): string | undefined {
 /**
  * The routes in Express routers, one per resource (/api/contacts, /api/leads...), and the
  * middleware that hands a request to its resource's router, found by the path's segment after
- * /api. Express then tries the few routes of one resource (16 at most) instead of walking up to
- * 132 in a row; which route answers is still Express's matching, in the routes' order.
+ * /api. Express then tries the few routes of one resource instead of walking every route in a
+ * row; which route answers is still Express's matching, in the routes' order.
  */
 export function resourceRouters(routes: Route[], handlersOf: (route: Route) => RequestHandler[]): RequestHandler {
   const routers = new Map<string, Router>();

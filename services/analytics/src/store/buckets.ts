@@ -46,8 +46,8 @@ export async function addAllToBuckets(tx: Queryable, orgId: string, additions: B
     if (row) row.value += value;
     else into.set(id, { metric, key, value });
   };
-  // A quarter hour's day is the local day it starts on, as the rebuild counts it; worked out once
-  // per quarter hour (about 7 µs with luxon), not once per addition.
+  // A quarter hour's day is the local day it starts on, as the re-sum of the days counts it; the
+  // zone arithmetic is done once per quarter hour, not once per addition.
   const dayOfQuarter = new Map<number, { quarter: string; day: string }>();
   for (const { at, values } of additions) {
     const start = quarterOf(at);
