@@ -78,7 +78,7 @@ describe("npm start (embedded launcher) as a process", () => {
       "--timezone",
       "America/Chicago",
     ]);
-    expect(await cli.exited).toBe(0);
+    expect(await cli.exited, `npm run apikey said: ${cli.output()}`).toBe(0);
     const line = JSON.parse(cli.output().trim().split("\n").pop() ?? "{}") as {
       organization_id: string;
       api_key: string;
@@ -99,7 +99,7 @@ describe("npm start (embedded launcher) as a process", () => {
       expect(read.body.name).toBe("Written Before SIGTERM");
       // The CLI finds the organization by name the second time instead of creating another.
       const again = run("apikey", env, ["--org", `Process Plumbing ${port}`]);
-      expect(await again.exited).toBe(0);
+      expect(await again.exited, `npm run apikey said: ${again.output()}`).toBe(0);
       expect(JSON.parse(again.output().trim().split("\n").pop() ?? "{}").organization_id).toBe(line.organization_id);
     } finally {
       expect(await stop(system)).toBe(0);
