@@ -116,8 +116,10 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   publicServer.keepAliveTimeout = 65_000;
   const adminServer = http.createServer(admin);
   const listeners = [drainableHttpServer(publicServer), drainableHttpServer(adminServer)];
-  const port = await listen(publicServer, options.port, options.host);
+  // The admin listener first: once the public port answers, the admin API does too (an operator
+  // runs npm run apikey as soon as /health/live answers).
   const adminPort = await listen(adminServer, options.adminPort, options.adminHost);
+  const port = await listen(publicServer, options.port, options.host);
   const shown = (host: string) => (host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host);
   publicUrl ||= `http://${shown(options.host)}:${port}`;
   // Ended sessions, used set-up links and old failed sign-ins are deleted now and then.
