@@ -71,6 +71,8 @@ export const DEFAULT_EVENT_RETENTION_DAYS = 400;
 /** Settings every process shares: where its data and events live. */
 export interface InfraConfig {
   databaseUrl: string | undefined;
+  /** PostgreSQL only: connections in pg's pipeline mode for the lookups by key (0: every statement on the pool). */
+  dbPipelinedConnections: number;
   natsUrl: string | undefined;
   dataDir: string;
   /** Embedded PGlite only: whether reads by id may be answered from results kept since the last write. */
@@ -110,6 +112,7 @@ export function readInfraConfig(env: Env): InfraConfig {
     );
   return {
     databaseUrl,
+    dbPipelinedConnections: envInt("DB_PIPELINED_CONNECTIONS", 2, { min: 0, max: 16 }, env),
     natsPrefix,
     eventRetentionDays: envInt("EVENT_RETENTION_DAYS", DEFAULT_EVENT_RETENTION_DAYS, { min: 1, max: 3650 }, env),
     natsUrl: envUrl("NATS_URL", ["nats:", "tls:", "ws:", "wss:"], env),

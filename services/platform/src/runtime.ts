@@ -28,6 +28,7 @@ async function openUntracedDatabase(
     return createPostgresDatabase({
       url: config.databaseUrl,
       poolSize: options.poolSize,
+      pipelinedConnections: config.dbPipelinedConnections,
       applicationName: options.name,
       onError: (error) => options.logger.warn({ err: error }, "idle database connection lost"),
     });

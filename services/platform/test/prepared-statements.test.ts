@@ -18,7 +18,13 @@ describe("prepared statements", () => {
     ).rows.map((r) => r.statement);
 
   beforeAll(async () => {
-    db = await openDatabase(readInfraConfig(testEnv()), { name: "prepared-test", poolSize: 1, logger, inMemory: true });
+    // The pool's own connection (one) prepares them: no pipelined connections (pipelined-lanes.test.ts has those).
+    db = await openDatabase(readInfraConfig(testEnv({ DB_PIPELINED_CONNECTIONS: "0" })), {
+      name: "prepared-test",
+      poolSize: 1,
+      logger,
+      inMemory: true,
+    });
     await db.exec(`CREATE SCHEMA ${schema}; CREATE TABLE ${schema}.items (id int PRIMARY KEY, name text NOT NULL)`);
     await db.query(`INSERT INTO ${schema}.items (id, name) VALUES (1, 'one'), (2, 'two')`);
   });

@@ -100,6 +100,7 @@ export class ContactStore {
     const result = await db.query<ContactRow>(
       `SELECT ${CONTACT_COLUMNS} FROM crm.contacts WHERE org_id = $1 AND phone_number = $2`,
       [orgId, phone],
+      { cacheable: true, prepared: true },
     );
     return result.rows[0];
   }

@@ -12,7 +12,8 @@ export interface QueryOptions {
   /**
    * A read whose result depends only on the data and its parameters (no `now()`, no locks, no
    * writes): a database only this process writes (embedded PGlite) may answer it from the
-   * results it kept since the last write. Ignored inside a transaction and on PostgreSQL.
+   * results it kept since the last write. On PostgreSQL, such a read that is also `prepared`
+   * goes on a pipelined connection (db/pg-pipelined.ts). Ignored inside a transaction.
    */
   cacheable?: boolean;
   /**

@@ -10,6 +10,7 @@ import {
   type Row,
   type Transaction,
 } from "./database.js";
+import { PipelinedLanes } from "./pg-pipelined.js";
 import { PgTransaction } from "./pg-transaction.js";
 import { watchPool } from "../metrics.js";
 
@@ -45,7 +46,7 @@ function statementName(sql: string): string {
 }
 
 /** Runs one statement on a connection (a transaction's) or on any of a pool's. */
-type Run = (config: Pg.QueryConfig) => Promise<Pg.QueryResult>;
+type Run = (config: Pg.QueryConfig, options?: QueryOptions) => Promise<Pg.QueryResult>;
 
 /**
  * Runs statements on a pool's connections. pg-pool's own query() closes the connection a
@@ -95,7 +96,7 @@ function wrap(run: Run, inTransaction: boolean): Queryable {
       const config = queryConfig(sql, params, options);
       let result: Pg.QueryResult;
       try {
-        result = await run(config);
+        result = await run(config, options);
       } catch (error) {
         // Once more now, unnamed, where no transaction was aborted.
         if (!unnameRefused(config, error) || inTransaction) throw error;
@@ -112,6 +113,11 @@ function wrap(run: Run, inTransaction: boolean): Queryable {
 interface PostgresOptions {
   url: string;
   poolSize: number;
+  /**
+   * Connections in pg's pipeline mode for the statements run `prepared` outside transactions; 0
+   * runs them on the pool and leaves pg's pipeline mode off (transactions wait for each answer).
+   */
+  pipelinedConnections: number;
   applicationName: string;
   onError?: (error: Error) => void;
 }
@@ -134,6 +140,8 @@ function createPool(
   applicationName: string,
 ): Pg.Pool {
   const pool = new pg.Pool({
+    // Transactions send BEGIN with their first statement and COMMIT with the last (pg-transaction.ts).
+    pipeline: options.pipelinedConnections > 0,
     connectionString: options.url,
     max,
     application_name: applicationName,
@@ -174,7 +182,31 @@ export async function createPostgresDatabase(options: PostgresOptions): Promise<
     query: (sql, params, queryOptions) => connection().query(sql, params, queryOptions),
     exec: (sql) => connection().exec(sql),
   };
-  const direct = wrap(onPool(pool), false);
+  const onRequestPool = onPool(pool);
+  const lanes =
+    options.pipelinedConnections > 0
+      ? new PipelinedLanes(
+          () =>
+            new pg.Client({
+              connectionString: options.url,
+              application_name: `${options.applicationName}-pipelined`,
+              connectionTimeoutMillis: 5_000,
+              statement_timeout: 15_000,
+              types,
+              pipeline: true,
+            }),
+          options.pipelinedConnections,
+          (error) => options.onError?.(error),
+        )
+      : undefined;
+  // Only reads that take no locks go on the lanes: a statement waiting for a row lock would hold
+  // up every lookup sent behind it, the lock holder's own included.
+  const direct = wrap(
+    lanes
+      ? (config, queryOptions) => (config.name && queryOptions?.cacheable ? lanes.run(config) : onRequestPool(config))
+      : onRequestPool,
+    false,
+  );
   return {
     kind: "postgres",
     query: direct.query,
@@ -210,7 +242,7 @@ export async function createPostgresDatabase(options: PostgresOptions): Promise<
     background,
     async close() {
       unwatch();
-      await Promise.all([pool.end(), backgroundPool?.end()]);
+      await Promise.all([pool.end(), backgroundPool?.end(), lanes?.close()]);
     },
   };
 }

@@ -1,0 +1,81 @@
+import type * as Pg from "pg";
+
+/** One connection in pg's pipeline mode and the statements it has been given that have not answered yet. */
+interface Lane {
+  client: Pg.Client;
+  connected: Promise<void>;
+  pending: number;
+  broken: boolean;
+}
+
+/**
+ * Reads by key (statements run `prepared` and `cacheable`) outside transactions, on a few connections in
+ * pg's pipeline mode (https://node-postgres.com/features/pipelining): concurrent requests' lookups
+ * go out behind each other without waiting for the answers in between, so a busy service reads
+ * several answers per wake-up and borrows no pool connection per statement. Each statement still
+ * has its own result and its own error. Searches, lists, writes and transactions stay on the
+ * pool, so no slow statement and no statement waiting for a lock holds up a lookup behind it.
+ *
+ * A lane whose connection fails is replaced on the next statement; the statements it carried
+ * fail with the connection's error, as they would on a pool's connection.
+ */
+export class PipelinedLanes {
+  readonly #lanes: Lane[] = [];
+
+  constructor(
+    private readonly open: () => Pg.Client,
+    private readonly count: number,
+    private readonly onError: (error: Error) => void,
+  ) {}
+
+  async run(config: Pg.QueryConfig): Promise<Pg.QueryResult> {
+    const lane = this.#pick();
+    lane.pending += 1;
+    try {
+      await lane.connected;
+      return await lane.client.query(config);
+    } finally {
+      lane.pending -= 1;
+    }
+  }
+
+  /** The lane with the fewest statements in flight; a new one while fewer than `count` are open and all are busy. */
+  #pick(): Lane {
+    for (let index = this.#lanes.length - 1; index >= 0; index -= 1) {
+      if (this.#lanes[index]?.broken) this.#lanes.splice(index, 1);
+    }
+    let best: Lane | undefined;
+    for (const lane of this.#lanes) if (!best || lane.pending < best.pending) best = lane;
+    if (best && (best.pending === 0 || this.#lanes.length >= this.count)) return best;
+    return this.#openLane();
+  }
+
+  #openLane(): Lane {
+    const client = this.open();
+    const lane: Lane = { client, connected: Promise.resolve(), pending: 0, broken: false };
+    const breakLane = () => {
+      lane.broken = true;
+    };
+    client.on("error", (error) => {
+      breakLane();
+      this.onError(error);
+    });
+    client.on("end", breakLane);
+    lane.connected = client.connect().then(
+      () => undefined,
+      (error: unknown) => {
+        breakLane();
+        throw error;
+      },
+    );
+    // The statements waiting on it get the failure; this handler keeps it from being unhandled.
+    lane.connected.catch(() => undefined);
+    this.#lanes.push(lane);
+    return lane;
+  }
+
+  async close(): Promise<void> {
+    const lanes = this.#lanes.splice(0);
+    await Promise.all(lanes.map((lane) => lane.client.end().catch(() => undefined)));
+  }
+}
