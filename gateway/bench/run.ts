@@ -28,7 +28,7 @@ import {
 
 // npm run bench [-- --seconds 8 --rounds 3 --connections 50 --contacts 20000 --only read,list,write,relay,startup
 //                  --systems distributed,embedded,lite,uncached --ports 20400 --quiet-max 20
-//                  --variants distributed:none,lite:-pglite/write]
+//                  --variants distributed:none,lite:-pglite/write --variant-env DB_PIPELINED_CONNECTIONS=0]
 // BENCH_LOG_LEVEL (default info, as deployed) sets the servers' log level; BENCH_PROFILE=<dir>
 // writes their CPU profiles.
 //
@@ -59,13 +59,30 @@ const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? "info";
  * `all`, a part (`router`: that part alone) or `-part` (every part but that one); `/read` or
  * `/write` limits the variant to that scenario.
  */
+/**
+ * `--variant-env KEY=VALUE,...`: settings every variant's processes get besides FAST_PATH, to
+ * measure a configuration against the default in the same run (the label names them).
+ */
+const VARIANT_ENV: Record<string, string> = Object.fromEntries(
+  (opts["variant-env"] ?? "")
+    .split(",")
+    .filter((item) => item !== "")
+    .map((item) => {
+      const at = item.indexOf("=");
+      if (at <= 0) throw new Error(`--variant-env: expected KEY=VALUE, got ${item}`);
+      return [item.slice(0, at), item.slice(at + 1)];
+    }),
+);
+const VARIANT_ENV_LABEL = Object.entries(VARIANT_ENV)
+  .map(([key, value]) => ` ${key}=${value}`)
+  .join("");
 const VARIANTS = (opts.variants ?? "")
   .split(",")
   .filter((item) => item !== "")
   .map((item) => {
     const [spec = "", scenario] = item.split("/");
     const [system = "", fastPath = "all"] = spec.split(":");
-    return { system, fastPath, scenario, label: `${system} FAST_PATH=${fastPath}` };
+    return { system, fastPath, scenario, label: `${system} FAST_PATH=${fastPath}${VARIANT_ENV_LABEL}` };
   });
 /** The FAST_PATH value of a variant's `fastpath`. */
 const fastPathValue = (spec: string) =>
@@ -545,7 +562,7 @@ async function requestBench(): Promise<void> {
       if (variant.system === "distributed" || variant.system === "embedded") {
         const own = await isolatedDatabase(base);
         variantDatabases.push(own);
-        const env = { ...common, DATABASE_URL: own.url, FAST_PATH: fastPath };
+        const env = { ...common, DATABASE_URL: own.url, FAST_PATH: fastPath, ...VARIANT_ENV };
         const variantProcs: Proc[] = [];
         if (variant.system === "distributed") {
           const service = start(`crm ${fastPath}`, [...SERVICE_NODE_FLAGS, "dist/crm.js"], {
