@@ -1,4 +1,7 @@
+import { Socket } from "node:net";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PipelinedLanes } from "../src/db/pg-pipelined.js";
 import { createLogger, openDatabase, readInfraConfig, type Database } from "../src/index.js";
 import { testEnv } from "../src/testing/index.js";
 
@@ -102,5 +105,50 @@ describe.runIf(process.env.DATABASE_URL)("pipelined lookups on PostgreSQL", () =
     expect(results.map((result) => result.rows[0]?.id)).toEqual([1, 2, 3]);
     const after = await pipelinedBackends();
     expect(after.some((pid) => before.includes(pid))).toBe(false);
+  });
+
+  it("sends the lookups given to a connection in one turn in one write", async () => {
+    /** A socket that counts the writes it makes (Writable's `_write` and `_writev`, its implementers' API). */
+    class CountingSocket extends Socket {
+      writes = 0;
+      override _write(...args: Parameters<Socket["_write"]>) {
+        this.writes += 1;
+        super._write(...args);
+      }
+      override _writev(...args: Parameters<NonNullable<Socket["_writev"]>>) {
+        this.writes += 1;
+        super._writev?.(...args);
+      }
+    }
+    const sockets: CountingSocket[] = [];
+    const lanes = new PipelinedLanes(
+      () => {
+        const socket = new CountingSocket();
+        sockets.push(socket);
+        const client = new pg.Client({
+          connectionString: process.env.DATABASE_URL,
+          pipeline: true,
+          stream: () => socket,
+        });
+        return { client, socket };
+      },
+      1,
+      () => undefined,
+    );
+    try {
+      await lanes.run({ text: "SELECT 1" });
+      const socket = sockets[0] as CountingSocket;
+      const before = socket.writes;
+      const ids = Array.from({ length: 50 }, (_, index) => index);
+      const results = await Promise.all(
+        ids.map((n) => lanes.run({ name: `lane_write_${process.pid}`, text: "SELECT $1::int AS n", values: [n] })),
+      );
+      expect(results.map((result) => result.rows[0]?.n)).toEqual(ids);
+      expect(sockets).toHaveLength(1);
+      // pg alone writes each statement as it gets it: 50 writes.
+      expect(socket.writes - before).toBe(1);
+    } finally {
+      await lanes.close();
+    }
   });
 });

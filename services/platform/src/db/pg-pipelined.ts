@@ -1,8 +1,13 @@
+import type { Socket } from "node:net";
 import type * as Pg from "pg";
 
 /** One connection in pg's pipeline mode and the statements it has been given that have not answered yet. */
 interface Lane {
   client: Pg.Client;
+  /** The connection's socket, made here and handed to pg (its documented `stream` option). */
+  socket: Socket;
+  /** The socket holds its writes until the end of this turn of the event loop. */
+  corked: boolean;
   connected: Promise<void>;
   pending: number;
   broken: boolean;
@@ -16,6 +21,9 @@ interface Lane {
  * has its own result and its own error. Searches, lists, writes and transactions stay on the
  * pool, so no slow statement and no statement waiting for a lock holds up a lookup behind it.
  *
+ * pg writes each statement as soon as it is given one; the lookups given to a lane in one turn of
+ * the event loop leave in one write, the socket corked until the turn ends.
+ *
  * A lane whose connection fails is replaced on the next statement; the statements it carried
  * fail with the connection's error, as they would on a pool's connection.
  */
@@ -23,7 +31,8 @@ export class PipelinedLanes {
   readonly #lanes: Lane[] = [];
 
   constructor(
-    private readonly open: () => Pg.Client,
+    /** A client in pipeline mode and the socket it was given (pg's `stream` option). */
+    private readonly open: () => { client: Pg.Client; socket: Socket },
     private readonly count: number,
     private readonly onError: (error: Error) => void,
   ) {}
@@ -33,6 +42,14 @@ export class PipelinedLanes {
     lane.pending += 1;
     try {
       await lane.connected;
+      if (!lane.corked) {
+        lane.corked = true;
+        lane.socket.cork();
+        setImmediate(() => {
+          lane.corked = false;
+          lane.socket.uncork();
+        });
+      }
       return await lane.client.query(config);
     } finally {
       lane.pending -= 1;
@@ -51,8 +68,8 @@ export class PipelinedLanes {
   }
 
   #openLane(): Lane {
-    const client = this.open();
-    const lane: Lane = { client, connected: Promise.resolve(), pending: 0, broken: false };
+    const { client, socket } = this.open();
+    const lane: Lane = { client, socket, corked: false, connected: Promise.resolve(), pending: 0, broken: false };
     const breakLane = () => {
       lane.broken = true;
     };

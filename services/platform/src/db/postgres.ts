@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { Socket } from "node:net";
 import type * as Pg from "pg";
 import {
   isDatabaseError,
@@ -186,15 +187,19 @@ export async function createPostgresDatabase(options: PostgresOptions): Promise<
   const lanes =
     options.pipelinedConnections > 0
       ? new PipelinedLanes(
-          () =>
-            new pg.Client({
+          () => {
+            const socket = new Socket();
+            const client = new pg.Client({
+              stream: () => socket,
               connectionString: options.url,
               application_name: `${options.applicationName}-pipelined`,
               connectionTimeoutMillis: 5_000,
               statement_timeout: 15_000,
               types,
               pipeline: true,
-            }),
+            });
+            return { client, socket };
+          },
           options.pipelinedConnections,
           (error) => options.onError?.(error),
         )
