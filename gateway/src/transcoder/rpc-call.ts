@@ -6,9 +6,17 @@ import type { Principal } from "../identity/store.js";
 // the MCP tools): the metadata that carries the organization. How a failed call becomes the
 // status and detail the client is told is rpcFailure (errors/rpc-failure.ts).
 
+/** Service names by service type name: asked on every call, so not split again each time. */
+const serviceNames = new Map<string, string>();
+
 /** "voiceops.crm.v1.CrmService" is served by the service named "crm". */
 export function serviceNameOfType(typeName: string): string {
-  return typeName.split(".")[1] ?? "";
+  let name = serviceNames.get(typeName);
+  if (name === undefined) {
+    name = typeName.split(".")[1] ?? "";
+    serviceNames.set(typeName, name);
+  }
+  return name;
 }
 
 /** The service that serves an RPC. */
