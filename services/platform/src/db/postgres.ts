@@ -115,8 +115,9 @@ interface PostgresOptions {
   url: string;
   poolSize: number;
   /**
-   * Connections in pg's pipeline mode for the statements run `prepared` outside transactions; 0
-   * runs them on the pool and leaves pg's pipeline mode off (transactions wait for each answer).
+   * Connections in pg's pipeline mode for the reads run `prepared` and `cacheable` outside
+   * transactions; 0 runs them on the pool and leaves pg's pipeline mode off (transactions wait
+   * for each answer).
    */
   pipelinedConnections: number;
   applicationName: string;
