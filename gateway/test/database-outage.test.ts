@@ -78,24 +78,48 @@ describe.skipIf(!distributed)("database connections lost under load", () => {
     );
   }
 
+  /** `count` reads of one contact in flight at once (lookups by key: pg's pipelined connections); resolves to their statuses. */
+  function reads(count: number, contactId: string): Promise<number[]> {
+    return Promise.all(
+      Array.from({ length: count }, async () => {
+        const res = await api.get(`/api/contacts/${contactId}`).catch(() => ({ status: 0 }));
+        return res.status;
+      }),
+    );
+  }
+
   it("keeps running, answers 503 while the database is gone, and recovers by itself", async () => {
+    const known = await api.post("/api/contacts", { name: "Known Contact" });
+    expect(known.status).toBe(201);
+    const knownId = known.body.id as string;
     const statuses: number[] = [];
-    // Connections dropped while 16 writes are in flight, several times over.
+    const readStatuses: number[] = [];
+    // Connections dropped while 16 writes and 16 reads are in flight, several times over.
     for (let round = 0; round < 6; round++) {
       const inFlight = writes(16, `round ${round}`);
+      const readsInFlight = reads(16, knownId);
       for (const pause of [2 * round, 10, 20]) {
         await new Promise((resolve) => setTimeout(resolve, pause));
         await terminateBackends();
       }
       statuses.push(...(await inFlight));
+      readStatuses.push(...(await readsInFlight));
       expect(alive(), system?.output().slice(-3_000)).toBe(true);
     }
+    expect(
+      readStatuses.filter((s) => s !== 200 && s !== 503),
+      "every read is answered or refused with 503",
+    ).toEqual([]);
 
     // An outage: the database refuses every new connection for a while.
     await admin.query(`ALTER DATABASE ${databaseName()} ALLOW_CONNECTIONS false`);
     await terminateBackends();
     const during: number[] = [];
-    for (let round = 0; round < 3; round++) during.push(...(await writes(16, `outage ${round}`)));
+    const readsDuring: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      during.push(...(await writes(16, `outage ${round}`)));
+      readsDuring.push(...(await reads(16, knownId)));
+    }
     const readyDuring = (await fetch(`${url}/health/ready`)).status;
     expect(alive(), system?.output().slice(-3_000)).toBe(true);
 
@@ -108,12 +132,18 @@ describe.skipIf(!distributed)("database connections lost under load", () => {
     );
     const recoveredAfterMs = Date.now() - outageEnded;
     await waitForStatus(`${url}/health/ready`, 200, 60_000);
+    expect(
+      readsDuring.every((s) => s === 503),
+      `reads during the outage: ${readsDuring.join(",")}`,
+    ).toBe(true);
+    expect((await reads(16, knownId)).every((s) => s === 200)).toBe(true);
 
     const all = [...statuses, ...during];
     const count = (status: number) => all.filter((s) => s === status).length;
     process.stdout.write(
       `database outage: ${statuses.length} writes around terminations (${statuses.filter((s) => s === 201).length} created, ${statuses.filter((s) => s === 503).length} 503); ` +
-        `${during.length} during the outage (${during.filter((s) => s === 503).length} 503); recovered ${recoveredAfterMs} ms after the database came back\n`,
+        `${during.length} during the outage (${during.filter((s) => s === 503).length} 503); ` +
+        `${readStatuses.length} reads around terminations (${readStatuses.filter((s) => s === 200).length} answered, ${readStatuses.filter((s) => s === 503).length} 503); recovered ${recoveredAfterMs} ms after the database came back\n`,
     );
     expect(alive()).toBe(true);
     expect(count(500), "no 500").toBe(0);
