@@ -84,6 +84,8 @@ async function main(): Promise<void> {
       LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "info",
       // FAST_PATH=rpc,local,pglite,express (all but mcp) measures the SDK's own MCP transport.
       FAST_PATH: process.env.FAST_PATH,
+      // DB_PIPELINED_CONNECTIONS=0 measures the lookups on the pool, pg's pipeline mode off.
+      DB_PIPELINED_CONNECTIONS: process.env.DB_PIPELINED_CONNECTIONS,
       RATE_LIMIT_PER_MINUTE: "1000000000",
       HOST: "127.0.0.1",
       PORT: String(port),
