@@ -53,13 +53,6 @@ const ONLY = new Set((opts.only ?? "read,list,write,relay,startup").split(","));
 const SYSTEMS = new Set((opts.systems ?? "distributed,embedded,lite,uncached").split(","));
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? "info";
 /**
- * `--variants system:fastpath[/read|/write],...`: more targets, each a system (distributed,
- * embedded, lite, uncached) started with another FAST_PATH, to measure a hand-written part of
- * services/platform/src/fast-path against its stock part in the same run. `fastpath` is `none`,
- * `all`, a part (`router`: that part alone) or `-part` (every part but that one); `/read` or
- * `/write` limits the variant to that scenario.
- */
-/**
  * `--variant-env KEY=VALUE,...`: settings every variant's processes get besides FAST_PATH, to
  * measure a configuration against the default in the same run (the label names them).
  */
@@ -76,6 +69,13 @@ const VARIANT_ENV: Record<string, string> = Object.fromEntries(
 const VARIANT_ENV_LABEL = Object.entries(VARIANT_ENV)
   .map(([key, value]) => ` ${key}=${value}`)
   .join("");
+/**
+ * `--variants system:fastpath[/read|/write],...`: more targets, each a system (distributed,
+ * embedded, lite, uncached) started with another FAST_PATH, to measure a hand-written part of
+ * services/platform/src/fast-path against its stock part in the same run. `fastpath` is `none`,
+ * `all`, a part (`router`: that part alone) or `-part` (every part but that one); `/read` or
+ * `/write` limits the variant to that scenario.
+ */
 const VARIANTS = (opts.variants ?? "")
   .split(",")
   .filter((item) => item !== "")

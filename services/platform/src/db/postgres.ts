@@ -134,6 +134,21 @@ function typeParsers(pg: PgPackage): Pg.CustomTypesConfig {
   } as Pg.CustomTypesConfig;
 }
 
+/** What every connection of the process is opened with: the server, its name there, time limits and type parsers. */
+function connectionConfig(
+  options: PostgresOptions,
+  applicationName: string,
+  types: Pg.CustomTypesConfig,
+): Pg.ClientConfig {
+  return {
+    connectionString: options.url,
+    application_name: applicationName,
+    connectionTimeoutMillis: 5_000,
+    statement_timeout: 15_000,
+    types,
+  };
+}
+
 function createPool(
   pg: PgPackage,
   types: Pg.CustomTypesConfig,
@@ -142,15 +157,11 @@ function createPool(
   applicationName: string,
 ): Pg.Pool {
   const pool = new pg.Pool({
+    ...connectionConfig(options, applicationName, types),
     // Transactions send BEGIN with their first statement and COMMIT with the last (pg-transaction.ts).
     pipeline: options.pipelinedConnections > 0,
-    connectionString: options.url,
     max,
-    application_name: applicationName,
     idleTimeoutMillis: 30_000,
-    connectionTimeoutMillis: 5_000,
-    statement_timeout: 15_000,
-    types,
   });
   // An idle client that loses its server must not crash the process; the pool replaces it.
   pool.on("error", (error) => options.onError?.(error));
@@ -191,12 +202,8 @@ export async function createPostgresDatabase(options: PostgresOptions): Promise<
           () => {
             const socket = new Socket();
             const client = new pg.Client({
+              ...connectionConfig(options, `${options.applicationName}-pipelined`, types),
               stream: () => socket,
-              connectionString: options.url,
-              application_name: `${options.applicationName}-pipelined`,
-              connectionTimeoutMillis: 5_000,
-              statement_timeout: 15_000,
-              types,
               pipeline: true,
             });
             return { client, socket };
