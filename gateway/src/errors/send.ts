@@ -7,7 +7,11 @@ import type { ValidationEntry } from "./fastapi.js";
  * use. A HEAD request gets the headers alone (Node drops the body).
  */
 export function sendJson(res: Response, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
+  sendJsonText(res, status, JSON.stringify(body));
+}
+
+/** A JSON answer whose JSON text is already written (sendJson's headers). */
+export function sendJsonText(res: Response, status: number, text: string): void {
   res.statusCode = status;
   res.setHeader("Content-Type", "application/json; charset=utf-8");
   res.setHeader("Content-Length", Buffer.byteLength(text));

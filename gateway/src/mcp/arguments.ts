@@ -39,6 +39,32 @@ function bodyRoute(message: DescMessage): Route {
   } as unknown as Route;
 }
 
+/** How a tool's arguments are decoded: its params grouped by the request message they come from. */
+interface DecodePlan {
+  messages: { message: DescMessage; route: Route; taken: ToolParam[] }[];
+  order: Map<string, number>;
+}
+
+/** Each tool's plan, made at its first call (a tool's params never change). */
+const plans = new WeakMap<ToolParam[], DecodePlan>();
+
+function planOf(params: ToolParam[]): DecodePlan {
+  let plan = plans.get(params);
+  if (plan) return plan;
+  const byMessage = new Map<DescMessage, ToolParam[]>();
+  for (const p of params) {
+    const list = byMessage.get(p.field.parent) ?? [];
+    list.push(p);
+    byMessage.set(p.field.parent, list);
+  }
+  plan = {
+    messages: [...byMessage].map(([message, taken]) => ({ message, route: bodyRoute(message), taken })),
+    order: new Map(params.map((p, index) => [p.name, index])),
+  };
+  plans.set(params, plan);
+  return plan;
+}
+
 /**
  * Decodes a tool's arguments as the REST API decodes a JSON body: each request message the
  * arguments come from is read, defaulted and validated by request.ts, and its validation
@@ -50,19 +76,15 @@ export function decodeArguments(
   args: Record<string, unknown>,
   country: string,
 ): { values: ToolArguments; errors: ValidationEntry[] } {
-  const byMessage = new Map<DescMessage, ToolParam[]>();
-  for (const p of params) {
-    const list = byMessage.get(p.field.parent) ?? [];
-    list.push(p);
-    byMessage.set(p.field.parent, list);
-  }
+  const plan = planOf(params);
   const messages = new Map<DescMessage, AnyMessage>();
   const errors: ValidationEntry[] = [];
-  const given = new Set(params.filter((p) => args[p.name] !== undefined && args[p.name] !== null).map((p) => p.name));
-  for (const [message, taken] of byMessage) {
+  const given = new Set<string>();
+  for (const p of params) if (args[p.name] !== undefined && args[p.name] !== null) given.add(p.name);
+  for (const { message, route, taken } of plan.messages) {
     const body: Record<string, unknown> = {};
     for (const p of taken) if (args[p.name] !== undefined) body[p.field.name] = args[p.name];
-    const decoded = decodeRequest(bodyRoute(message), { params: {}, query: {}, body, headers: {}, country });
+    const decoded = decodeRequest(route, { params: {}, query: {}, body, headers: {}, country });
     messages.set(message, decoded.message);
     for (const entry of decoded.errors) {
       const [, fieldName, ...rest] = entry.loc;
@@ -76,8 +98,8 @@ export function decodeArguments(
     if (p.required === true && !fieldRequiredByRules(p) && !given.has(p.name))
       errors.push(fastApiEntry([p.name], required(p.name)));
   }
-  const order = new Map(params.map((p, index) => [p.name, index]));
-  errors.sort((a, b) => (order.get(String(a.loc[0])) ?? -1) - (order.get(String(b.loc[0])) ?? -1));
+  if (errors.length > 1)
+    errors.sort((a, b) => (plan.order.get(String(a.loc[0])) ?? -1) - (plan.order.get(String(b.loc[0])) ?? -1));
   return { values: new ToolArguments(messages, given), errors };
 }
 

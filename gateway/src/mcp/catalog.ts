@@ -6,6 +6,7 @@ import { decodeArguments } from "./arguments.js";
 import { ToolContext, type McpDeps } from "./context.js";
 import { failureResult, ToolFailure } from "./errors.js";
 import { toolIdempotency } from "./idempotency.js";
+import { structuredResult } from "./tool-result.js";
 import { param, ToolSchemas } from "./schemas.js";
 import type { AgentTool } from "./tool.js";
 import { addToDoNotCall, checkDoNotCall, lookupCaller, saveCallerMemory } from "./tools/callers.js";
@@ -107,11 +108,7 @@ export class ToolCatalog {
       if (tool.kind === "read") this.deps.lookups.record(principal, requestId, tool.name, this.deps.clock.now());
       if (errors.length > 0) throw new ToolFailure(422, errors);
       const structured = writeMessage(tool.output, await tool.run(ctx, values)) as Record<string, unknown>;
-      return {
-        content: [{ type: "text", text: JSON.stringify(structured) }],
-        structuredContent: structured,
-        ...(ctx.replayed ? { _meta: { "voiceops/idempotent-replayed": true } } : {}),
-      };
+      return structuredResult(structured, ctx.replayed ? { "voiceops/idempotent-replayed": true } : undefined);
     } catch (error) {
       if (error instanceof ToolFailure) return failureResult(error);
       this.deps.logger.error({ err: error, requestId, tool: name }, "agent tool failed");

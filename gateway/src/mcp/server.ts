@@ -16,6 +16,7 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from "../http/json-body.js";
 import { hashApiKey } from "../identity/keys.js";
 import type { Principal } from "../identity/store.js";
 import type { ToolCatalog } from "./catalog.js";
+import { plainToolCall } from "./plain-call.js";
 import { JsonResponseTransport, sendRpcError } from "./transport.js";
 
 /** What the server tells the model about the tools as a whole (MCP's initialize instructions). */
@@ -88,8 +89,8 @@ function toolServer(catalog: ToolCatalog, callerFor: (extra: { authInfo?: AuthIn
 
 /**
  * A call of a listed tool, answered without the SDK's request dispatch (the fast path's `mcp`
- * part): the request is checked by the SDK's own CallToolRequestSchema, as its Server checks it,
- * then the catalog runs the tool, whose result is a CallToolResult by construction (the Server
+ * part): the request is checked by plainToolCall when it has the plain shape, by the SDK's own
+ * CallToolRequestSchema otherwise, as its Server checks it; then the catalog runs the tool, whose result is a CallToolResult by construction (the Server
  * would check it again). The dispatch, its other schema checks (three to tell the message's
  * kind, one of the result) and an AbortController per request cost about 75 µs a call, 13% of a
  * search_contacts call (docs/mcp.md, Cost). Anything else (a task-augmented call, an unknown
@@ -101,12 +102,15 @@ function directToolCall(
   extra: MessageExtraInfo,
 ): Promise<CallToolResult> | undefined {
   if (request.method !== "tools/call") return undefined;
-  const parsed = CallToolRequestSchema.safeParse(request);
-  if (!parsed.success || parsed.data.params.task !== undefined || !catalog.has(parsed.data.params.name))
-    return undefined;
+  let params = plainToolCall(request)?.params;
+  if (!params) {
+    const parsed = CallToolRequestSchema.safeParse(request);
+    if (!parsed.success || parsed.data.params.task !== undefined) return undefined;
+    params = parsed.data.params;
+  }
   const caller = callerOf(extra);
-  if (!caller) return undefined;
-  return catalog.call(parsed.data.params.name, parsed.data.params.arguments ?? {}, caller.principal, caller.requestId);
+  if (!caller || !catalog.has(params.name)) return undefined;
+  return catalog.call(params.name, params.arguments ?? {}, caller.principal, caller.requestId);
 }
 
 /**

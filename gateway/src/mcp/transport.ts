@@ -13,7 +13,9 @@ import {
   type Result,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
-import { sendJson } from "../errors/index.js";
+import { sendJson, sendJsonText } from "../errors/index.js";
+import { plainToolCall } from "./plain-call.js";
+import { messageJson } from "./tool-result.js";
 
 /** The most messages one batch may hold (as the SDK's Streamable HTTP transport allows). */
 const MAX_BATCH = 100;
@@ -93,8 +95,8 @@ export class JsonResponseTransport implements Transport {
       exchange.res.status(202).end();
       return;
     }
-    const answers = exchange.awaited.map((id) => exchange.answers.get(id));
-    sendJson(exchange.res, 200, answers.length === 1 ? answers[0] : answers);
+    const answers = exchange.awaited.map((id) => messageJson(exchange.answers.get(id) as JSONRPCMessage));
+    sendJsonText(exchange.res, 200, answers.length === 1 ? (answers[0] as string) : `[${answers.join(",")}]`);
   }
 
   /**
@@ -110,13 +112,21 @@ export class JsonResponseTransport implements Transport {
         -32000,
         "Not Acceptable: Client must accept both application/json and text/event-stream",
       );
-    if (!req.is("application/json"))
-      return sendRpcError(res, 415, -32000, "Unsupported Media Type: Content-Type must be application/json");
-    if (body === undefined) return sendRpcError(res, 400, -32700, "Parse error: Invalid JSON");
+    // A body was read only if it was JSON (mcpBody): the type is asked only of a request without one.
+    if (body === undefined) {
+      if (!req.is("application/json"))
+        return sendRpcError(res, 415, -32000, "Unsupported Media Type: Content-Type must be application/json");
+      return sendRpcError(res, 400, -32700, "Parse error: Invalid JSON");
+    }
     if (Array.isArray(body) && body.length > MAX_BATCH)
       return sendRpcError(res, 400, -32600, `Invalid Request: Batch must not exceed ${MAX_BATCH} messages`);
     const messages: JSONRPCMessage[] = [];
     for (const raw of Array.isArray(body) ? body : [body]) {
+      const plain = plainToolCall(raw);
+      if (plain) {
+        messages.push(plain);
+        continue;
+      }
       const parsed = JSONRPCMessageSchema.safeParse(raw);
       if (!parsed.success) return sendRpcError(res, 400, -32700, "Parse error: Invalid JSON-RPC message");
       messages.push(parsed.data);

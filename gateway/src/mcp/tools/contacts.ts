@@ -30,10 +30,12 @@ export const searchContacts = defineTool({
     param(SearchContactsRequestSchema, "limit"),
   ],
   output: SearchContactsResponseSchema,
-  run: (ctx, args) => {
-    const { q, limit } = args.of(SearchContactsRequestSchema);
-    return ctx.call(CrmService.method.searchContacts, { q: q as string, limit: limit as number | undefined });
-  },
+  // The decoded request goes as it is, as the REST route sends it.
+  run: (ctx, args) =>
+    ctx.call(
+      CrmService.method.searchContacts,
+      args.of(SearchContactsRequestSchema) as MessageInitShape<typeof SearchContactsRequestSchema>,
+    ),
 });
 
 const SAVED_FIELDS = ["name", "email", "address", "notes"] as const;
