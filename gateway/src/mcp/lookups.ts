@@ -1,5 +1,5 @@
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import {
   CommsService,
   type LookupSchema,
@@ -13,10 +13,17 @@ import { principalHeaders, serviceOfMethod } from "../transcoder/rpc-call.js";
 const GATHER_MS = 1000;
 const MAX_BATCH = 500;
 
+/**
+ * An organization's calls gathered so far: each call's tool and time, as plain strings and
+ * numbers. They live up to GATHER_MS, long enough to be promoted by the garbage collector; a
+ * message per call (with a Timestamp message in it) would cost the collector several objects
+ * per call. The messages are made once, when the batch is sent.
+ */
 interface Pending {
   principal: Principal;
   requestId: string;
-  lookups: MessageInitShape<typeof LookupSchema>[];
+  tools: string[];
+  times: number[];
 }
 
 interface LookupRecorderOptions {
@@ -43,11 +50,12 @@ export class LookupRecorder {
   record(principal: Principal, requestId: string, tool: string, at: Date): void {
     let entry = this.pending.get(principal.orgId);
     if (!entry) {
-      entry = { principal, requestId, lookups: [] };
+      entry = { principal, requestId, tools: [], times: [] };
       this.pending.set(principal.orgId, entry);
     }
-    entry.lookups.push({ tool, occurredAt: timestampFromDate(at) });
-    if (entry.lookups.length >= MAX_BATCH) {
+    entry.tools.push(tool);
+    entry.times.push(at.getTime());
+    if (entry.tools.length >= MAX_BATCH) {
       this.pending.delete(principal.orgId);
       this.send(entry);
     }
@@ -73,6 +81,10 @@ export class LookupRecorder {
     const { peers, internalToken, logger, timeoutMs } = this.options;
     const headers = principalHeaders(entry.principal, entry.requestId, internalToken);
     const method = CommsService.method.recordLookups;
+    const lookups: MessageInitShape<typeof LookupSchema>[] = entry.tools.map((tool, i) => ({
+      tool,
+      occurredAt: timestampFromMs(entry.times[i] as number),
+    }));
     const write = peers
       .transport(serviceOfMethod(method))
       .unary(
@@ -80,13 +92,13 @@ export class LookupRecorder {
         undefined,
         timeoutMs ?? 15_000,
         headers,
-        create(RecordLookupsRequestSchema, { lookups: entry.lookups }),
+        create(RecordLookupsRequestSchema, { lookups }),
       )
       .then(
         () => undefined,
         (error: unknown) => {
           logger.warn(
-            { err: error, orgId: entry.principal.orgId, lookups: entry.lookups.length },
+            { err: error, orgId: entry.principal.orgId, lookups: lookups.length },
             "LOOKUP activities of agent tool calls not recorded",
           );
         },

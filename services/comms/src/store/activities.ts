@@ -116,7 +116,14 @@ export class ActivityStore {
          (id, org_id, activity_type, description, contact_id, service_request_id, session_id, metadata, source, occurred_at, created_at, customer_phone)
        SELECT l.id, $2, 'LOOKUP', 'Agent tool ' || l.tool, NULL, NULL, NULL, jsonb_build_object('tool', l.tool), 'api', l.occurred_at, $3, NULL
        FROM unnest($1::uuid[], $4::text[], $5::timestamptz[]) AS l(id, tool, occurred_at)`,
-      [recorded.map((l) => l.id), orgId, createdAt, recorded.map((l) => l.tool), recorded.map((l) => l.occurredAt)],
+      // Times as ISO text: pg writes each Date of an array with a JS formatter of its own.
+      [
+        recorded.map((l) => l.id),
+        orgId,
+        createdAt,
+        recorded.map((l) => l.tool),
+        recorded.map((l) => l.occurredAt.toISOString()),
+      ],
     );
     return recorded;
   }
