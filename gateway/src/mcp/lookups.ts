@@ -87,13 +87,7 @@ export class LookupRecorder {
     }));
     const write = peers
       .transport(serviceOfMethod(method))
-      .unary(
-        method,
-        undefined,
-        timeoutMs ?? 15_000,
-        headers,
-        create(RecordLookupsRequestSchema, { lookups }),
-      )
+      .unary(method, undefined, timeoutMs ?? 15_000, headers, create(RecordLookupsRequestSchema, { lookups }))
       .then(
         () => undefined,
         (error: unknown) => {
