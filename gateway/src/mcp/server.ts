@@ -90,11 +90,12 @@ function toolServer(catalog: ToolCatalog, callerFor: (extra: { authInfo?: AuthIn
 /**
  * A call of a listed tool, answered without the SDK's request dispatch (the fast path's `mcp`
  * part): the request is checked by plainToolCall when it has the plain shape, by the SDK's own
- * CallToolRequestSchema otherwise, as its Server checks it; then the catalog runs the tool, whose result is a CallToolResult by construction (the Server
- * would check it again). The dispatch, its other schema checks (three to tell the message's
- * kind, one of the result) and an AbortController per request cost about 75 µs a call, 13% of a
- * search_contacts call (docs/mcp.md, Cost). Anything else (a task-augmented call, an unknown
- * tool, a malformed request, every other method) is the Server's, which answers as it always has.
+ * CallToolRequestSchema otherwise, as its Server checks it; then the catalog runs the tool,
+ * whose result is a CallToolResult by construction (the Server would check it again). The
+ * dispatch, its other schema checks (three to tell the message's kind, one of the result) and
+ * an AbortController per request cost about 75 µs a call, 13% of a search_contacts call
+ * (docs/mcp.md, Cost). Anything else (a task-augmented call, an unknown tool, a malformed
+ * request, every other method) is the Server's, which answers as it always has.
  */
 function directToolCall(
   catalog: ToolCatalog,
