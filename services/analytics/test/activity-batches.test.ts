@@ -4,7 +4,7 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database, ReceivedEvent } from "@voiceops/platform";
 import { serviceDatabase } from "@voiceops/platform/testing";
-import { ActivityCreatedSchema } from "@voiceops/proto/voiceops/comms/v1/comms_events_pb";
+import { ActivityCreatedSchema, LookupsRecordedSchema } from "@voiceops/proto/voiceops/comms/v1/comms_events_pb";
 import { ActivitySchema, ActivityType } from "@voiceops/proto/voiceops/comms/v1/comms_service_pb";
 import { commsConsumer } from "../src/consumers/comms.js";
 import { analyticsService } from "../src/index.js";
@@ -120,6 +120,52 @@ describe("activities applied in runs", () => {
     expect(await figures(all)).toEqual(expected);
     // Seen before: the same run again adds nothing.
     await db.transaction((tx) => handleAll(script(all), tx, emit));
+    expect(await figures(all)).toEqual(expected);
+  });
+
+  it("batches of recorded lookups count each lookup as a LOOKUP activity created alone does", async () => {
+    const created = commsConsumer.handlers["comms.activity.created"];
+    const recorded = commsConsumer.handlers["comms.lookups.recorded"];
+    const handleAll = recorded?.handleAll?.bind(recorded);
+    if (!created || !recorded || !handleAll) throw new Error("comms.lookups.recorded has no handler of runs");
+    const [one, single, all] = [randomUUID(), randomUUID(), randomUUID()];
+    for (const orgId of [one, single, all])
+      await db.query(
+        `INSERT INTO analytics.org_settings (org_id, timezone, business_hours) VALUES ($1, 'America/Chicago', '{}')`,
+        [orgId],
+      );
+    // Around Chicago's midnight of 2026-11-03 (06:00Z) and a quarter hour's edges; one lookup
+    // without a time of its own (the event's).
+    const times = ["05:44:59", "05:45:00", "05:59:59.999", "06:00:00", "06:00:00", "06:14:59", "06:15:00"].map(
+      (time) => new Date(`2026-11-03T${time}Z`),
+    );
+    const eventAt = new Date("2026-11-03T06:20:00Z");
+    const emit = () => undefined;
+    for (const at of [...times, eventAt])
+      await db.transaction((tx) => created.handle(activityEvent(one, randomUUID(), ActivityType.LOOKUP, at), tx, emit));
+    const batch = (orgId: string, lookups: (Date | undefined)[]): ReceivedEvent<typeof LookupsRecordedSchema> => ({
+      id: randomUUID(),
+      orgId,
+      type: "comms.lookups.recorded",
+      occurredAt: eventAt,
+      payload: create(LookupsRecordedSchema, {
+        lookups: lookups.map((at) => ({
+          activityId: randomUUID(),
+          tool: "search_contacts",
+          occurredAt: at ? timestampFromDate(at) : undefined,
+        })),
+      }),
+    });
+    await db.transaction((tx) => recorded.handle(batch(single, [...times, undefined]), tx, emit));
+    // Two batches in one run, the lookups split between them.
+    await db.transaction((tx) =>
+      handleAll([batch(all, times.slice(0, 3)), batch(all, [...times.slice(3), undefined])], tx, emit),
+    );
+    const expected = await figures(one);
+    expect(expected.days).toEqual(
+      expect.arrayContaining(["activity:LOOKUP 2026-11-02 3", "activity:LOOKUP 2026-11-03 5"]),
+    );
+    expect(await figures(single)).toEqual(expected);
     expect(await figures(all)).toEqual(expected);
   });
 });

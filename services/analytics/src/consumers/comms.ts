@@ -1,4 +1,4 @@
-import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { timestampDate, timestampMs } from "@bufbuild/protobuf/wkt";
 import {
   enumToJson,
   handlerOf,
@@ -97,19 +97,39 @@ async function addPerOrganization(tx: Queryable, activities: { orgId: string; ty
 /**
  * Adds batches of agent tool lookups (LOOKUP activities) to the sums. They are counted once by
  * their event (the platform applies an event once), so they keep no record: a LOOKUP is never
- * deleted.
+ * deleted. A batch holds up to hundreds of calls of a few quarter hours: each quarter hour's
+ * lookups are one addition of their count (the sums an addition per lookup would leave).
  */
 function addLookups(events: ReceivedEvent<typeof LookupsRecordedSchema>[], tx: Queryable): Promise<void> {
-  return addPerOrganization(
-    tx,
-    events.flatMap((event) =>
-      event.payload.lookups.map((lookup) => ({
-        orgId: event.orgId,
-        type: "LOOKUP",
-        at: lookup.occurredAt ? timestampDate(lookup.occurredAt) : event.occurredAt,
-      })),
-    ),
-  );
+  const counts = new Map<string, Map<number, number>>();
+  for (const event of events) {
+    let quarters = counts.get(event.orgId);
+    if (!quarters) {
+      quarters = new Map();
+      counts.set(event.orgId, quarters);
+    }
+    for (const lookup of event.payload.lookups) {
+      const at = lookup.occurredAt ? timestampMs(lookup.occurredAt) : event.occurredAt.getTime();
+      const quarter = quarterOf(new Date(at)).getTime();
+      quarters.set(quarter, (quarters.get(quarter) ?? 0) + 1);
+    }
+  }
+  return addPerOrganizationCounts(counts, "LOOKUP", tx);
+}
+
+/** Adds counts of activities of one type, by organization and quarter hour, organizations in order. */
+async function addPerOrganizationCounts(
+  counts: Map<string, Map<number, number>>,
+  type: string,
+  tx: Queryable,
+): Promise<void> {
+  for (const orgId of [...counts.keys()].sort()) {
+    const additions: BucketAddition[] = [...(counts.get(orgId) ?? [])].map(([quarter, count]) => ({
+      at: new Date(quarter),
+      values: { [Metric.activities]: count, [Metric.activity(type)]: count },
+    }));
+    await addAllToBuckets(tx, orgId, additions);
+  }
 }
 
 /** Activities (calls, messages, notes...) and outbound campaign calls, as comms published them. */
