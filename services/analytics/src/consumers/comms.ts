@@ -24,12 +24,15 @@ import type { OrgSettings } from "../store/org-settings.js";
 import { applyRecord, applyRecords } from "../store/records.js";
 import { setUpcoming } from "../store/upcoming.js";
 
-/** What an activity adds to the buckets (sign -1 takes it back out). */
-function activityValues(type: string, at: Date, sign: 1 | -1) {
+/**
+ * What `count` activities of one type in the quarter hour of `at` add to the buckets (-1 takes
+ * one back out).
+ */
+function activityValues(type: string, at: Date, count: number) {
   return (settings: OrgSettings) => {
-    const values: Record<string, number> = { [Metric.activities]: sign, [Metric.activity(type)]: sign };
+    const values: Record<string, number> = { [Metric.activities]: count, [Metric.activity(type)]: count };
     // Judged per quarter hour, as the re-sum after a change of opening hours judges it.
-    if (type === "CALL_ENDED" && !isOpenAt(settings, quarterOf(at))) values[Metric.callsAfterHours] = sign;
+    if (type === "CALL_ENDED" && !isOpenAt(settings, quarterOf(at))) values[Metric.callsAfterHours] = count;
     return values;
   };
 }
@@ -91,6 +94,11 @@ async function addPerOrganization(tx: Queryable, activities: { orgId: string; ty
     list.push({ at, values: activityValues(type, at, 1) });
     additions.set(orgId, list);
   }
+  await addAllPerOrganization(tx, additions);
+}
+
+/** Adds each organization's additions, organizations in id order (the order their settings are locked in). */
+async function addAllPerOrganization(tx: Queryable, additions: Map<string, BucketAddition[]>): Promise<void> {
   for (const orgId of [...additions.keys()].sort()) await addAllToBuckets(tx, orgId, additions.get(orgId) ?? []);
 }
 
@@ -114,22 +122,16 @@ function addLookups(events: ReceivedEvent<typeof LookupsRecordedSchema>[], tx: Q
       quarters.set(quarter, (quarters.get(quarter) ?? 0) + 1);
     }
   }
-  return addPerOrganizationCounts(counts, "LOOKUP", tx);
-}
-
-/** Adds counts of activities of one type, by organization and quarter hour, organizations in order. */
-async function addPerOrganizationCounts(
-  counts: Map<string, Map<number, number>>,
-  type: string,
-  tx: Queryable,
-): Promise<void> {
-  for (const orgId of [...counts.keys()].sort()) {
-    const additions: BucketAddition[] = [...(counts.get(orgId) ?? [])].map(([quarter, count]) => ({
-      at: new Date(quarter),
-      values: { [Metric.activities]: count, [Metric.activity(type)]: count },
-    }));
-    await addAllToBuckets(tx, orgId, additions);
-  }
+  const additions = new Map<string, BucketAddition[]>();
+  for (const [orgId, quarters] of counts)
+    additions.set(
+      orgId,
+      [...quarters].map(([quarter, count]) => {
+        const at = new Date(quarter);
+        return { at, values: activityValues("LOOKUP", at, count) };
+      }),
+    );
+  return addAllPerOrganization(tx, additions);
 }
 
 /** Activities (calls, messages, notes...) and outbound campaign calls, as comms published them. */
