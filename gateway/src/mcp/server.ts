@@ -1,4 +1,4 @@
-import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
+import type { NextFunction, Request, Response } from "express";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
@@ -12,7 +12,6 @@ import {
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { fastPath } from "@voiceops/platform";
 import { API_VERSION } from "../health.js";
-import { MAX_JSON_DEPTH, nestsDeeperThan } from "../http/json-body.js";
 import { hashApiKey } from "../identity/keys.js";
 import type { Principal } from "../identity/store.js";
 import type { ToolCatalog } from "./catalog.js";
@@ -24,33 +23,6 @@ const INSTRUCTIONS =
   "Tools of a service business (plumbing, HVAC, electrical...) for a voice agent on a live call. Start every call with lookup_caller and the caller's number: it says who is calling, what was said before, their open jobs and appointments, and whether they may be called. Answer questions from search_knowledge_base and get_business_hours; book with find_slots, hold_slot, book_appointment; open jobs with create_service_request (flag_emergency and dispatch_technician for danger); before the call ends, save_caller_memory. A result with isError lists each wrong argument and why: correct them and call again. Give write tools an idempotency_key (e.g. a UUID) and reuse it when retrying after a timeout.";
 
 const validator = new AjvJsonSchemaValidator();
-
-/**
- * The body, read as the REST API reads JSON (size and nesting limits), handed to the transport
- * parsed; what cannot be read is a JSON-RPC error (never the REST API's 422). A body of another
- * content type is left for the transport to refuse (415).
- */
-export function mcpBody(): RequestHandler[] {
-  return [
-    express.json({ limit: "1mb" }),
-    (req: Request, res: Response, next: NextFunction) => {
-      if (nestsDeeperThan(req.body, MAX_JSON_DEPTH))
-        return sendRpcError(res, 400, -32600, `Invalid Request: JSON nested more than ${MAX_JSON_DEPTH} levels deep`);
-      next();
-    },
-  ];
-}
-
-/** Errors of reading an /mcp body, as JSON-RPC errors. */
-export function mcpBodyErrors(error: unknown, _req: Request, res: Response, next: NextFunction): void {
-  const type = (error as { type?: string } | undefined)?.type;
-  if (type === "entity.parse.failed") return sendRpcError(res, 400, -32700, "Parse error: Invalid JSON");
-  if (type === "entity.too.large")
-    return sendRpcError(res, 413, -32600, "Invalid Request: the body is larger than 1 MB");
-  if (type === "encoding.unsupported" || type === "charset.unsupported")
-    return sendRpcError(res, 415, -32600, "Invalid Request: unsupported body encoding");
-  next(error);
-}
 
 /** MCP clients may send the API key as a bearer token (Authorization: Bearer <key>) instead of X-API-Key. */
 export function bearerApiKey(req: Request, _res: Response, next: NextFunction): void {
