@@ -199,6 +199,15 @@ describe("MCP endpoint: protocol", () => {
     const badVersion = await post(list, { "mcp-protocol-version": "1999-01-01" });
     expect(badVersion.status).toBe(400);
     expect(((await badVersion.json()) as { error: { message: string } }).error.message).toContain("1999-01-01");
+    // A plain tools/call, which the transport answers on a path of its own, is refused the same way.
+    const call = { jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: "get_business_hours", arguments: {} } };
+    const badVersionCall = await post(call, { "mcp-protocol-version": "1999-01-01" });
+    expect(badVersionCall.status).toBe(400);
+    expect(((await badVersionCall.json()) as { error: { message: string } }).error.message).toContain("1999-01-01");
+    const answered = (await (await post(call)).json()) as { id: number; result?: { isError?: boolean } };
+    expect(answered.id).toBe(8);
+    expect(answered.result).toBeDefined();
+    expect(answered.result?.isError).toBeFalsy();
     const notification = await post({ jsonrpc: "2.0", method: "notifications/initialized" });
     expect(notification.status).toBe(202);
     expect(await notification.text()).toBe("");

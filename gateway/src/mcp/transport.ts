@@ -33,6 +33,22 @@ const isNotification = (message: JSONRPCMessage): message is JSONRPCNotification
 const isInitialize = (message: JSONRPCMessage): boolean =>
   isRequest(message) && message.method === "initialize" && isInitializeRequest(message);
 
+/** The answer to a request whose direct answer failed. */
+const INTERNAL_ERROR = { code: ErrorCode.InternalError, message: "Internal error" };
+
+/** Whether the request's MCP-Protocol-Version, when it has one, is supported; if not, it is refused. */
+function supportedVersion(req: Request, res: Response): boolean {
+  const version = req.headers["mcp-protocol-version"];
+  if (typeof version !== "string" || SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return true;
+  sendRpcError(
+    res,
+    400,
+    -32000,
+    `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`,
+  );
+  return false;
+}
+
 /**
  * Requests the endpoint answers itself instead of the server: an answer, or undefined to hand
  * the request to the server. An answer that fails is sent as JSON-RPC's internal error.
@@ -118,6 +134,23 @@ export class JsonResponseTransport implements Transport {
         return sendRpcError(res, 415, -32000, "Unsupported Media Type: Content-Type must be application/json");
       return sendRpcError(res, 400, -32700, "Parse error: Invalid JSON");
     }
+    // One plain tools/call, nearly every POST, that `direct` answers: its answer goes straight to
+    // the POST, without the ids, maps and listener a batch needs.
+    if (!Array.isArray(body) && this.direct) {
+      const call = plainToolCall(body);
+      if (call) {
+        if (!supportedVersion(req, res)) return;
+        const answer = this.direct(call, { authInfo });
+        if (answer) {
+          const reply = (message: JSONRPCMessage) => sendJsonText(res, 200, messageJson(message));
+          void answer.then(
+            (result) => reply({ jsonrpc: "2.0", id: call.id, result }),
+            () => reply({ jsonrpc: "2.0", id: call.id, error: INTERNAL_ERROR }),
+          );
+          return;
+        }
+      }
+    }
     if (Array.isArray(body) && body.length > MAX_BATCH)
       return sendRpcError(res, 400, -32600, `Invalid Request: Batch must not exceed ${MAX_BATCH} messages`);
     const messages: JSONRPCMessage[] = [];
@@ -134,16 +167,7 @@ export class JsonResponseTransport implements Transport {
     if (messages.some(isInitialize)) {
       if (messages.length > 1)
         return sendRpcError(res, 400, -32600, "Invalid Request: Only one initialization request is allowed");
-    } else {
-      const version = req.headers["mcp-protocol-version"];
-      if (typeof version === "string" && !SUPPORTED_PROTOCOL_VERSIONS.includes(version))
-        return sendRpcError(
-          res,
-          400,
-          -32000,
-          `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`,
-        );
-    }
+    } else if (!supportedVersion(req, res)) return;
     const exchange: Exchange = {
       res,
       awaited: [...new Set(messages.filter(isRequest).map((m) => m.id))],
@@ -162,8 +186,7 @@ export class JsonResponseTransport implements Transport {
         if (answer)
           void answer.then(
             (result) => this.send({ jsonrpc: "2.0", id, result }),
-            () =>
-              this.send({ jsonrpc: "2.0", id, error: { code: ErrorCode.InternalError, message: "Internal error" } }),
+            () => this.send({ jsonrpc: "2.0", id, error: INTERNAL_ERROR }),
           );
         else this.onmessage?.({ ...message, id }, extra);
       } else if (isNotification(message)) {
