@@ -250,7 +250,7 @@ async function main(): Promise<void> {
         staggered: scenario.staggered,
         idReplacement: scenario.body?.includes("[<id>]") || JSON.stringify(scenario.headers ?? {}).includes("[<id>]"),
       });
-      const requests = Math.max(1, result.rps * seconds);
+      const requests = Math.max(1, result.sent ?? result.rps * seconds);
       await waitForQuiet(QUIET_MAX_MS);
       return { ...result, cpuUsPerRequest: ((cpuOf(proc) - before) * 1000) / requests };
     };

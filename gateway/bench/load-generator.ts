@@ -14,6 +14,8 @@ export interface LoadResult {
   p99: number;
   non2xx: number;
   errors: number;
+  /** Every request sent, the uncounted first second of paced callers included (what the server's CPU time was spent on). */
+  sent?: number;
 }
 
 export interface LoadOptions {
@@ -57,12 +59,19 @@ export function autocannon(url: string, options: LoadOptions): Promise<LoadResul
     child.on("exit", (code) => {
       if (code !== 0) return reject(new Error(`autocannon exited ${code}`));
       const r = JSON.parse(text) as {
-        requests: { average: number };
+        requests: { average: number; sent?: number };
         latency: { p50: number; p99: number };
         non2xx: number;
         errors: number;
       };
-      resolve({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors });
+      resolve({
+        rps: r.requests.average,
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+        non2xx: r.non2xx,
+        errors: r.errors,
+        sent: options.staggered ? r.requests.sent : undefined,
+      });
     });
   });
 }
