@@ -224,9 +224,21 @@ describe.skipIf(!chromiumAvailable && !inCi)("the dashboard in Chromium", () => 
   });
 
   it("changes the business hours", async () => {
+    // The value each day's input has when it first enters the page: the stored hours, never an
+    // empty field filled in a moment later, where it could land in the middle of typing.
+    // Runs in the page (this file has no DOM types).
+    await page.evaluate(`(() => {
+      const seen = {};
+      window.firstValues = seen;
+      new MutationObserver(() => {
+        for (const input of document.querySelectorAll("input[id^='hours-']")) seen[input.id] ??= input.value;
+      }).observe(document.body, { childList: true, subtree: true });
+    })()`);
     await page.getByRole("link", { name: "Business hours" }).click();
     const monday = page.getByLabel("Monday");
     await monday.waitFor();
+    const firstValues = await page.evaluate("window.firstValues");
+    expect(firstValues).toMatchObject({ "hours-mon": "08:00-17:00", "hours-sat": "" });
     await monday.fill("09:00-12:00, 13:00-18:00");
     await page.getByRole("button", { name: "Save business hours" }).click();
     await page.getByText("Saved.").waitFor();

@@ -1,4 +1,4 @@
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { api, errorMessage } from "../api/client";
 import type { Me } from "../app";
 import type { components } from "../api/schema";
@@ -36,22 +36,24 @@ function parseDay(text: string): { start: string; end: string }[] {
 export function BusinessHoursPage({ me }: { me: Me }) {
   const [loaded, reload] = useApi(() => api.GET("/api/settings/business-hours"));
   const manager = me.role === "owner" || me.role === "admin";
-  const [texts, setTexts] = useState<Record<string, string>>({});
+  // The inputs show the stored hours from their first paint, with what the user typed over them.
+  // Filled in after that paint, a day's stored text could land in the middle of the user's typing.
+  const [edits, setEdits] = useState<Partial<Record<Day, string>>>({});
+  /** The week the last save stored (its answer), over the one loaded. */
+  const [saved, setSaved] = useState<Week | undefined>();
   const [message, setMessage] = useState<{ error: boolean; text: string } | null>(null);
 
-  useEffect(() => {
-    if (loaded.state === "ready")
-      setTexts(Object.fromEntries(DAYS.map(([day]) => [day, asText(loaded.data.business_hours[day])])));
-  }, [loaded]);
+  const textOf = (stored: Week, day: Day) => edits[day] ?? asText(stored[day]);
 
-  const save = async (event: Event) => {
+  const save = async (event: Event, stored: Week) => {
     event.preventDefault();
     setMessage(null);
-    const week = Object.fromEntries(DAYS.map(([day]) => [day, parseDay(texts[day] ?? "")])) as Week;
+    const week = Object.fromEntries(DAYS.map(([day]) => [day, parseDay(textOf(stored, day))])) as Week;
     const { data, error, response } = await api.PUT("/api/settings/business-hours", { body: { business_hours: week } });
     if (data) {
+      setSaved(data.business_hours);
+      setEdits({});
       setMessage({ error: false, text: "Saved." });
-      reload();
     } else setMessage({ error: true, text: errorMessage(error, response.status) });
   };
 
@@ -60,35 +62,41 @@ export function BusinessHoursPage({ me }: { me: Me }) {
       loaded={loaded}
       what="business hours"
       retry={reload}
-      ready={(hours) => (
-        <form onSubmit={save}>
-          <p>
-            Opening hours in {hours.timezone}, as "08:00-12:00, 13:00-17:00"; empty means closed. Calls outside them
-            count as after hours.
-          </p>
-          {DAYS.map(([day, label]) => (
-            <div key={day} class="day">
-              <label for={`hours-${day}`}>{label}</label>
-              <input
-                id={`hours-${day}`}
-                value={texts[day] ?? ""}
-                readOnly={!manager}
-                onInput={(e) => setTexts({ ...texts, [day]: e.currentTarget.value })}
-              />
-            </div>
-          ))}
-          {message ? (
-            <p class={message.error ? "error" : "muted"} role={message.error ? "alert" : "status"}>
-              {message.text}
+      ready={(hours) => {
+        const stored = saved ?? hours.business_hours;
+        return (
+          <form onSubmit={(event) => save(event, stored)}>
+            <p>
+              Opening hours in {hours.timezone}, as "08:00-12:00, 13:00-17:00"; empty means closed. Calls outside them
+              count as after hours.
             </p>
-          ) : null}
-          {manager ? (
-            <button type="submit">Save business hours</button>
-          ) : (
-            <p class="muted">Only owners and admins change the business hours.</p>
-          )}
-        </form>
-      )}
+            {DAYS.map(([day, label]) => (
+              <div key={day} class="day">
+                <label for={`hours-${day}`}>{label}</label>
+                <input
+                  id={`hours-${day}`}
+                  value={textOf(stored, day)}
+                  readOnly={!manager}
+                  onInput={(e) => {
+                    const text = e.currentTarget.value;
+                    setEdits((current) => ({ ...current, [day]: text }));
+                  }}
+                />
+              </div>
+            ))}
+            {message ? (
+              <p class={message.error ? "error" : "muted"} role={message.error ? "alert" : "status"}>
+                {message.text}
+              </p>
+            ) : null}
+            {manager ? (
+              <button type="submit">Save business hours</button>
+            ) : (
+              <p class="muted">Only owners and admins change the business hours.</p>
+            )}
+          </form>
+        );
+      }}
     />
   );
 }
