@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Readable } from "node:stream";
+import { PassThrough, Readable } from "node:stream";
 import { text } from "node:stream/consumers";
 import { afterAll, describe, expect, it } from "vitest";
 import { FileObjectStore, ManualClock, ObjectNotFoundError, ObjectTooLargeError, UrlSigner } from "../src/index.js";
@@ -44,6 +44,24 @@ describe("file object store", () => {
     ).rejects.toBeInstanceOf(ObjectTooLargeError);
     await expect(store.get("big/one.bin")).rejects.toBeInstanceOf(ObjectNotFoundError);
     expect(filesUnder(root).length).toBe(before);
+  });
+
+  it("leaves no partial file when the body fails before the file is open", async () => {
+    const dir = mkdtempSync(join(root, "failed-"));
+    const failing = new FileObjectStore({ root: dir, signer: new UrlSigner("secret"), clock, publicUrl: () => "" });
+    // A body cut off as the copy starts (a client that hung up) fails the copy while the file
+    // may still be opening.
+    for (let i = 0; i < 40; i++) {
+      const body = new PassThrough();
+      body.write(Buffer.alloc(100));
+      const put = failing.put(`uploads/org-1/f${i}`, body, { contentType: "text/csv" });
+      setImmediate(() => body.destroy());
+      await expect(put).rejects.toThrow();
+    }
+    // A file opened after its put failed would appear only then: look again a moment later.
+    expect(filesUnder(dir)).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(filesUnder(dir)).toEqual([]);
   });
 
   it("deletes idempotently", async () => {

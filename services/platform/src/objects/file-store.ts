@@ -56,11 +56,15 @@ export class FileObjectStore implements ObjectStore {
     await mkdir(dirname(path), { recursive: true });
     const temporary = `${path}.${randomBytes(6).toString("hex")}.partial`;
     const counted = { bytes: 0 };
+    const file = createWriteStream(temporary);
     try {
-      await pipeline(body, byteLimit(options.maxBytes, counted), createWriteStream(temporary));
+      await pipeline(body, byteLimit(options.maxBytes, counted), file);
       await writeFile(`${path}.meta.json`, JSON.stringify({ contentType: options.contentType, bytes: counted.bytes }));
       await rename(temporary, path);
     } catch (error) {
+      // A copy that fails at once (the body cut off) ends before the file has been opened; it is
+      // created when the open completes, so it is removed once the stream has closed.
+      if (!file.closed) await new Promise<void>((resolve) => file.once("close", () => resolve()));
       await rm(temporary, { force: true });
       throw error;
     }
