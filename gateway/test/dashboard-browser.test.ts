@@ -242,6 +242,7 @@ describe.skipIf(!chromiumAvailable && !inCi)("the dashboard in Chromium", () => 
     await monday.fill("09:00-12:00, 13:00-18:00");
     await page.getByRole("button", { name: "Save business hours" }).click();
     await page.getByText("Saved.").waitFor();
+    await screenshot(page, "dashboard-business-hours.png");
     expect((await tenant.owner.get("/api/settings/business-hours")).body.business_hours.mon).toEqual([
       { start: "09:00", end: "12:00" },
       { start: "13:00", end: "18:00" },
@@ -405,8 +406,10 @@ describe.skipIf(!chromiumAvailable && !inCi)("the dashboard in Chromium", () => 
   it("shows the API's error for a bad interval and changes nothing", async () => {
     const monday = page.getByLabel("Monday");
     await monday.fill("25:00-26:00");
-    await page.getByRole("button", { name: "Save business hours" }).click();
+    // Saved from the keyboard: Enter in a day's field submits the form.
+    await monday.press("Enter");
     await page.getByRole("alert").waitFor();
+    await screenshot(page, "dashboard-business-hours-error.png");
     expect(await page.getByRole("alert").textContent()).toMatch(/mon/);
     expect((await tenant.owner.get("/api/settings/business-hours")).body.business_hours.mon).toHaveLength(2);
   });
