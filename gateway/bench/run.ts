@@ -833,7 +833,7 @@ out();
 const build = spawnSync(process.execPath, ["gateway/scripts/build.mjs", "--if-stale"], { cwd: ROOT, stdio: "inherit" });
 if (build.status !== 0) throw new Error("build failed");
 try {
-  if (ONLY.has("read") || ONLY.has("write") || ONLY.has("relay")) await requestBench();
+  if (["read", "list", "write", "relay"].some((scenario) => ONLY.has(scenario))) await requestBench();
   if (ONLY.has("startup")) await startupBench();
 } finally {
   await stopAllServers();
