@@ -12,7 +12,7 @@ import { systemClock, type Clock } from "./clock.js";
 import { DEFAULT_EVENT_RETENTION_DAYS } from "./config.js";
 import type { Database, Queryable } from "./db/database.js";
 import { migrate, readMigrations } from "./db/migrate.js";
-import { maintainPeriodically } from "./db/pglite-maintenance.js";
+import { maintainPeriodically } from "./db/table-maintenance.js";
 import { startConsumer, type AnyEventConsumer } from "./events/consumer.js";
 import type { DomainEvent } from "./events/envelope.js";
 import { pruneLedgerPeriodically } from "./events/ledger.js";
@@ -81,7 +81,7 @@ export interface ServiceModule {
   background?(context: ServiceContext): Promise<Subscription>;
   /**
    * Tables besides the outbox whose rows are deleted soon after they are written: vacuumed
-   * every minute on PGlite, which runs no autovacuum.
+   * every minute on PGlite and on a PostgreSQL server whose autovacuum is off.
    */
   churnTables?: string[];
 }
