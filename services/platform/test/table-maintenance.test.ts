@@ -6,6 +6,7 @@ import {
   analyzeGrownTables,
   maintainPeriodically,
   serverAutovacuums,
+  tablesWithDeadRows,
   vacuumTables,
 } from "../src/db/table-maintenance.js";
 import { fastPath } from "../src/fast-path/index.js";
@@ -78,6 +79,37 @@ describe("maintaining tables on PGlite", () => {
       // Only the fast path prepares statements (PGlite's own query() runs each unnamed).
       if (fastPath("pglite")) expect(before.length).toBeGreaterThan(0);
       expect(await prepared()).toEqual(expect.arrayContaining(before));
+    });
+  });
+
+  it("vacuums any table of its schema whose dead rows pass autovacuum's threshold, and only then", async () => {
+    await withTable(async (db) => {
+      await db.exec("CREATE TABLE pruned (id int PRIMARY KEY, payload text)");
+      await db.query("INSERT INTO pruned SELECT i, repeat('x', 50) FROM generate_series(1, 1000) AS i");
+      const deadRows = async () =>
+        Number(
+          (await db.query<{ n: number }>("SELECT n_dead_tup AS n FROM pg_stat_user_tables WHERE relname = 'pruned'"))
+            .rows[0]?.n,
+        );
+      // A backend passes on its counts at most once a second.
+      const settled = { timeout: 10_000 };
+      // 10 dead rows against 990 live ones: under 50 and a fifth of the live rows.
+      await db.query("DELETE FROM pruned WHERE id <= 10");
+      await expect.poll(deadRows, settled).toBe(10);
+      expect(await tablesWithDeadRows(db, "public")).toEqual([]);
+      await db.query("DELETE FROM pruned WHERE id <= 910");
+      await expect.poll(deadRows, settled).toBe(910);
+      expect(await tablesWithDeadRows(db, "public")).toEqual(["public.pruned"]);
+      const maintenance = maintainPeriodically(db, "public", ["churn"], createLogger("silent"));
+      try {
+        await expect.poll(() => tablesWithDeadRows(db, "public"), { timeout: 30_000 }).toEqual([]);
+      } finally {
+        await maintenance?.stop();
+      }
+      const vacuumed = await db.query<{ at: Date | null }>(
+        "SELECT last_vacuum AS at FROM pg_stat_user_tables WHERE relname = 'pruned'",
+      );
+      expect(vacuumed.rows[0]?.at).not.toBeNull();
     });
   });
 

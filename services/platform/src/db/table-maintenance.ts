@@ -13,9 +13,14 @@ const MAINTENANCE_INTERVAL_MS = { pglite: 60_000, postgres: 10_000 } as const;
 const ANALYZE_MIN_PAGES = 10;
 const ANALYZE_GROWTH = 1.2;
 
+/** autovacuum_vacuum_threshold and autovacuum_vacuum_scale_factor's defaults. */
+const DEAD_ROWS_BASE = 50;
+const DEAD_ROWS_SHARE = 0.2;
+
 /**
  * Where nothing else vacuums and analyzes a service's tables, the service does: at once and then
- * periodically, it analyzes the tables of its schema that grew and vacuums its churning ones.
+ * periodically, it analyzes the tables of its schema that grew and vacuums its churning ones and
+ * any other of its tables that has gathered dead rows.
  * That is PGlite, which runs no autovacuum, and a PostgreSQL server whose autovacuum is off
  * (`autovacuum = off`: its outbox and count tables then fill with dead rows that every write and
  * scan of them wades through). On a PostgreSQL server with autovacuum on, nothing runs.
@@ -33,7 +38,8 @@ export function maintainPeriodically(
       async () => {
         // Before the vacuum, which records the churning tables' sizes as analyzing does.
         await analyzeGrownTables(db, schema);
-        await vacuumTables(db, churnTables);
+        const deadRows = await tablesWithDeadRows(db, schema);
+        await vacuumTables(db, [...new Set([...churnTables, ...deadRows])]);
       },
       logger,
     );
@@ -71,6 +77,20 @@ export async function serverAutovacuums(db: Database): Promise<boolean> {
 export async function vacuumTables(db: Database, tables: string[]): Promise<void> {
   // SKIP_LOCKED: another replica of the service vacuuming the same table is not waited for.
   for (const table of tables) await db.query(`VACUUM (SKIP_LOCKED) ${table}`);
+}
+
+/**
+ * The schema's tables with more dead rows than autovacuum's default threshold lets stand (50 and
+ * a fifth of the live rows): rows pruned in bulk (the consumers' ledger, expired idempotency
+ * keys) or updated in place, whose space only a vacuum lets new rows reuse.
+ */
+export async function tablesWithDeadRows(db: Database, schema: string): Promise<string[]> {
+  const dead = await db.query<{ name: string }>(
+    `SELECT format('%I.%I', schemaname, relname) AS name FROM pg_stat_user_tables
+     WHERE schemaname = $1 AND n_dead_tup > $2 + $3::float8 * n_live_tup ORDER BY 1`,
+    [schema, DEAD_ROWS_BASE, DEAD_ROWS_SHARE],
+  );
+  return dead.rows.map((row) => row.name);
 }
 
 /**
