@@ -307,7 +307,7 @@ export async function startService(module: ServiceModule, runtime: ServiceRuntim
       await background?.stop();
       for (const subscription of subscriptions) await subscription.stop();
       await relay.stop();
-      await maintenance?.stop();
+      await maintenance.stop();
       await ledger.stop();
       await keys.stop();
     },

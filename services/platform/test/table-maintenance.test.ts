@@ -74,7 +74,7 @@ describe("maintaining tables on PGlite", () => {
         await expect.poll(lastVacuum, { timeout: 60_000 }).not.toBeNull();
         await expect.poll(lastAnalyze, { timeout: 60_000 }).not.toBeNull();
       } finally {
-        await maintenance?.stop();
+        await maintenance.stop();
       }
       // Only the fast path prepares statements (PGlite's own query() runs each unnamed).
       if (fastPath("pglite")) expect(before.length).toBeGreaterThan(0);
@@ -104,7 +104,7 @@ describe("maintaining tables on PGlite", () => {
       try {
         await expect.poll(() => tablesWithDeadRows(db, "public"), { timeout: 30_000 }).toEqual([]);
       } finally {
-        await maintenance?.stop();
+        await maintenance.stop();
       }
       const vacuumed = await db.query<{ at: Date | null }>(
         "SELECT last_vacuum AS at FROM pg_stat_user_tables WHERE relname = 'pruned'",
@@ -211,7 +211,7 @@ describe.runIf(process.env.DATABASE_URL)("maintaining tables on PostgreSQL", () 
           await expect.poll(lastVacuum, { timeout: 30_000 }).not.toBeNull();
         }
       } finally {
-        await maintenance?.stop();
+        await maintenance.stop();
       }
     } finally {
       await db.exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);

@@ -23,44 +23,35 @@ const DEAD_ROWS_SHARE = 0.2;
  * any other of its tables that has gathered dead rows.
  * That is PGlite, which runs no autovacuum, and a PostgreSQL server whose autovacuum is off
  * (`autovacuum = off`: its outbox and count tables then fill with dead rows that every write and
- * scan of them wades through). On a PostgreSQL server with autovacuum on, nothing runs.
+ * scan of them wades through). On a PostgreSQL server with autovacuum on, a pass only reads
+ * that setting.
  */
 export function maintainPeriodically(
   db: Database,
   schema: string,
   churnTables: string[],
   logger: Logger,
-): Subscription | undefined {
-  const maintain = () =>
-    runPeriodically(
-      "table maintenance",
-      MAINTENANCE_INTERVAL_MS[db.kind],
-      async () => {
-        // Before the vacuum, which records the churning tables' sizes as analyzing does.
-        await analyzeGrownTables(db, schema);
-        const deadRows = await tablesWithDeadRows(db, schema);
-        await vacuumTables(db, [...new Set([...churnTables, ...deadRows])]);
-      },
-      logger,
-    );
-  if (db.kind === "pglite") return maintain();
-  let stopped = false;
-  let maintenance: Subscription | undefined;
-  const checked = serverAutovacuums(db).then(
-    (autovacuums) => {
-      if (autovacuums || stopped) return;
-      logger.warn({ schema }, "PostgreSQL's autovacuum is off: this service vacuums and analyzes its own tables");
-      maintenance = maintain();
+): Subscription {
+  let warned = false;
+  return runPeriodically(
+    "table maintenance",
+    MAINTENANCE_INTERVAL_MS[db.kind],
+    async () => {
+      // Read at every pass: a server's autovacuum can be turned off (or on) while the service runs.
+      if (db.kind === "postgres") {
+        if (await serverAutovacuums(db)) return;
+        if (!warned) {
+          warned = true;
+          logger.warn({ schema }, "PostgreSQL's autovacuum is off: this service vacuums and analyzes its own tables");
+        }
+      }
+      // Before the vacuum, which records the churning tables' sizes as analyzing does.
+      await analyzeGrownTables(db, schema);
+      const deadRows = await tablesWithDeadRows(db, schema);
+      await vacuumTables(db, [...new Set([...churnTables, ...deadRows])]);
     },
-    (error: unknown) => logger.warn({ err: error, schema }, "could not read PostgreSQL's autovacuum setting"),
+    logger,
   );
-  return {
-    async stop() {
-      stopped = true;
-      await checked;
-      await maintenance?.stop();
-    },
-  };
 }
 
 /** Whether the PostgreSQL server runs autovacuum (its `autovacuum` setting). */
