@@ -80,8 +80,9 @@ export interface ServiceModule {
    */
   background?(context: ServiceContext): Promise<Subscription>;
   /**
-   * Tables besides the outbox whose rows are deleted soon after they are written: vacuumed
-   * every minute on PGlite and on a PostgreSQL server whose autovacuum is off.
+   * Tables besides the outbox whose rows are deleted soon after they are written: vacuumed at
+   * every pass of the table maintenance where nothing else vacuums (PGlite, and a PostgreSQL
+   * server whose autovacuum is off).
    */
   churnTables?: string[];
 }
