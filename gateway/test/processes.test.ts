@@ -47,12 +47,28 @@ async function stop(running: Running): Promise<number | null> {
   return running.exited;
 }
 
-async function waitForLive(url: string, timeoutMs: number): Promise<void> {
-  await eventually(
-    async () => ((await fetch(`${url}/health/live`).catch(() => undefined))?.status === 200 ? true : undefined),
-    timeoutMs,
-    100,
-  );
+/**
+ * Waits for the process's /health/live. A process that exits first, or never answers, fails the
+ * test at once with what it printed (a port taken, a start-up error), not after the wait.
+ */
+async function waitForLive(url: string, running: Running, timeoutMs: number): Promise<void> {
+  let exitCode: number | null | undefined;
+  void running.exited.then((code) => {
+    exitCode = code;
+  });
+  const said = () => `; the process said:\n${running.output().slice(-4000)}`;
+  try {
+    await eventually(
+      async () =>
+        exitCode !== undefined ||
+        ((await fetch(`${url}/health/live`).catch(() => undefined))?.status === 200 ? true : undefined),
+      timeoutMs,
+      100,
+    );
+  } catch (error) {
+    throw new Error(`${(error as Error).message}${said()}`);
+  }
+  if (exitCode !== undefined) throw new Error(`exited (${exitCode}) before /health/live answered${said()}`);
 }
 
 describe("npm start (embedded launcher) as a process", () => {
@@ -65,7 +81,7 @@ describe("npm start (embedded launcher) as a process", () => {
     const url = `http://127.0.0.1:${port}`;
     const started = Date.now();
     let system = run("embedded", env);
-    await waitForLive(url, 150_000);
+    await waitForLive(url, system, 150_000);
     // Start-up time is reported (the benchmark measures it); no test fails on the machine's speed.
     const liveAfterMs = Date.now() - started;
     process.stdout.write(`npm start answered /health/live after ${liveAfterMs} ms\n`);
@@ -93,7 +109,7 @@ describe("npm start (embedded launcher) as a process", () => {
 
     system = run("embedded", env);
     try {
-      await waitForLive(url, 150_000);
+      await waitForLive(url, system, 150_000);
       const read = await api.get(`/api/contacts/${created.body.id}`);
       expect(read.status).toBe(200);
       expect(read.body.name).toBe("Written Before SIGTERM");
