@@ -1,11 +1,19 @@
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SERVICE_NAMES, serviceAddrVariable } from "@voiceops/platform/registry";
-import { ApiClient, eventually, freePort, testEnv } from "@voiceops/platform/testing";
+import {
+  ApiClient,
+  eventually,
+  freePort,
+  runProcess,
+  testEnv,
+  waitForStatus,
+  type RunningProcess,
+} from "@voiceops/platform/testing";
 import { otlpReceiver, SERVER } from "./otlp-receiver.js";
 
 // The system as an operator runs it: real processes started the way the README says (the
@@ -13,12 +21,6 @@ import { otlpReceiver, SERVER } from "./otlp-receiver.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const distributed = Boolean(process.env.DATABASE_URL && process.env.NATS_URL);
-
-interface Running {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
 
 // Compiles the current sources once (as npm start would when they changed).
 beforeAll(() => {
@@ -29,46 +31,8 @@ beforeAll(() => {
 }, 120_000);
 
 /** Runs dist/<name>.js, the compiled entry point of "embedded", "gateway", "apikey" or a service. */
-function run(name: string, env: Record<string, string | undefined>, args: string[] = []): Running {
-  const child = spawn(process.execPath, [join(ROOT, "dist", `${name}.js`), ...args], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env } as NodeJS.ProcessEnv,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
-
-async function stop(running: Running): Promise<number | null> {
-  running.child.kill("SIGTERM");
-  return running.exited;
-}
-
-/**
- * Waits for the process's /health/live. A process that exits first, or never answers, fails the
- * test at once with what it printed (a port taken, a start-up error), not after the wait.
- */
-async function waitForLive(url: string, running: Running, timeoutMs: number): Promise<void> {
-  let exitCode: number | null | undefined;
-  void running.exited.then((code) => {
-    exitCode = code;
-  });
-  const said = () => `; the process said:\n${running.output().slice(-4000)}`;
-  try {
-    await eventually(
-      async () =>
-        exitCode !== undefined ||
-        ((await fetch(`${url}/health/live`).catch(() => undefined))?.status === 200 ? true : undefined),
-      timeoutMs,
-      100,
-    );
-  } catch (error) {
-    throw new Error(`${(error as Error).message}${said()}`);
-  }
-  if (exitCode !== undefined) throw new Error(`exited (${exitCode}) before /health/live answered${said()}`);
+function run(name: string, env: Record<string, string | undefined>, args: string[] = []): RunningProcess {
+  return runProcess(process.execPath, [join(ROOT, "dist", `${name}.js`), ...args], env);
 }
 
 describe("npm start (embedded launcher) as a process", () => {
@@ -81,7 +45,7 @@ describe("npm start (embedded launcher) as a process", () => {
     const url = `http://127.0.0.1:${port}`;
     const started = Date.now();
     let system = run("embedded", env);
-    await waitForLive(url, system, 150_000);
+    await waitForStatus(`${url}/health/live`, 200, 150_000, system);
     // Start-up time is reported (the benchmark measures it); no test fails on the machine's speed.
     const liveAfterMs = Date.now() - started;
     process.stdout.write(`npm start answered /health/live after ${liveAfterMs} ms\n`);
@@ -104,12 +68,12 @@ describe("npm start (embedded launcher) as a process", () => {
     const created = await api.post("/api/contacts", { name: "Written Before SIGTERM" });
     expect(created.status).toBe(201);
 
-    expect(await stop(system)).toBe(0);
+    expect(await system.stop()).toBe(0);
     expect(system.output()).toContain("stopped");
 
     system = run("embedded", env);
     try {
-      await waitForLive(url, system, 150_000);
+      await waitForStatus(`${url}/health/live`, 200, 150_000, system);
       const read = await api.get(`/api/contacts/${created.body.id}`);
       expect(read.status).toBe(200);
       expect(read.body.name).toBe("Written Before SIGTERM");
@@ -118,7 +82,7 @@ describe("npm start (embedded launcher) as a process", () => {
       expect(await again.exited, `npm run apikey said: ${again.output()}`).toBe(0);
       expect(JSON.parse(again.output().trim().split("\n").pop() ?? "{}").organization_id).toBe(line.organization_id);
     } finally {
-      expect(await stop(system)).toBe(0);
+      expect(await system.stop()).toBe(0);
     }
   });
 
@@ -130,11 +94,11 @@ describe("npm start (embedded launcher) as a process", () => {
 });
 
 describe.skipIf(!distributed)("distributed mode: every service and the gateway as processes", () => {
-  const running: Running[] = [];
+  const running: RunningProcess[] = [];
   // Every process exports its spans here: one request's trace crosses them.
   const traces = otlpReceiver();
   afterAll(async () => {
-    await Promise.all(running.map((r) => (r.child.exitCode === null ? stop(r) : r.exited)));
+    await Promise.all(running.map((r) => r.stop()));
     await traces.close();
   });
 
@@ -221,7 +185,7 @@ describe.skipIf(!distributed)("distributed mode: every service and the gateway a
       20_000,
     );
 
-    const codes = await Promise.all(running.map((r) => stop(r)));
+    const codes = await Promise.all(running.map((r) => r.stop()));
     expect(codes).toEqual(names.map(() => 0).concat([0]));
   });
 });

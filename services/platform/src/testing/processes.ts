@@ -66,13 +66,33 @@ export function runEntry(entry: string, env: Record<string, string | undefined>,
   return runProcess(process.execPath, ["--import", "tsx", entry, ...args], env);
 }
 
-/** Waits until GET url answers with the status. */
-export async function waitForStatus(url: string, status: number, timeoutMs: number): Promise<void> {
-  await eventually(
-    async () => ((await fetch(url).catch(() => undefined))?.status === status ? true : undefined),
-    timeoutMs,
-    100,
-  );
+/**
+ * Waits until GET url answers with the status. Given the process that should answer, a process
+ * that exits first fails the wait at once, and either failure carries what the process printed
+ * (a port taken, a start-up error).
+ */
+export async function waitForStatus(
+  url: string,
+  status: number,
+  timeoutMs: number,
+  answering?: RunningProcess,
+): Promise<void> {
+  let exitCode: number | null | undefined;
+  void answering?.exited.then((code) => {
+    exitCode = code;
+  });
+  const said = () => (answering ? `; the process said:\n${answering.output().slice(-4000)}` : "");
+  try {
+    await eventually(
+      async () =>
+        exitCode !== undefined || ((await fetch(url).catch(() => undefined))?.status === status ? true : undefined),
+      timeoutMs,
+      100,
+    );
+  } catch (error) {
+    throw new Error(`${(error as Error).message}${said()}`);
+  }
+  if (exitCode !== undefined) throw new Error(`exited (${exitCode}) before ${url} answered ${status}${said()}`);
 }
 
 /** Whether a process with this id still exists. */
