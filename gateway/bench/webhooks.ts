@@ -22,6 +22,7 @@ const env = testEnv({
   DATABASE_URL: database.url,
   RATE_LIMIT_PER_MINUTE: "100000000",
   MAX_CONNECTIONS_PER_CLIENT: "0",
+  DB_POOL_SIZE: "10",
   WEBHOOK_RETRY_SCHEDULE: "",
 });
 const system = await startSystem({ env });

@@ -41,7 +41,7 @@ describe.skipIf(!distributed)("database connections lost under load", () => {
     });
     // The whole system in one process: a crash of any component's database client ends it.
     system = runEntry("gateway/src/embedded.ts", env);
-    await waitForStatus(`${url}/health/ready`, 200, 120_000);
+    await waitForStatus(`${url}/health/ready`, 200, 120_000, system);
     const tenant = await newTenant(url, new AdminClient(`http://127.0.0.1:${adminPort}`, env.ADMIN_TOKEN as string));
     api = tenant.owner;
   });
@@ -131,7 +131,7 @@ describe.skipIf(!distributed)("database connections lost under load", () => {
       250,
     );
     const recoveredAfterMs = Date.now() - outageEnded;
-    await waitForStatus(`${url}/health/ready`, 200, 60_000);
+    await waitForStatus(`${url}/health/ready`, 200, 60_000, system);
     expect(
       readsDuring.every((s) => s === 503),
       `reads during the outage: ${readsDuring.join(",")}`,

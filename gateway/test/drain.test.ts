@@ -135,7 +135,7 @@ describe("npm start: SIGTERM to the printed pid drains under load; killing npm s
     const npm = runProcess("npm", ["start", "--silent"], env, { detached: true });
     started.push(npm);
     const url = `http://127.0.0.1:${port}`;
-    await waitForStatus(`${url}/health/live`, 200, 120_000);
+    await waitForStatus(`${url}/health/live`, 200, 120_000, npm);
     // The ready line reaches the pipe a moment after the listener answers: wait for it.
     const printed = await eventually(async () => /ready \(pid (\d+)\)/.exec(npm.output())?.[1], 60_000).catch(
       () => undefined,
@@ -235,7 +235,7 @@ describe.skipIf(!distributed)("distributed mode: each service and the gateway dr
     });
     const url = `http://127.0.0.1:${gatewayPort}`;
     const crmOps = `http://127.0.0.1:${ports[names.length + names.indexOf("crm")]}`;
-    await waitForStatus(`${url}/health`, 200, 120_000);
+    await waitForStatus(`${url}/health`, 200, 120_000, gateway);
     const tenant = await newTenant(url, new AdminClient(`http://127.0.0.1:${adminPort}`, env.ADMIN_TOKEN as string));
     const key = tenant.owner.apiKey as string;
     const contacts = (i: number) =>
@@ -262,7 +262,7 @@ describe.skipIf(!distributed)("distributed mode: each service and the gateway dr
 
     // 2. crm dies mid-request (SIGKILL): whatever was in flight is a 503, never a 409 or a leak.
     const crm = startService("crm");
-    await waitForStatus(`${crmOps}/health/ready`, 200, 120_000);
+    await waitForStatus(`${crmOps}/health/ready`, 200, 120_000, crm);
     load = continuousLoad(contacts);
     await eventually(async () => (load.answered() >= 40 ? true : undefined), 60_000);
     crm.child.kill("SIGKILL");
@@ -277,8 +277,7 @@ describe.skipIf(!distributed)("distributed mode: each service and the gateway dr
     expect(unexpectedErrors(result)).toEqual({});
 
     // 3. The gateway drains: readiness 503 at once, Connection: close, exit 0.
-    startService("crm");
-    await waitForStatus(`${crmOps}/health/ready`, 200, 120_000);
+    await waitForStatus(`${crmOps}/health/ready`, 200, 120_000, startService("crm"));
     load = continuousLoad(contacts);
     await eventually(async () => (load.answered() >= 40 ? true : undefined), 60_000);
     gatewayStopped = true;

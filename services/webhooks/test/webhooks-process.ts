@@ -14,10 +14,10 @@ export async function startWebhooksProcess(env: Record<string, string | undefine
     LOG_LEVEL: "warn",
   });
   try {
-    await waitForStatus(`http://127.0.0.1:${opsPort}/health/ready`, 200, 90_000);
+    await waitForStatus(`http://127.0.0.1:${opsPort}/health/ready`, 200, 90_000, running);
   } catch (error) {
     await running.stop("SIGKILL");
-    throw new Error(`the webhooks process did not become ready: ${running.output().slice(-2_000)}`, { cause: error });
+    throw new Error("the webhooks process did not become ready", { cause: error });
   }
   return running;
 }

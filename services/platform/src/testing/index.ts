@@ -17,6 +17,10 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     NATS_PREFIX: testNatsPrefix(overrides.DATABASE_URL ?? process.env.DATABASE_URL),
     // Test streams need no long history.
     EVENT_RETENTION_DAYS: "7",
+    // CI runs many systems and service processes side by side on one PostgreSQL server
+    // (max_connections 100 by default); with the default pools of 10 they ran out of connections
+    // and a process failed to start with "too many clients".
+    DB_POOL_SIZE: "5",
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
     PORT: "0",
     ADMIN_PORT: "0",
