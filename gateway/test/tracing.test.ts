@@ -87,25 +87,39 @@ describe("tracing with an OTLP endpoint", () => {
       const url = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hooks`;
       const endpoint = await tenant.owner.post("/api/webhooks", { url, event_types: ["contact.created"] });
       expect(endpoint.status).toBe(201);
-      const traceId = randomBytes(16).toString("hex");
-      const res = await tenant.owner.request("POST", "/api/contacts", {
-        body: { name: "Hooked Caller", phone_number: "+15550190002" },
-        headers: { traceparent: `00-${traceId}-${randomBytes(8).toString("hex")}-01` },
-      });
-      expect(res.status).toBe(201);
-      const delivery = await eventually(async () => {
-        const span = receiver.spans.find(
+      // Requests at once, each in a trace of its own: their events reach the webhooks service's
+      // consumer together (one relay batch, one consumer transaction) as often as not, and
+      // each delivery must still continue the trace of the request that made its event.
+      const traceIds = Array.from({ length: 8 }, () => randomBytes(16).toString("hex"));
+      const created = await Promise.all(
+        traceIds.map((traceId, i) =>
+          tenant.owner.request("POST", "/api/contacts", {
+            body: { name: `Hooked Caller ${i}`, phone_number: `+1555019010${i}` },
+            headers: { traceparent: `00-${traceId}-${randomBytes(8).toString("hex")}-01` },
+          }),
+        ),
+      );
+      expect(created.map((res) => res.status)).toEqual(traceIds.map(() => 201));
+      const deliverySpan = (traceId: string) =>
+        receiver.spans.find(
           (candidate) =>
             candidate.traceId === traceId && candidate.kind === CLIENT && attribute(candidate, "webhook.id"),
         );
-        if (!span) throw new Error("no delivery span yet");
-        return span;
+      // Every request's delivery, once all have been sent (each in some trace).
+      await eventually(async () => (received.length >= traceIds.length ? true : undefined), 60_000);
+      const deliveries = await eventually(async () => {
+        const spans = traceIds.map(deliverySpan);
+        const missing = traceIds.filter((_, i) => !spans[i]);
+        if (missing.length > 0) throw new Error(`no delivery span in the trace of ${missing.length} requests`);
+        return spans as NonNullable<ReturnType<typeof deliverySpan>>[];
       });
-      expect(attribute(delivery, "http.response.status_code")).toBe("204");
-      expect(attribute(delivery, "webhook.endpoint_id")).toBe(endpoint.body.id);
-      expect(attribute(delivery, "webhook.attempt")).toBe("1");
-      // The receiver was sent the attempt's own span as its parent.
-      expect(received).toContain(`00-${traceId}-${delivery.spanId}-01`);
+      for (const delivery of deliveries) {
+        expect(attribute(delivery, "http.response.status_code")).toBe("204");
+        expect(attribute(delivery, "webhook.endpoint_id")).toBe(endpoint.body.id);
+        expect(attribute(delivery, "webhook.attempt")).toBe("1");
+        // The receiver was sent the attempt's own span as its parent.
+        expect(received).toContain(`00-${delivery.traceId}-${delivery.spanId}-01`);
+      }
     } finally {
       await new Promise<void>((resolve) => hooks.close(() => resolve()));
     }

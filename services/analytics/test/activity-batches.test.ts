@@ -90,6 +90,7 @@ describe("activities applied in runs", () => {
     id: randomUUID(),
     orgId,
     type: "comms.activity.created",
+    traceparent: "",
     occurredAt,
     payload: create(ActivityCreatedSchema, {
       activity: create(ActivitySchema, { id, activityType: type, occurredAt: timestampFromDate(occurredAt) }),
@@ -146,6 +147,7 @@ describe("activities applied in runs", () => {
     const batch = (orgId: string, lookups: (Date | undefined)[]): ReceivedEvent<typeof LookupsRecordedSchema> => ({
       id: randomUUID(),
       orgId,
+      traceparent: "",
       type: "comms.lookups.recorded",
       occurredAt: eventAt,
       payload: create(LookupsRecordedSchema, {

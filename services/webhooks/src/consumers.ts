@@ -1,6 +1,5 @@
 import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
 import {
-  activeTraceparent,
   type ReceivedEvent,
   type StreamConsumer,
   type TypedHandler,
@@ -38,8 +37,6 @@ export function webhookConsumers(deliveries: DeliveryStore, now: () => Date, onR
     tx: Parameters<TypedHandler<DescMessage>["handle"]>[1],
   ) => {
     const recorded: RecordedEvent[] = [];
-    // The batch is consumed in one span: its deliveries continue that trace.
-    const traceparent = activeTraceparent();
     for (const event of events) {
       const source = sourceBySubject.get(event.type);
       if (!source) continue;
@@ -49,7 +46,8 @@ export function webhookConsumers(deliveries: DeliveryStore, now: () => Date, onR
         type: source.type,
         body: eventBody(source.type, event.occurredAt, dataOf(source, event.payload)),
         at: event.occurredAt,
-        traceparent,
+        // Each event's deliveries continue its own trace, not that of the batch it came in.
+        traceparent: event.traceparent,
       });
     }
     if ((await deliveries.record(tx, recorded, now())) > 0) onRecorded();

@@ -6,7 +6,10 @@ export interface BusMessage {
   /** Event id; JetStream drops a second message with the same id. */
   id: string;
   data: Uint8Array;
-  /** W3C trace context of the publish (the NATS `traceparent` header), when tracing is on. */
+  /**
+   * W3C trace context, when tracing is on: the publish's (the NATS `traceparent` header); handed
+   * to a handler, that of the message's own consumer span, which its processing continues.
+   */
   traceparent?: string;
 }
 

@@ -101,7 +101,7 @@ export function startConsumer(
       // The envelope once: its type picks the handler, whose schema reads the payload.
       const envelope = fromBinary(EventEnvelopeSchema, message.data);
       const typed = handlerFor(consumer, envelope.type);
-      if (typed) events.push({ typed, event: eventOf(envelope, typed.schema) });
+      if (typed) events.push({ typed, event: eventOf(envelope, typed.schema, message.traceparent) });
     }
     if (events.length === 0) return;
     const emitted: DomainEvent[] = [];

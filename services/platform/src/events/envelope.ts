@@ -43,6 +43,8 @@ export interface ReceivedEvent<Desc extends DescMessage> {
   type: string;
   occurredAt: Date;
   payload: MessageShape<Desc>;
+  /** The trace context its processing continues (its consumer span's); empty when tracing is off. */
+  traceparent: string;
 }
 
 export function decodeEvent<Desc extends DescMessage>(data: Uint8Array, schema: Desc): ReceivedEvent<Desc> {
@@ -50,12 +52,17 @@ export function decodeEvent<Desc extends DescMessage>(data: Uint8Array, schema: 
 }
 
 /** The event an envelope (already decoded, e.g. to read its type) carries. */
-export function eventOf<Desc extends DescMessage>(envelope: EventEnvelope, schema: Desc): ReceivedEvent<Desc> {
+export function eventOf<Desc extends DescMessage>(
+  envelope: EventEnvelope,
+  schema: Desc,
+  traceparent = "",
+): ReceivedEvent<Desc> {
   return {
     id: envelope.id,
     orgId: envelope.orgId,
     type: envelope.type,
     occurredAt: envelope.occurredAt ? timestampDate(envelope.occurredAt) : new Date(0),
     payload: fromBinary(schema, envelope.payload),
+    traceparent,
   };
 }

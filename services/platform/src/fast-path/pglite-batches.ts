@@ -1,3 +1,5 @@
+import { AsyncResource } from "node:async_hooks";
+
 /**
  * Transactions issued in one turn of the event loop run after it, one after another, and their
  * callers hear back once the last has ended; each still commits or rolls back on its own. Run
@@ -13,10 +15,14 @@ export class TransactionBatches {
   run<T>(transaction: () => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (this.#queue.length === 0) setImmediate(() => void this.#flush());
-      this.#queue.push(() =>
-        transaction().then(
-          (value) => () => resolve(value),
-          (error: unknown) => () => reject(error),
+      // Bound to its caller's async context: the batch runs in the first caller's, and a
+      // transaction's work (its spans, the trace its events carry) belongs to its own request.
+      this.#queue.push(
+        AsyncResource.bind(() =>
+          transaction().then(
+            (value) => () => resolve(value),
+            (error: unknown) => () => reject(error),
+          ),
         ),
       );
     });

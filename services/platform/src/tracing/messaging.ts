@@ -51,6 +51,11 @@ function startProcess(bus: EventBus, message: BusMessage): Span {
   );
 }
 
+/** The message as its handler gets it: carrying its consumer span's context. */
+function inSpan(message: BusMessage, span: Span): BusMessage {
+  return { ...message, traceparent: activeTraceparent(trace.setSpan(context.active(), span)) };
+}
+
 async function traced<T>(spans: Span[], run: () => Promise<T>): Promise<T> {
   const [first] = spans;
   try {
@@ -66,7 +71,9 @@ async function traced<T>(spans: Span[], run: () => Promise<T>): Promise<T> {
 /**
  * A bus whose publishes are producer spans and whose deliveries are consumer spans, each in the
  * trace of the request that emitted the event (its envelope's traceparent); the consumer's work
- * (its SQL) runs in the consumer span.
+ * (its SQL) runs in the consumer span, a batch's in its first message's, and each message handed
+ * to a handler carries its own span's context (work done for one event of a batch, such as a
+ * webhook delivery, continues that event's trace).
  */
 export function tracedBus(bus: EventBus): EventBus {
   const wrapped: EventBus = {
@@ -81,14 +88,16 @@ export function tracedBus(bus: EventBus): EventBus {
       const { handler, batchHandler } = subscription;
       return bus.subscribe({
         ...subscription,
-        handler: (message) => traced([startProcess(bus, message)], () => handler(message)),
+        handler: (message) => {
+          const span = startProcess(bus, message);
+          return traced([span], () => handler(inSpan(message, span)));
+        },
         batchHandler:
           batchHandler &&
-          ((messages) =>
-            traced(
-              messages.map((message) => startProcess(bus, message)),
-              () => batchHandler(messages),
-            )),
+          ((messages) => {
+            const spans = messages.map((message) => startProcess(bus, message));
+            return traced(spans, () => batchHandler(messages.map((message, i) => inSpan(message, spans[i] as Span))));
+          }),
       });
     },
     broadcast: (subject, data) => bus.broadcast(subject, data),
