@@ -5,7 +5,7 @@ export { createLogger } from "./log.js";
 export type { Logger } from "./log.js";
 export { isUuid, newId } from "./ids.js";
 export { looksLikePhone, normalizePhone, phoneDigits } from "./phone.js";
-export { endOfLocalDay, isCalendarDate, localDate, shiftDate, zoneOffsetMinutes } from "./time.js";
+export { endOfLocalDay, isCalendarDate, isoInstant, localDate, shiftDate, zoneOffsetMinutes } from "./time.js";
 export {
   DEFAULT_BUSINESS_HOURS,
   WEEKDAYS,

@@ -1,6 +1,7 @@
 import { toJson, type DescField, type DescMessage } from "@bufbuild/protobuf";
-import { StructSchema, TimestampSchema, ValueSchema, timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
+import { StructSchema, TimestampSchema, ValueSchema, timestampMs, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { enumToJson } from "./proto-options.js";
+import { isoInstant } from "./time.js";
 
 // A message as the REST API writes it: proto (snake_case) field names, enums in their short
 // spelling, int64 as JSON numbers, unset optional fields as null. The gateway writes responses
@@ -21,7 +22,7 @@ function writeSingular(field: DescField, value: unknown): unknown {
 /** Writes a message as the API's JSON: every field present, unset ones as null. */
 export function writeMessage(desc: DescMessage, message: AnyMessage | undefined): unknown {
   if (message === undefined || message === null) return null;
-  if (desc.typeName === TimestampSchema.typeName) return timestampDate(message as unknown as Timestamp).toISOString();
+  if (desc.typeName === TimestampSchema.typeName) return isoInstant(timestampMs(message as unknown as Timestamp));
   if (desc.typeName === StructSchema.typeName || desc.typeName === ValueSchema.typeName) {
     // A Struct field already holds plain JSON; a Struct inside a Value is a message.
     return "$typeName" in message ? toJson(desc, message as never) : message;

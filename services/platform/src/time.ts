@@ -35,6 +35,34 @@ export function shiftDate(date: string, days: number): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * UTC_DAY_MS).toISOString().slice(0, 10);
 }
 
+/** The largest distance from the epoch a JavaScript Date holds, in ms. */
+const DATE_LIMIT_MS = 8.64e15;
+const TWO_DIGITS = Array.from({ length: 60 }, (_, n) => String(n).padStart(2, "0"));
+const THREE_DIGITS = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, "0"));
+/** UTC day number → its "YYYY-MM-DDT", for the days written lately (a response's are few). */
+const dayPrefixes = new Map<number, string>();
+const DAY_PREFIX_MEMO_SIZE = 4096;
+
+/**
+ * An instant (ms since the epoch) as Date's toISOString writes it, in about a tenth of the time:
+ * a page of 50 contacts writes 100 timestamps, which took a third of writing the page as JSON.
+ */
+export function isoInstant(ms: number): string {
+  if (!(ms >= -DATE_LIMIT_MS && ms <= DATE_LIMIT_MS) || !Number.isInteger(ms)) return new Date(ms).toISOString();
+  const day = Math.floor(ms / UTC_DAY_MS);
+  let prefix = dayPrefixes.get(day);
+  if (prefix === undefined) {
+    const midnight = new Date(day * UTC_DAY_MS).toISOString();
+    prefix = midnight.slice(0, midnight.indexOf("T") + 1);
+    if (dayPrefixes.size >= DAY_PREFIX_MEMO_SIZE) dayPrefixes.clear();
+    dayPrefixes.set(day, prefix);
+  }
+  const ofDay = ms - day * UTC_DAY_MS;
+  const millis = ofDay % 1000;
+  const seconds = Math.floor(ofDay / 1000);
+  return `${prefix}${TWO_DIGITS[Math.floor(seconds / 3600)]}:${TWO_DIGITS[Math.floor(seconds / 60) % 60]}:${TWO_DIGITS[seconds % 60]}.${THREE_DIGITS[millis]}Z`;
+}
+
 const QUARTER_HOUR_MS = 15 * 60 * 1000;
 /** `${zone}|${utcDay}` → the offset of that whole UTC day, or null when it changes during it. */
 const dayOffsets = new Map<string, number | null>();

@@ -1,6 +1,6 @@
 import { DateTime } from "luxon";
 import { describe, expect, it } from "vitest";
-import { endOfLocalDay, isCalendarDate, localDate, zoneOffsetMinutes } from "../src/time.js";
+import { endOfLocalDay, isCalendarDate, isoInstant, localDate, zoneOffsetMinutes } from "../src/time.js";
 
 const at = (iso: string) => new Date(iso);
 
@@ -84,5 +84,30 @@ describe("zoneOffsetMinutes", () => {
       }
       expect(mismatches.slice(0, 5), zone).toEqual([]);
     }
+  });
+});
+
+describe("isoInstant", () => {
+  it("writes what toISOString writes, at every hour, minute, second and millisecond of days across the calendar", () => {
+    const DAY = 24 * 60 * 60 * 1000;
+    const days = [
+      Date.parse("2026-11-29T00:00:00Z"),
+      Date.parse("2024-02-29T00:00:00Z"),
+      Date.parse("1970-01-01T00:00:00Z"),
+      Date.parse("1969-12-31T00:00:00Z"),
+      Date.parse("0001-01-01T00:00:00Z"),
+      Date.parse("9999-12-31T00:00:00Z"),
+    ];
+    const offsets = [0, 1, 999, 1_000, 59_999, 60_000, 3_599_999, 3_600_000, 43_210_987, DAY - 1];
+    for (let ms = 0; ms < DAY; ms += 997_331) offsets.push(ms);
+    for (const day of days)
+      for (const offset of offsets) expect(isoInstant(day + offset)).toBe(new Date(day + offset).toISOString());
+  });
+
+  it("writes years outside 0000-9999 and the limits of Date as toISOString does, and throws where it throws", () => {
+    for (const ms of [-62_198_755_200_001, 253_402_300_800_000, 8.64e15, -8.64e15, -1, 1.5])
+      expect(isoInstant(ms)).toBe(new Date(ms).toISOString());
+    for (const ms of [8.64e15 + 1, Number.NaN, Number.POSITIVE_INFINITY])
+      expect(() => isoInstant(ms)).toThrow(RangeError);
   });
 });
