@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import type { AddressInfo } from "node:net";
 import {
   drainableHttpServer,
+  fastPath,
   fileUrlSigner,
   migrate,
   readMigrations,
@@ -12,6 +13,7 @@ import {
   type Logger,
   type ObjectStore,
   type PeerRegistry,
+  useNodeUtf8Encoder,
 } from "@voiceops/platform";
 import { createAdminApp } from "./admin/app.js";
 import { LookupRecorder } from "./mcp/lookups.js";
@@ -71,6 +73,7 @@ function listen(server: http.Server, port: number, host: string): Promise<number
 
 /** Starts the public REST listener and the admin listener. */
 export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
+  if (fastPath("utf8")) useNodeUtf8Encoder();
   const logger = options.logger.child({ component: "gateway" });
   await migrate(options.db, "identity", readMigrations(MIGRATIONS_DIR));
   const store = new IdentityStore(options.db);

@@ -57,6 +57,7 @@ export {
   appServerClasses,
   connectUnaryTransport,
   fastPath,
+  useNodeUtf8Encoder,
 } from "./fast-path/index.js";
 export { TIMESTAMP_RANGE, isEmail, timestampInRange, validateMessage } from "./validation/validate.js";
 export {

@@ -18,6 +18,8 @@
  * - `express`: the gateway's requests and responses born with the Express app's prototypes
  *   (express-prototypes.ts), so Express does not change them on arrival. Stock: Node's own
  *   classes, which Express re-prototypes.
+ * - `utf8`: protobuf-es writes strings with Buffer.from (utf8-encoder.ts), set through its
+ *   configureTextEncoding by every service and gateway as it starts. Stock: TextEncoder.
  *
  * FAST_PATH chooses: `all` (the default), `none` (every stock part: what CI runs the suite
  * under a third time), or a comma-separated list of the parts above. The choice is the
@@ -26,7 +28,7 @@
  */
 import { ConfigError } from "../config.js";
 
-export const FAST_PATH_PARTS = ["rpc", "local", "pglite", "mcp", "express"] as const;
+export const FAST_PATH_PARTS = ["rpc", "local", "pglite", "mcp", "express", "utf8"] as const;
 type FastPathPart = (typeof FAST_PATH_PARTS)[number];
 
 /** The parts FAST_PATH turns on; throws ConfigError for a value that is not `all`, `none` or a list of parts. */
@@ -58,3 +60,4 @@ export { connectUnaryTransport, CLIENT_IDLE_MS } from "./connect-http1-client.js
 export { connectUnaryHandler } from "./connect-http1-server.js";
 export { collectImplementations, localTransport } from "./local-transport.js";
 export { appServerClasses, type AppPrototypes, type ServerClasses } from "./express-prototypes.js";
+export { useNodeUtf8Encoder } from "./utf8-encoder.js";
