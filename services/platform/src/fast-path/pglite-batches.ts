@@ -15,10 +15,12 @@ export class TransactionBatches {
   run<T>(transaction: () => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (this.#queue.length === 0) setImmediate(() => void this.#flush());
-      // Bound to its caller's async context: the batch runs in the first caller's, and a
+      // Run in its caller's async context: the batch runs in the first caller's, and a
       // transaction's work (its spans, the trace its events carry) belongs to its own request.
-      this.#queue.push(
-        AsyncResource.bind(() =>
+      // (An AsyncResource and runInAsyncScope: AsyncResource.bind costs about 12 µs on Node 20.)
+      const caller = new AsyncResource("voiceops.pglite.transaction");
+      this.#queue.push(() =>
+        caller.runInAsyncScope(() =>
           transaction().then(
             (value) => () => resolve(value),
             (error: unknown) => () => reject(error),
