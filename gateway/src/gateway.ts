@@ -2,8 +2,8 @@ import http from "node:http";
 import { fileURLToPath } from "node:url";
 import type { AddressInfo } from "node:net";
 import {
+  configureProtobufTextEncoding,
   drainableHttpServer,
-  fastPath,
   fileUrlSigner,
   migrate,
   readMigrations,
@@ -13,7 +13,6 @@ import {
   type Logger,
   type ObjectStore,
   type PeerRegistry,
-  useNodeUtf8Encoder,
 } from "@voiceops/platform";
 import { createAdminApp } from "./admin/app.js";
 import { LookupRecorder } from "./mcp/lookups.js";
@@ -73,7 +72,7 @@ function listen(server: http.Server, port: number, host: string): Promise<number
 
 /** Starts the public REST listener and the admin listener. */
 export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
-  if (fastPath("utf8")) useNodeUtf8Encoder();
+  configureProtobufTextEncoding();
   const logger = options.logger.child({ component: "gateway" });
   await migrate(options.db, "identity", readMigrations(MIGRATIONS_DIR));
   const store = new IdentityStore(options.db);

@@ -55,6 +55,7 @@ export { startRpcServer } from "./rpc/server.js";
 export {
   FAST_PATH_PARTS,
   appServerClasses,
+  configureProtobufTextEncoding,
   connectUnaryTransport,
   fastPath,
   useNodeUtf8Encoder,

@@ -24,7 +24,7 @@ import { markStatement } from "./idempotency/records.js";
 import type { Logger } from "./log.js";
 import type { ObjectStore } from "./objects/store.js";
 import { serviceTransport } from "./rpc/client.js";
-import { fastPath, localTransport, useNodeUtf8Encoder } from "./fast-path/index.js";
+import { configureProtobufTextEncoding, fastPath, localTransport } from "./fast-path/index.js";
 import { serverInterceptors, serviceRoutes, startRpcServer } from "./rpc/server.js";
 import { databaseState } from "./runtime.js";
 import { tracedTransport } from "./tracing/rpc.js";
@@ -234,7 +234,7 @@ export function createServiceContext(
 }
 
 export async function startService(module: ServiceModule, runtime: ServiceRuntime): Promise<RunningService> {
-  if (fastPath("utf8")) useNodeUtf8Encoder();
+  configureProtobufTextEncoding();
   const logger = runtime.logger.child({ service: module.name });
   const { db, bus } = runtime;
   const ttlSeconds = idempotencyTtlSeconds(runtime.env);

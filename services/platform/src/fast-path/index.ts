@@ -27,6 +27,7 @@
  * FAST_PATH=none they too must get the stock parts.
  */
 import { ConfigError } from "../config.js";
+import { useNodeUtf8Encoder } from "./utf8-encoder.js";
 
 export const FAST_PATH_PARTS = ["rpc", "local", "pglite", "mcp", "express", "utf8"] as const;
 type FastPathPart = (typeof FAST_PATH_PARTS)[number];
@@ -61,3 +62,8 @@ export { connectUnaryHandler } from "./connect-http1-server.js";
 export { collectImplementations, localTransport } from "./local-transport.js";
 export { appServerClasses, type AppPrototypes, type ServerClasses } from "./express-prototypes.js";
 export { useNodeUtf8Encoder } from "./utf8-encoder.js";
+
+/** Sets the process's protobuf text encoding as FAST_PATH chooses (the `utf8` part), once it starts. */
+export function configureProtobufTextEncoding(): void {
+  if (fastPath("utf8")) useNodeUtf8Encoder();
+}
