@@ -18,4 +18,4 @@ export {
 } from "./openapi.js";
 export { gatewayErrors, refusalAnswer, sendRefusal } from "./refusals.js";
 export { rpcFailure, type RpcFailure } from "./rpc-failure.js";
-export { sendDetail, sendJson, sendJsonText, sendValidation } from "./send.js";
+export { sendDetail, sendJson, sendJsonBytes, sendJsonText, sendValidation } from "./send.js";

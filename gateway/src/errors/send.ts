@@ -12,10 +12,20 @@ export function sendJson(res: Response, status: number, body: unknown): void {
 
 /** A JSON answer whose JSON text is already written (sendJson's headers). */
 export function sendJsonText(res: Response, status: number, text: string): void {
+  jsonHead(res, status, Buffer.byteLength(text));
+  res.end(text);
+}
+
+/** A JSON answer already written as bytes (sendJson's headers). */
+export function sendJsonBytes(res: Response, status: number, json: Uint8Array): void {
+  jsonHead(res, status, json.length);
+  res.end(json);
+}
+
+function jsonHead(res: Response, status: number, length: number): void {
   res.statusCode = status;
   res.setHeader("Content-Type", "application/json; charset=utf-8");
-  res.setHeader("Content-Length", Buffer.byteLength(text));
-  res.end(text);
+  res.setHeader("Content-Length", length);
 }
 
 /** `{"detail": "..."}` for 401, 403, 404, 409, 429 and 5xx. */

@@ -1,11 +1,21 @@
 import { createHash } from "node:crypto";
 import { ConnectError } from "@connectrpc/connect";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import { idempotencyMetadata, isReplayed, type Logger, type ObjectStore, type PeerRegistry } from "@voiceops/platform";
+import {
+  asksForJsonAnswers,
+  idempotencyMetadata,
+  isReplayed,
+  JSON_ANSWER_HEADER,
+  jsonAnswerBytes,
+  type Logger,
+  type ObjectStore,
+  type PeerRegistry,
+} from "@voiceops/platform";
 import {
   gatewayErrors,
   sendDetail,
   sendJson,
+  sendJsonBytes,
   sendRefusal,
   sendValidation,
   rpcFailure,
@@ -75,6 +85,9 @@ function callRoute(
   if (!principal) throw new Error("callRoute needs an authenticated request");
   const headers = principalHeaders(principal, req.requestId, deps.internalToken);
   if (keyed) Object.assign(headers, idempotencyMetadata(keyed.key, keyed.fingerprint));
+  // The service may write the JSON the route answers with (its response_body, or all of it).
+  if (route.successStatus !== 204 && asksForJsonAnswers())
+    headers[JSON_ANSWER_HEADER] = route.responseBody?.name ?? "*";
   let transport;
   try {
     transport = deps.peers.transport(serviceNameOf(route));
@@ -95,6 +108,11 @@ function callRoute(
         if (replayed) res.setHeader(REPLAYED_HEADER, "true");
         if (route.successStatus === 204) {
           res.status(204).end();
+          return !replayed;
+        }
+        const json = jsonAnswerBytes(response.message);
+        if (json) {
+          sendJsonBytes(res, route.successStatus, json);
           return !replayed;
         }
         const output = response.message as Record<string, unknown>;

@@ -54,10 +54,13 @@ export { defineErrors, errorReason } from "./rpc/named-errors.js";
 export { startRpcServer } from "./rpc/server.js";
 export {
   FAST_PATH_PARTS,
+  JSON_ANSWER_HEADER,
   appServerClasses,
+  asksForJsonAnswers,
   configureProtobufTextEncoding,
   connectUnaryTransport,
   fastPath,
+  jsonAnswerBytes,
   useNodeUtf8Encoder,
 } from "./fast-path/index.js";
 export { TIMESTAMP_RANGE, isEmail, timestampInRange, validateMessage } from "./validation/validate.js";

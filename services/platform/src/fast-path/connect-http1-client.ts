@@ -9,6 +9,7 @@ import {
 import { Code, ConnectError, type Transport, type UnaryResponse } from "@connectrpc/connect";
 import { codeFromHttpStatus, errorFromJsonBytes, trailerDemux } from "@connectrpc/connect/protocol-connect";
 import { type Answer, type Fields, field, HEADER_VALUE, ResponseParser } from "./http1-response.js";
+import { JSON_ANSWER_HEADER, JSON_ANSWER_TYPE, JsonAnswer } from "./json-answer.js";
 import {
   canceled,
   HEADER_NAME,
@@ -281,6 +282,9 @@ export function connectUnaryTransport(
         if (!(contentType ?? "").startsWith("application/json")) throw fallback;
         throw errorFromJsonBytes(answer.body, headers, fallback);
       }
+      // An answer the call asked for as REST JSON (json-answer.ts) stays the bytes it came as.
+      if (contentType === JSON_ANSWER_TYPE && metadata[JSON_ANSWER_HEADER] !== undefined)
+        return unaryResponse(method, answer.fields, new JsonAnswer(answer.body)) as UnaryResponse<I, O>;
       if (contentType !== "application/proto")
         throw new ConnectError(`unexpected content type ${contentType}`, Code.Internal);
       let output;

@@ -20,6 +20,9 @@
  *   classes, which Express re-prototypes.
  * - `utf8`: protobuf-es writes strings with Buffer.from (utf8-encoder.ts), set through its
  *   configureTextEncoding by every service and gateway as it starts. Stock: TextEncoder.
+ * - `json-answers`: the gateway's calls over `rpc` ask the service for the REST API's JSON
+ *   instead of protobuf, and send it on as it comes (json-answer.ts). Stock: the answer in
+ *   protobuf, decoded by the gateway and written again as JSON.
  *
  * FAST_PATH chooses: `all` (the default), `none` (every stock part: what CI runs the suite
  * under a third time), or a comma-separated list of the parts above. The choice is the
@@ -29,7 +32,7 @@
 import { ConfigError } from "../config.js";
 import { useNodeUtf8Encoder } from "./utf8-encoder.js";
 
-export const FAST_PATH_PARTS = ["rpc", "local", "pglite", "mcp", "express", "utf8"] as const;
+export const FAST_PATH_PARTS = ["rpc", "local", "pglite", "mcp", "express", "utf8", "json-answers"] as const;
 type FastPathPart = (typeof FAST_PATH_PARTS)[number];
 
 /** The parts FAST_PATH turns on; throws ConfigError for a value that is not `all`, `none` or a list of parts. */
@@ -62,6 +65,15 @@ export { connectUnaryHandler } from "./connect-http1-server.js";
 export { collectImplementations, localTransport } from "./local-transport.js";
 export { appServerClasses, type AppPrototypes, type ServerClasses } from "./express-prototypes.js";
 export { useNodeUtf8Encoder } from "./utf8-encoder.js";
+export { JSON_ANSWER_HEADER, JSON_ANSWER_TYPE, JsonAnswer, jsonAnswerBytes } from "./json-answer.js";
+
+/**
+ * Whether the gateway asks services for their answers as REST JSON: only the fast path's own
+ * client (`rpc`) takes such an answer, so both parts must be on.
+ */
+export function asksForJsonAnswers(): boolean {
+  return fastPath("rpc") && fastPath("json-answers");
+}
 
 /** Sets the process's protobuf text encoding as FAST_PATH chooses (the `utf8` part), once it starts. */
 export function configureProtobufTextEncoding(): void {

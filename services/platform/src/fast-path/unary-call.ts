@@ -58,6 +58,8 @@ interface UnaryRequest {
   timeoutMs: number | undefined;
   /** The request message's bytes; throws on a malformed envelope or an oversized body. */
   message: () => Uint8Array;
+  /** How the answer is written; protobuf's binary encoding unless given. */
+  encode?: (message: MessageShape<DescMessage>) => Uint8Array;
 }
 
 interface UnaryOutcome {
@@ -112,7 +114,7 @@ export async function runUnary(
   try {
     const input = fromBinary(spec.method.input, request.message());
     const output = await invokeUnaryImplementation(spec, context, input, interceptors);
-    return { context, output: toBinary(spec.method.output, output) };
+    return { context, output: request.encode ? request.encode(output) : toBinary(spec.method.output, output) };
   } catch (error) {
     return { context, failure: ConnectError.from(error) };
   }
