@@ -79,6 +79,8 @@ beforeAll(async () => {
     logger: createLogger("silent"),
     health: async () => ({}),
     routes,
+    // The fast path's server, whatever FAST_PATH says: the one that knows the header.
+    directUnary: true,
   });
   stock = http.createServer(connectNodeAdapter({ routes }));
   await new Promise<void>((resolve) => stock.listen(0, "127.0.0.1", resolve));
