@@ -28,7 +28,7 @@ export function jsonAnswerBytes(message: unknown): Uint8Array | undefined {
 type AnyMessage = Record<string, unknown>;
 type Writer = (message: AnyMessage) => unknown;
 
-const writers = new WeakMap<DescMessage, Map<string, Writer | null>>();
+const writers = new WeakMap<DescMessage, Map<string, Writer>>();
 
 /**
  * How a service writes the answer a header asked for: the whole message ("*") or one field,
@@ -42,15 +42,15 @@ export function jsonAnswerWriter(output: DescMessage, asked: string): Writer | u
   }
   let writer = byPart.get(asked);
   if (writer === undefined) {
-    const field = asked === "*" ? undefined : output.fields.find((candidate) => candidate.name === asked);
-    writer =
-      asked === "*"
-        ? (message) => writeMessage(output, message)
-        : field
-          ? (message) => writeField(field, message)
-          : null;
-    // Only the parts that exist are remembered: a caller cannot grow the map with made-up names.
-    if (writer !== null) byPart.set(asked, writer);
+    if (asked === "*") {
+      writer = (message) => writeMessage(output, message);
+    } else {
+      const field = output.fields.find((candidate) => candidate.name === asked);
+      // Only the parts that exist are remembered: a caller cannot grow the map with made-up names.
+      if (field === undefined) return undefined;
+      writer = (message) => writeField(field, message);
+    }
+    byPart.set(asked, writer);
   }
-  return writer ?? undefined;
+  return writer;
 }
