@@ -3,16 +3,10 @@ import { readFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { createClient, type Transport } from "@connectrpc/connect";
+import { type ConnectRouter, createClient, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
-import {
-  connectUnaryTransport,
-  createLogger,
-  DEFAULT_BUSINESS_HOURS,
-  orgHeaders,
-  startRpcServer,
-} from "@voiceops/platform";
-import { plainGrpcClient } from "@voiceops/platform/testing";
+import { connectUnaryTransport } from "@voiceops/platform";
+import { ownerCallHeaders, plainGrpcClient, startLoopbackRpcServer } from "@voiceops/platform/testing";
 import { ContactSchema, ContactStatus, CrmService } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 
 // npm run bench:rpc [-- seconds rounds]
@@ -48,33 +42,18 @@ async function serve(): Promise<void> {
     updatedAt: timestampFromDate(new Date()),
   });
   const common = {
-    name: "crm",
-    host: "127.0.0.1",
-    port: 0,
     internalToken: TOKEN,
-    logger: createLogger("silent"),
-    health: async () => ({}),
-    routes: (router: Parameters<Parameters<typeof startRpcServer>[0]["routes"]>[0]) => {
+    routes: (router: ConnectRouter) => {
       router.service(CrmService, { getContact: async () => ({ contact }) });
     },
   };
-  const direct = await startRpcServer({ ...common, directUnary: true });
-  const connect = await startRpcServer({ ...common, directUnary: false });
+  const direct = await startLoopbackRpcServer({ ...common, directUnary: true });
+  const connect = await startLoopbackRpcServer({ ...common, directUnary: false });
   process.stdout.write(`${JSON.stringify({ direct: direct.url, connect: connect.url })}\n`);
 }
 
 async function client(kind: string, url: string, seconds: number): Promise<void> {
-  const headers = orgHeaders(
-    {
-      orgId: ORG,
-      timezone: "UTC",
-      country: "US",
-      businessHours: DEFAULT_BUSINESS_HOURS,
-      role: "owner",
-      requestId: "bench",
-    },
-    TOKEN,
-  );
+  const headers = ownerCallHeaders(TOKEN, { orgId: ORG, requestId: "bench" });
   let call: () => Promise<unknown>;
   if (kind === "grpc-js") {
     const c = plainGrpcClient(url);

@@ -21,11 +21,12 @@ import {
   JSON_ANSWER_HEADER,
   openObjectStore,
   PeerRegistry,
-  startRpcServer,
+  type RpcServer,
   systemClock,
   writeField,
   writeMessage,
 } from "@voiceops/platform";
+import { startLoopbackRpcServer } from "@voiceops/platform/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routeDispatcher } from "../src/transcoder/mount.js";
 import { collectRoutes } from "../src/transcoder/routes.js";
@@ -52,19 +53,14 @@ const list = create(ListContactsResponseSchema, { items: [contact, contact], tot
 const asked: (string | null)[] = [];
 const note = (ctx: HandlerContext) => asked.push(ctx.requestHeader.get(JSON_ANSWER_HEADER));
 
-let service: Awaited<ReturnType<typeof startRpcServer>>;
+let service: RpcServer;
 let gateway: Server;
 let baseUrl: string;
 let files: string;
 
 beforeAll(async () => {
-  service = await startRpcServer({
-    name: "crm",
-    host: "127.0.0.1",
-    port: 0,
+  service = await startLoopbackRpcServer({
     internalToken: TOKEN,
-    logger: createLogger("silent"),
-    health: async () => ({}),
     routes: (router) =>
       router.service(CrmService, {
         async getContact(_req, ctx) {

@@ -51,7 +51,7 @@ export { foundOrUndefined } from "./rpc/client.js";
 export { peer } from "./rpc/peer.js";
 export { isAnswered } from "./rpc/errors.js";
 export { defineErrors, errorReason } from "./rpc/named-errors.js";
-export { startRpcServer } from "./rpc/server.js";
+export { startRpcServer, type RpcServer } from "./rpc/server.js";
 export {
   FAST_PATH_PARTS,
   JSON_ANSWER_HEADER,

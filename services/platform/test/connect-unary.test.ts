@@ -16,37 +16,18 @@ import {
 } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { connectUnaryTransport } from "../src/fast-path/connect-http1-client.js";
-import {
-  createLogger,
-  DEFAULT_BUSINESS_HOURS,
-  invalidArgument,
-  invalidValue,
-  isAnswered,
-  notFound,
-  orgHeaders,
-  startRpcServer,
-  violationsOf,
-} from "../src/index.js";
-import type { RpcServer } from "../src/rpc/server.js";
+import { invalidArgument, invalidValue, isAnswered, notFound, violationsOf } from "../src/index.js";
+import type { RpcServer } from "../src/index.js";
 import { connectHttp1Transport, serviceTransport } from "../src/rpc/client.js";
 import { unavailableInTransit } from "../src/rpc/errors.js";
+import { ownerCallHeaders, startLoopbackRpcServer } from "../src/testing/index.js";
 
 // The calls between components: unary Connect over kept-alive HTTP/1.1 connections, served
 // on the same port as gRPC over HTTP/2. A real server on a loopback port, real sockets.
 
 const TOKEN = "connect-unary-test-token";
 const ORG = "018f0000-0000-7000-8000-0000000000aa";
-const headers = orgHeaders(
-  {
-    orgId: ORG,
-    timezone: "UTC",
-    country: "US",
-    businessHours: DEFAULT_BUSINESS_HOURS,
-    role: "owner",
-    requestId: "test",
-  },
-  TOKEN,
-);
+const headers = ownerCallHeaders(TOKEN, { orgId: ORG, requestId: "test" });
 const contact = (id: string, notes = "") =>
   create(ContactSchema, {
     id,
@@ -78,13 +59,9 @@ const held: (() => void)[] = [];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function start(port = 0): Promise<RpcServer> {
-  return startRpcServer({
-    name: "crm",
-    host: "127.0.0.1",
+  return startLoopbackRpcServer({
     port,
     internalToken: TOKEN,
-    logger: createLogger("silent"),
-    health: async () => ({}),
     routes: (router) => {
       router.service(CrmService, {
         async getContact(req: GetContactRequest, ctx: HandlerContext) {

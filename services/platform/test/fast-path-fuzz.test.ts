@@ -6,14 +6,9 @@ import { CrmService, GetContactResponseSchema } from "@voiceops/proto/voiceops/c
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_HEAD_BYTES, ResponseParser, type Answer } from "../src/fast-path/http1-response.js";
 import { readReplies } from "../src/fast-path/pglite-protocol.js";
-import {
-  connectUnaryTransport,
-  createLogger,
-  DEFAULT_BUSINESS_HOURS,
-  orgHeaders,
-  startRpcServer,
-} from "../src/index.js";
-import type { RpcServer } from "../src/rpc/server.js";
+import { connectUnaryTransport } from "../src/index.js";
+import type { RpcServer } from "../src/index.js";
+import { ownerCallHeaders, startLoopbackRpcServer } from "../src/testing/index.js";
 
 // Fuzz tests of the parsers the fast path keeps (src/fast-path): the HTTP/1.1 answers of the
 // Connect client, the Connect server's request bodies, and the PGlite replies. Inputs are
@@ -191,28 +186,13 @@ const [C1, C2, C3] = [1, 2, 3].map((n) => `018f0000-0000-7000-8000-${String(n).p
   string,
   string,
 ];
-const headers = orgHeaders(
-  {
-    orgId: "018f0000-0000-7000-8000-0000000000aa",
-    timezone: "UTC",
-    country: "US",
-    businessHours: DEFAULT_BUSINESS_HOURS,
-    role: "owner",
-    requestId: "fuzz",
-  },
-  TOKEN,
-);
+const headers = ownerCallHeaders(TOKEN, { orgId: "018f0000-0000-7000-8000-0000000000aa", requestId: "fuzz" });
 
 describe("the fast path over real sockets", () => {
   let server: RpcServer;
   beforeAll(async () => {
-    server = await startRpcServer({
-      name: "crm",
-      host: "127.0.0.1",
-      port: 0,
+    server = await startLoopbackRpcServer({
       internalToken: TOKEN,
-      logger: createLogger("silent"),
-      health: async () => ({}),
       // The fast-path server, whatever FAST_PATH says: it is what these tests are about.
       directUnary: true,
       routes: (router) => {

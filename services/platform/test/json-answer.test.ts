@@ -14,33 +14,16 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectUnaryTransport } from "../src/fast-path/connect-http1-client.js";
 import { JSON_ANSWER_HEADER, JSON_ANSWER_TYPE, JsonAnswer, jsonAnswerBytes } from "../src/fast-path/json-answer.js";
-import {
-  createLogger,
-  DEFAULT_BUSINESS_HOURS,
-  notFound,
-  orgHeaders,
-  startRpcServer,
-  writeField,
-  writeMessage,
-} from "../src/index.js";
-import type { RpcServer } from "../src/rpc/server.js";
+import { notFound, writeField, writeMessage } from "../src/index.js";
+import { ownerCallHeaders, startLoopbackRpcServer } from "../src/testing/index.js";
+import type { RpcServer } from "../src/index.js";
 
 // A call that asks for its answer as the REST API's JSON (the gateway's, under FAST_PATH's
 // json-answers) gets the same bytes the gateway would have written from the protobuf answer,
 // over real sockets; anything the service cannot answer so comes as protobuf.
 
 const TOKEN = "json-answer-test-token";
-const headers = orgHeaders(
-  {
-    orgId: "018f0000-0000-7000-8000-0000000000ab",
-    timezone: "UTC",
-    country: "US",
-    businessHours: DEFAULT_BUSINESS_HOURS,
-    role: "owner",
-    requestId: "test",
-  },
-  TOKEN,
-);
+const headers = ownerCallHeaders(TOKEN, { orgId: "018f0000-0000-7000-8000-0000000000ab", requestId: "test" });
 const MISSING = "018f0000-0000-7000-8000-000000000001";
 /** Notes of control characters: 3 MB as protobuf, 18 MB as JSON (each one written \u00XX). */
 const ESCAPED = "018f0000-0000-7000-8000-000000000002";
@@ -71,13 +54,8 @@ let server: RpcServer;
 let stock: http.Server;
 let stockUrl: string;
 beforeAll(async () => {
-  server = await startRpcServer({
-    name: "crm",
-    host: "127.0.0.1",
-    port: 0,
+  server = await startLoopbackRpcServer({
     internalToken: TOKEN,
-    logger: createLogger("silent"),
-    health: async () => ({}),
     routes,
     // The fast path's server, whatever FAST_PATH says: the one that knows the header.
     directUnary: true,

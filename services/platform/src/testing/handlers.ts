@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { DescService } from "@bufbuild/protobuf";
 import { ConnectError, createClient, createRouterTransport, type Client, type Interceptor } from "@connectrpc/connect";
 import { createMemoryBus } from "../bus/memory.js";
@@ -13,8 +13,8 @@ import { OutboxRelay } from "../events/relay.js";
 import { createLogger } from "../log.js";
 import { FileObjectStore } from "../objects/file-store.js";
 import { UrlSigner } from "../objects/signing.js";
-import { DEFAULT_BUSINESS_HOURS } from "../business-hours.js";
-import { orgHeaders, type OrgContext } from "../rpc/org-context.js";
+import type { OrgContext } from "../rpc/org-context.js";
+import { ownerCallHeaders } from "./rpc-server.js";
 import { serverInterceptors, serviceRoutes } from "../rpc/server.js";
 import { createServiceContext, PeerRegistry, type ServiceContext, type ServiceModule } from "../service.js";
 
@@ -68,18 +68,7 @@ export async function handlerTestbed(
     context,
     db,
     client<S extends DescService>(service: S, org: Partial<OrgContext> = {}) {
-      const headers = orgHeaders(
-        {
-          orgId: randomUUID(),
-          timezone: "UTC",
-          country: "US",
-          role: "owner",
-          requestId: randomUUID(),
-          businessHours: DEFAULT_BUSINESS_HOURS,
-          ...org,
-        },
-        internalToken,
-      );
+      const headers = ownerCallHeaders(internalToken, org);
       // What the gateway sends with every call: the organization's context and the internal token.
       const withOrg: Interceptor = (next) => (req) => {
         for (const [name, value] of Object.entries(headers)) req.header.set(name, value);

@@ -274,3 +274,4 @@ export * from "./memory.js";
 export * from "./s3.js";
 export * from "./handlers.js";
 export * from "./openapi-check.js";
+export * from "./rpc-server.js";
