@@ -1,5 +1,5 @@
 import type { BusMessage, EventBus } from "../bus/bus.js";
-import type { Database } from "../db/database.js";
+import type { Database, Queryable } from "../db/database.js";
 import type { Logger } from "../log.js";
 import { outboxBacklog, outboxPublished, outboxPublishLag } from "../metrics.js";
 
@@ -34,6 +34,9 @@ interface OutboxRow {
   age_ms: number;
 }
 
+/** The first wait for the turn after another replica's relay had it; doubled while it keeps it. */
+const TURN_RETRY_MS = 20;
+
 /** An outbox row as the bus message it is published as (the event id is its Nats-Msg-Id). */
 function messageOf(row: OutboxRow): BusMessage {
   return { subject: row.subject, id: row.id, data: new Uint8Array(row.payload) };
@@ -43,10 +46,12 @@ function messageOf(row: OutboxRow): BusMessage {
  * Publishes what the service committed to its outbox. A commit that wrote events wakes the
  * relay at once (nudge); it also polls, for rows another replica committed or left behind.
  * On PostgreSQL rows are claimed for a short lease (so replicas share the work without holding a
- * transaction while publishing); on PGlite, which one process alone opens, they are read as they
- * are. They are published with the event id as Nats-Msg-Id, up to `window` at a time:
- * they are sent in commit order on one connection, so each subject keeps that order in the
- * stream. At the first failed publish the relay sends nothing more of the batch; the rows not
+ * transaction while publishing), and the replicas' relays take turns: a pass holds an advisory
+ * lock of the schema's outbox from its claim until its rows are deleted or released, so no relay
+ * publishes later rows while another still publishes earlier ones. On PGlite, which one process
+ * alone opens, rows are read as they are. They are published with the event id as Nats-Msg-Id,
+ * up to `window` at a time: they are sent in commit order on one connection, so each subject
+ * keeps that order in the stream. At the first failed publish the relay sends nothing more of the batch; the rows not
  * acknowledged go back to the outbox and are sent again later, and JetStream drops those it had
  * already stored (same Nats-Msg-Id). Published rows are then deleted; a crash before that
  * republishes them, which JetStream de-duplicates and consumers ignore.
@@ -54,6 +59,8 @@ function messageOf(row: OutboxRow): BusMessage {
 export class OutboxRelay {
   private stopped = false;
   private failures = 0;
+  /** Passes in a row that found another replica's relay publishing. */
+  private turnsMissed = 0;
   private wanted = false;
   private wake: (() => void) | undefined;
   private loop: Promise<void> | undefined;
@@ -92,7 +99,7 @@ export class OutboxRelay {
     while (!this.stopped) {
       if (caughtUp && lingerMs > 0) await this.sleep(lingerMs, false);
       this.wanted = false;
-      let published = 0;
+      let published: number | undefined = 0;
       try {
         published = await this.drain();
         this.failures = 0;
@@ -109,6 +116,13 @@ export class OutboxRelay {
         continue;
       }
       if (this.stopped) break;
+      if (published === undefined) {
+        // Another replica's relay is publishing; what it did not claim is left for this one.
+        this.turnsMissed++;
+        await this.sleep(Math.min(idleMs, TURN_RETRY_MS * 2 ** Math.min(this.turnsMissed - 1, 6)), false);
+        continue;
+      }
+      this.turnsMissed = 0;
       caughtUp = published < batchSize;
       if (published >= batchSize || this.wanted) continue;
       await this.sleep(idleMs, true);
@@ -117,14 +131,37 @@ export class OutboxRelay {
     }
   }
 
-  /** Publishes one batch; returns how many events went out (throws when one could not be). */
-  async drain(): Promise<number> {
-    const { schema, batchSize = 500 } = this.options;
+  /**
+   * Publishes one batch; returns how many events went out (throws when one could not be), or
+   * undefined when another replica's relay has the turn.
+   */
+  async drain(): Promise<number | undefined> {
+    const { schema } = this.options;
     // Its own connection: under load the request pool has a queue, and events must not wait in it.
+    // The turn is a session lock of that connection (a pool of one), so the unlock goes to the
+    // session that locked; a connection that dies takes its lock with it.
     const db = this.options.db.background;
     // PGlite is one process's own database with one relay per outbox: nothing to share the
     // rows with, so it reads them without writing a lease on each.
     const leased = this.options.db.kind === "postgres";
+    if (!leased) return this.publishBatch(db, false);
+    const turn = await db.query<{ held: boolean }>(
+      "SELECT pg_try_advisory_lock(hashtext('voiceops.outbox'), hashtext($1)) AS held",
+      [schema],
+      { prepared: true },
+    );
+    if (!turn.rows[0]?.held) return undefined;
+    try {
+      return await this.publishBatch(db, true);
+    } finally {
+      await db.query("SELECT pg_advisory_unlock(hashtext('voiceops.outbox'), hashtext($1))", [schema], {
+        prepared: true,
+      });
+    }
+  }
+
+  private async publishBatch(db: Queryable, leased: boolean): Promise<number> {
+    const { schema, batchSize = 500 } = this.options;
     const claimed = await db.query<OutboxRow>(
       leased
         ? `UPDATE ${schema}.outbox SET claimed_until = now() + interval '30 seconds'
