@@ -2,8 +2,22 @@ import { Socket } from "node:net";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PipelinedLanes } from "../src/db/pg-pipelined.js";
+import { PgTransaction } from "../src/db/pg-transaction.js";
 import { createLogger, openDatabase, readInfraConfig, type Database } from "../src/index.js";
 import { testEnv } from "../src/testing/index.js";
+
+/** A socket that counts the writes it makes (Writable's `_write` and `_writev`, its implementers' API). */
+class CountingSocket extends Socket {
+  writes = 0;
+  override _write(...args: Parameters<Socket["_write"]>) {
+    this.writes += 1;
+    super._write(...args);
+  }
+  override _writev(...args: Parameters<NonNullable<Socket["_writev"]>>) {
+    this.writes += 1;
+    super._writev?.(...args);
+  }
+}
 
 // The reads by key (statements run `prepared` and `cacheable` outside transactions) on PostgreSQL
 // go on a few connections in pg's pipeline mode; everything else stays on the pool.
@@ -108,18 +122,6 @@ describe.runIf(process.env.DATABASE_URL)("pipelined lookups on PostgreSQL", () =
   });
 
   it("sends the lookups given to a connection in one turn in one write", async () => {
-    /** A socket that counts the writes it makes (Writable's `_write` and `_writev`, its implementers' API). */
-    class CountingSocket extends Socket {
-      writes = 0;
-      override _write(...args: Parameters<Socket["_write"]>) {
-        this.writes += 1;
-        super._write(...args);
-      }
-      override _writev(...args: Parameters<NonNullable<Socket["_writev"]>>) {
-        this.writes += 1;
-        super._writev?.(...args);
-      }
-    }
     const sockets: CountingSocket[] = [];
     const lanes = new PipelinedLanes(
       () => {
@@ -149,6 +151,30 @@ describe.runIf(process.env.DATABASE_URL)("pipelined lookups on PostgreSQL", () =
       expect(socket.writes - before).toBe(1);
     } finally {
       await lanes.close();
+    }
+  });
+});
+
+// A transaction on a client in pipeline mode (PgTransaction, as the pool's transactions run).
+describe.runIf(process.env.DATABASE_URL)("transactions in pipeline mode", () => {
+  it("sends BEGIN with the first statement, and the statements left for the commit with COMMIT, in one write each", async () => {
+    const socket = new CountingSocket();
+    const client = new pg.Client({ connectionString: process.env.DATABASE_URL, pipeline: true, stream: () => socket });
+    await client.connect();
+    try {
+      await client.query("CREATE TEMPORARY TABLE notes (n int NOT NULL)");
+      const before = socket.writes;
+      const tx = new PgTransaction(client, socket, () => undefined);
+      const first = await tx.run({ text: "INSERT INTO notes VALUES ($1) RETURNING n", values: [1] });
+      tx.atCommit({ text: "INSERT INTO notes VALUES ($1)", values: [2] });
+      tx.atCommit({ text: "INSERT INTO notes VALUES ($1)", values: [3] });
+      await tx.commit();
+      expect(first.rows).toEqual([{ n: 1 }]);
+      // pg alone writes BEGIN, COMMIT and each statement as it gets them: five writes.
+      expect(socket.writes - before).toBe(2);
+      expect((await client.query("SELECT n FROM notes ORDER BY n")).rows).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    } finally {
+      await client.end();
     }
   });
 });

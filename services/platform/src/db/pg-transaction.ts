@@ -1,3 +1,4 @@
+import type { Socket } from "node:net";
 import type * as Pg from "pg";
 
 /**
@@ -9,7 +10,9 @@ import type * as Pg from "pg";
  * left for the commit with the COMMIT, without waiting for the answers in between: a write by key
  * takes two round trips instead of four. Nothing is lost by not waiting: a statement that fails
  * aborts the transaction, PostgreSQL refuses the statements after it, and answers their COMMIT
- * with ROLLBACK.
+ * with ROLLBACK. The socket is corked while they are given to pg, so each group leaves in one
+ * write (pg writes a statement as soon as it has it: BEGIN and COMMIT went out in writes of their
+ * own).
  */
 export class PgTransaction {
   #begun = false;
@@ -18,7 +21,9 @@ export class PgTransaction {
   readonly #atCommit: Pg.QueryConfig[] = [];
 
   constructor(
-    private readonly client: Pg.PoolClient,
+    private readonly client: Pg.Client,
+    /** The client's socket, when known (pg-socket-client.ts): what a group of statements is corked on. */
+    private readonly socket: Socket | undefined,
     /** Told of a statement's failure (the caller's bookkeeping of prepared statements). */
     private readonly onStatementError: (config: Pg.QueryConfig, error: unknown) => void,
   ) {}
@@ -31,7 +36,7 @@ export class PgTransaction {
       await this.client.query("BEGIN");
       return this.client.query(config);
     }
-    const [, result] = await Promise.all([this.client.query("BEGIN"), this.client.query(config)]);
+    const [, result] = await Promise.all(this.#together(() => [this.client.query("BEGIN"), this.client.query(config)]));
     return result;
   }
 
@@ -44,14 +49,16 @@ export class PgTransaction {
     const pending = this.#atCommit.splice(0);
     if (!this.#begun && pending.length === 0) return;
     if (!this.client.pipeline) return this.#commitInTurn(pending);
-    const statements = pending.map((config) =>
-      this.run(config).catch((error: unknown) => {
-        this.onStatementError(config, error);
-        throw error;
-      }),
-    );
     this.#ended = true;
-    const commit = this.client.query("COMMIT");
+    const [statements, commit] = this.#together(() => [
+      pending.map((config) =>
+        this.run(config).catch((error: unknown) => {
+          this.onStatementError(config, error);
+          throw error;
+        }),
+      ),
+      this.client.query("COMMIT"),
+    ]);
     // The first failure is the one to report: the statements after it only found the transaction aborted.
     const settled = await Promise.allSettled([...statements, commit]);
     const failure = settled.find((outcome) => outcome.status === "rejected");
@@ -71,6 +78,16 @@ export class PgTransaction {
     }
     this.#ended = true;
     assertCommitted(await this.client.query("COMMIT"));
+  }
+
+  /** Runs `send` (which gives pg statements) with the socket corked: its statements leave in one write. */
+  #together<T>(send: () => T): T {
+    this.socket?.cork();
+    try {
+      return send();
+    } finally {
+      this.socket?.uncork();
+    }
   }
 
   async rollback(): Promise<void> {

@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { Socket } from "node:net";
 import type * as Pg from "pg";
 import {
   isDatabaseError,
@@ -12,6 +11,7 @@ import {
   type Transaction,
 } from "./database.js";
 import { PipelinedLanes } from "./pg-pipelined.js";
+import { socketClient, socketOf, type SocketClient } from "./pg-socket-client.js";
 import { PgTransaction } from "./pg-transaction.js";
 import { watchPool } from "../metrics.js";
 
@@ -151,6 +151,7 @@ function connectionConfig(
 
 function createPool(
   pg: PgPackage,
+  Client: new (config?: Pg.ClientConfig) => SocketClient,
   types: Pg.CustomTypesConfig,
   options: PostgresOptions,
   max: number,
@@ -160,6 +161,7 @@ function createPool(
     ...connectionConfig(options, applicationName, types),
     // Transactions send BEGIN with their first statement and COMMIT with the last (pg-transaction.ts).
     pipeline: options.pipelinedConnections > 0,
+    Client,
     max,
     idleTimeoutMillis: 30_000,
   });
@@ -179,14 +181,15 @@ function createPool(
 export async function createPostgresDatabase(options: PostgresOptions): Promise<Database> {
   const { default: pg } = await import("pg");
   const types = typeParsers(pg);
-  const pool = createPool(pg, types, options, options.poolSize, options.applicationName);
+  const Client = socketClient(pg);
+  const pool = createPool(pg, Client, types, options, options.poolSize, options.applicationName);
   const unwatch = watchPool(options.applicationName, pool);
   // One connection for background work, opened on first use (see Database.background).
   let backgroundPool: Pg.Pool | undefined;
   let backgroundConnection: Queryable | undefined;
   const connection = (): Queryable => {
     if (!backgroundConnection) {
-      backgroundPool = createPool(pg, types, options, 1, `${options.applicationName}-background`);
+      backgroundPool = createPool(pg, Client, types, options, 1, `${options.applicationName}-background`);
       backgroundConnection = wrap(onPool(backgroundPool), false);
     }
     return backgroundConnection;
@@ -200,13 +203,11 @@ export async function createPostgresDatabase(options: PostgresOptions): Promise<
     options.pipelinedConnections > 0
       ? new PipelinedLanes(
           () => {
-            const socket = new Socket();
-            const client = new pg.Client({
+            const client = new Client({
               ...connectionConfig(options, `${options.applicationName}-pipelined`, types),
-              stream: () => socket,
               pipeline: true,
             });
-            return { client, socket };
+            return { client, socket: client.socket };
           },
           options.pipelinedConnections,
           (error) => options.onError?.(error),
@@ -234,7 +235,7 @@ export async function createPostgresDatabase(options: PostgresOptions): Promise<
         options.onError?.(error);
       };
       client.on("error", onError);
-      const steps = new PgTransaction(client, unnameRefused);
+      const steps = new PgTransaction(client, socketOf(client), unnameRefused);
       const tx: Transaction = {
         ...wrap((config) => steps.run(config), true),
         atCommit: ({ sql, params, options: queryOptions }) => steps.atCommit(queryConfig(sql, params, queryOptions)),
