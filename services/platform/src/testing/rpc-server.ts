@@ -6,8 +6,9 @@ import { orgHeaders, type OrgContext } from "../rpc/org-context.js";
 import { startRpcServer, type RpcServer } from "../rpc/server.js";
 
 /**
- * The headers the gateway sends with a call for an organization's owner: its context (UTC, US,
- * the default hours, new ids unless given) and the internal token.
+ * The headers the gateway sends with a call: the organization's context and the internal token.
+ * What `org` leaves out is an owner's in a new organization (UTC, US, the default hours, a new
+ * request id).
  */
 export function ownerCallHeaders(internalToken: string, org: Partial<OrgContext> = {}): Record<string, string> {
   return orgHeaders(
