@@ -16,8 +16,7 @@ import {
 } from "@voiceops/proto/voiceops/crm/v1/crm_service_pb";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { connectUnaryTransport } from "../src/fast-path/connect-http1-client.js";
-import { invalidArgument, invalidValue, isAnswered, notFound, violationsOf } from "../src/index.js";
-import type { RpcServer } from "../src/index.js";
+import { invalidArgument, invalidValue, isAnswered, notFound, violationsOf, type RpcServer } from "../src/index.js";
 import { connectHttp1Transport, serviceTransport } from "../src/rpc/client.js";
 import { unavailableInTransit } from "../src/rpc/errors.js";
 import { ownerCallHeaders, startLoopbackRpcServer } from "../src/testing/index.js";

@@ -6,8 +6,7 @@ import { CrmService, GetContactResponseSchema } from "@voiceops/proto/voiceops/c
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_HEAD_BYTES, ResponseParser, type Answer } from "../src/fast-path/http1-response.js";
 import { readReplies } from "../src/fast-path/pglite-protocol.js";
-import { connectUnaryTransport } from "../src/index.js";
-import type { RpcServer } from "../src/index.js";
+import { connectUnaryTransport, type RpcServer } from "../src/index.js";
 import { ownerCallHeaders, startLoopbackRpcServer } from "../src/testing/index.js";
 
 // Fuzz tests of the parsers the fast path keeps (src/fast-path): the HTTP/1.1 answers of the

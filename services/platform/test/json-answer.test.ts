@@ -14,9 +14,8 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectUnaryTransport } from "../src/fast-path/connect-http1-client.js";
 import { JSON_ANSWER_HEADER, JSON_ANSWER_TYPE, JsonAnswer, jsonAnswerBytes } from "../src/fast-path/json-answer.js";
-import { notFound, writeField, writeMessage } from "../src/index.js";
+import { notFound, writeField, writeMessage, type RpcServer } from "../src/index.js";
 import { ownerCallHeaders, startLoopbackRpcServer } from "../src/testing/index.js";
-import type { RpcServer } from "../src/index.js";
 
 // A call that asks for its answer as the REST API's JSON (the gateway's, under FAST_PATH's
 // json-answers) gets the same bytes the gateway would have written from the protobuf answer,

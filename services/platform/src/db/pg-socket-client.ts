@@ -6,8 +6,6 @@ type PgPackage = typeof import("pg").default;
 /** pg's Client with the socket it connects on. */
 export type SocketClient = Pg.Client & { readonly socket: Socket };
 
-const sockets = new WeakMap<Pg.ClientBase, Socket>();
-
 /**
  * pg's Client on a socket made here (its documented `stream` option), so that the statements a
  * caller gives it together can be corked into one write (pg writes each as soon as it has it).
@@ -20,12 +18,11 @@ export function socketClient(pg: PgPackage): new (config?: Pg.ClientConfig) => S
       const socket = new Socket();
       super({ ...config, stream: () => socket });
       this.socket = socket;
-      sockets.set(this, socket);
     }
   };
 }
 
 /** The socket of a client made by socketClient (a pool's client is typed as pg's own); undefined for any other. */
 export function socketOf(client: Pg.ClientBase): Socket | undefined {
-  return sockets.get(client);
+  return "socket" in client && client.socket instanceof Socket ? client.socket : undefined;
 }

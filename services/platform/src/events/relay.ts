@@ -51,9 +51,9 @@ function messageOf(row: OutboxRow): BusMessage {
  * publishes later rows while another still publishes earlier ones. On PGlite, which one process
  * alone opens, rows are read as they are. They are published with the event id as Nats-Msg-Id,
  * up to `window` at a time: they are sent in commit order on one connection, so each subject
- * keeps that order in the stream. At the first failed publish the relay sends nothing more of the batch; the rows not
- * acknowledged go back to the outbox and are sent again later, and JetStream drops those it had
- * already stored (same Nats-Msg-Id). Published rows are then deleted; a crash before that
+ * keeps that order in the stream. At the first failed publish the relay sends nothing more of
+ * the batch; the rows not acknowledged go back to the outbox and are sent again later, and
+ * JetStream drops those it had already stored (same Nats-Msg-Id). Published rows are then deleted; a crash before that
  * republishes them, which JetStream de-duplicates and consumers ignore.
  */
 export class OutboxRelay {
